@@ -1,0 +1,78 @@
+package dev.sluice;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The answer to one request for permits, and the state of its limit after it.
+ *
+ * <p>Immutable and thread-safe. All durations are in nanoseconds of the store's time source.
+ *
+ * @param allowed whether the permits were granted (after {@code delayNanos}, when that is not zero)
+ * @param limit the capacity of the deciding limit: the most permits that may pass at one instant
+ * @param remaining permits still available right after this decision, never negative
+ * @param retryAfterNanos when rejected, nanoseconds until the same cost would be granted, or {@link #NEVER} when it
+ *     can never be (the cost exceeds the capacity); zero when allowed
+ * @param resetAfterNanos nanoseconds until the limit is back to full capacity if nothing else is consumed
+ * @param delayNanos when allowed by a queueing algorithm (the leaky bucket), how long the caller must wait for its
+ *     slot before proceeding; zero otherwise
+ * @param policy the name of the limit that decided
+ */
+public record Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long resetAfterNanos,
+                       long delayNanos, String policy) {
+
+    /** The {@link #retryAfterNanos()} of a request that can never be granted. */
+    public static final long NEVER = Long.MAX_VALUE;
+
+    /** Checks the invariants every algorithm must keep. */
+    public Decision {
+        Objects.requireNonNull(policy, "policy");
+        if (limit < 1 || remaining < 0 || resetAfterNanos < 0 || delayNanos < 0) {
+            throw new IllegalArgumentException("inconsistent decision: limit " + limit + ", remaining " + remaining
+                    + ", resetAfter " + resetAfterNanos + ", delay " + delayNanos);
+        }
+        if (allowed ? retryAfterNanos != 0 : retryAfterNanos <= 0 || delayNanos != 0) {
+            throw new IllegalArgumentException("inconsistent decision: allowed " + allowed + ", retryAfter "
+                    + retryAfterNanos + ", delay " + delayNanos);
+        }
+    }
+
+    /** Whether waiting can ever get this request granted; false only when its cost exceeds the capacity. */
+    public boolean canSucceed() {
+        return retryAfterNanos != NEVER;
+    }
+
+    /** {@link #retryAfterNanos()} as a duration; for {@link #NEVER}, the largest duration there is. */
+    public Duration retryAfter() {
+        return retryAfterNanos == NEVER
+                ? Duration.ofSeconds(Long.MAX_VALUE, 999_999_999)
+                : Duration.ofNanos(retryAfterNanos);
+    }
+
+    /** {@link #resetAfterNanos()} as a duration. */
+    public Duration resetAfter() {
+        return Duration.ofNanos(resetAfterNanos);
+    }
+
+    /** {@link #delayNanos()} as a duration. */
+    public Duration delay() {
+        return Duration.ofNanos(delayNanos);
+    }
+
+    /**
+     * Of two decisions on one request, the one to act on: a rejection over a grant; between rejections, the longer
+     * wait; between grants, the longer delay, then the fewer remaining permits.
+     */
+    public static Decision mostRestrictive(Decision a, Decision b) {
+        if (a.allowed != b.allowed) {
+            return a.allowed ? b : a;
+        }
+        if (!a.allowed) {
+            return a.retryAfterNanos >= b.retryAfterNanos ? a : b;
+        }
+        if (a.delayNanos != b.delayNanos) {
+            return a.delayNanos > b.delayNanos ? a : b;
+        }
+        return a.remaining <= b.remaining ? a : b;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.sluice;
+
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Transition;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a counter enforces: one algorithm and one or more limits that must all pass, such as 10 per second and
+ * 1,000 per day.
+ *
+ * <p>A request is granted only when every limit grants it, and then it is counted against every limit; when any
+ * limit rejects it, none is charged. A key's state belongs to one policy: use distinct keys for distinct policies.
+ * Immutable and thread-safe.
+ */
+public final class Policy {
+
+    private final Algorithm algorithm;
+    private final List<Limit> limits;
+    private final long capacity;
+
+    private Policy(Algorithm algorithm, List<Limit> limits) {
+        this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+        if (limits.isEmpty()) {
+            throw new IllegalArgumentException("a policy needs at least one limit");
+        }
+        this.limits = List.copyOf(limits);
+        long smallest = Long.MAX_VALUE;
+        for (Limit limit : this.limits) {
+            algorithm.validate(limit);
+            smallest = Math.min(smallest, limit.capacity());
+        }
+        this.capacity = smallest;
+    }
+
+    /** A policy of {@code algorithm} over {@code limits}; throws {@link IllegalArgumentException} when the algorithm
+     *  cannot enforce one of them, naming the limit and the reason. */
+    public static Policy of(Algorithm algorithm, Limit... limits) {
+        return new Policy(algorithm, List.of(limits));
+    }
+
+    /** Like {@link #of(Algorithm, Limit...)}, with the limits in a list. */
+    public static Policy of(Algorithm algorithm, List<Limit> limits) {
+        return new Policy(algorithm, limits);
+    }
+
+    public Algorithm algorithm() {
+        return algorithm;
+    }
+
+    /** The limits, in the order given. */
+    public List<Limit> limits() {
+        return limits;
+    }
+
+    /** The largest cost that can ever be granted: the smallest capacity among the limits. */
+    public long capacity() {
+        return capacity;
+    }
+
+    /**
+     * Runs the algorithm: a pure function of its arguments, the one step every store performs atomically per key.
+     *
+     * @param state the key's state, or {@code null} for a key with none; never modified
+     * @param nowNanos the store's current time
+     * @param cost permits asked for; 0 evaluates the state without consuming
+     * @param maxDelayNanos for queueing algorithms, the longest delay the caller accepts for its slot
+     */
+    public Transition apply(long[][] state, long nowNanos, long cost, long maxDelayNanos) {
+        return algorithm.apply(state, nowNanos, cost, maxDelayNanos, limits);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Policy other && algorithm == other.algorithm && limits.equals(other.limits);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * algorithm.hashCode() + limits.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "Policy[" + algorithm + " " + limits + "]";
+    }
+}

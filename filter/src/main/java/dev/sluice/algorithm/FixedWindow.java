@@ -1,0 +1,41 @@
+package dev.sluice.algorithm;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+
+/**
+ * Fixed window counter. State {@code [window, count]}: the window's index ({@code floor(now / period)}, so every node
+ * agrees on the boundaries) and the permits granted in it.
+ */
+final class FixedWindow implements Strategy {
+
+    @Override
+    public void validate(Limit limit) {
+        Strategy.requireCapacityEqualsPermits(limit, "the fixed window");
+    }
+
+    @Override
+    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+        long permits = limit.permits();
+        long period = limit.periodNanos();
+        long window = Math.floorDiv(now, period);
+        long count = 0;
+        // A later window in the state means the clock went back: stay in it.
+        if (state != null && state.length == 2 && state[0] >= window) {
+            window = state[0];
+            count = state[1];
+        }
+        long untilEnd = (window + 1) * period - now;
+        if (cost > permits) {
+            next[index] = state;
+            return Strategy.never(limit, permits - count, count > 0 ? untilEnd : 0);
+        }
+        if (count + cost > permits) {
+            next[index] = state;
+            return new Decision(false, permits, permits - count, untilEnd, untilEnd, 0, limit.name());
+        }
+        count += cost;
+        next[index] = new long[] {window, count};
+        return new Decision(true, permits, permits - count, 0, count > 0 ? untilEnd : 0, 0, limit.name());
+    }
+}

@@ -1,0 +1,61 @@
+package dev.sluice.algorithm;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+
+/**
+ * GCRA and the leaky bucket as a queue: two readings of one timestamp, the theoretical arrival time (TAT), the
+ * moment the key would be idle again. Each permit moves it forward by the emission interval {@code T = period / N}
+ * (rounded up to a whole nanosecond, so the rate errs low by under 1 ns per permit).
+ *
+ * <p>A request of cost c arriving at {@code now} waits {@code w = max(TAT, now) - now}. It fits when
+ * {@code w <= (capacity - c) * T}: as GCRA it then passes at once; as the leaky bucket it is granted the delay
+ * {@code w} of its slot, and also needs {@code w} within the caller's maximum delay. Either way TAT becomes
+ * {@code max(TAT, now) + c * T}. With capacity = burst + 1 this is redis-cell's CL.THROTTLE.
+ */
+final class Gcra implements Strategy {
+
+    private final boolean queue;
+
+    Gcra(boolean queue) {
+        this.queue = queue;
+    }
+
+    @Override
+    public void validate(Limit limit) {
+        if (limit.permits() > limit.periodNanos()) {
+            throw new IllegalArgumentException((queue ? "the leaky bucket" : "GCRA")
+                    + " spaces permits at least 1ns apart: limit " + limit + " asks for more than one per nanosecond");
+        }
+    }
+
+    @Override
+    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+        long capacity = limit.capacity();
+        long interval = Arithmetic.ceilDiv(limit.periodNanos(), limit.permits());
+        long start = state != null && state.length == 1 ? Math.max(state[0], now) : now;
+        long wait = start - now;
+        long full = capacity * interval;
+        if (cost > capacity) {
+            next[index] = state;
+            return Strategy.never(limit, remaining(full - wait, interval), wait);
+        }
+        long bound = (capacity - cost) * interval;
+        if (queue) {
+            bound = Math.min(bound, maxDelay);
+        }
+        if (wait > bound) {
+            next[index] = state;
+            return new Decision(false, capacity, remaining(full - wait, interval), wait - bound, wait, 0,
+                    limit.name());
+        }
+        long busyFor = wait + cost * interval;
+        next[index] = new long[] {now + busyFor};
+        return new Decision(true, capacity, remaining(full - busyFor, interval), 0, busyFor, queue ? wait : 0,
+                limit.name());
+    }
+
+    private static long remaining(long room, long interval) {
+        return room <= 0 ? 0 : room / interval;
+    }
+}

@@ -1,0 +1,79 @@
+package dev.sluice.algorithm;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+
+/**
+ * Sliding window counter. State {@code [window, current, previous]}: the aligned window's index and the permits
+ * granted in it and in the one before.
+ *
+ * <p>At elapsed time {@code e} into the current window, the sliding window holds an estimated
+ * {@code previous * (P - e) / P + current}. A cost c is granted while {@code floor(estimate) + c <= N}, which for
+ * c = 1 is "the estimate is below N" (7 previous, 5 current, 40% in: 9.2 < 10, granted).
+ */
+final class SlidingWindowCounter implements Strategy {
+
+    @Override
+    public void validate(Limit limit) {
+        Strategy.requireCapacityEqualsPermits(limit, "the sliding window counter");
+    }
+
+    @Override
+    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+        long permits = limit.permits();
+        long period = limit.periodNanos();
+        long window = Math.floorDiv(now, period);
+        long current = 0;
+        long previous = 0;
+        long elapsed = now - window * period;
+        if (state != null && state.length == 3) {
+            if (state[0] >= window) {
+                // Same window, or the clock went back into an earlier one: keep the later window, and weigh its
+                // previous window fully, as at its very start.
+                elapsed = state[0] == window ? elapsed : 0;
+                window = state[0];
+                current = state[1];
+                previous = state[2];
+            } else if (state[0] == window - 1) {
+                previous = state[1];
+            }
+        }
+        long windowStart = window * period;
+        long reset = current > 0 ? windowStart + 2 * period - now : previous > 0 ? windowStart + period - now : 0;
+        long used = Arithmetic.mulDivFloor(previous, period - elapsed, period) + current;
+        if (cost > permits) {
+            next[index] = state;
+            return Strategy.never(limit, Math.max(0, permits - used), reset);
+        }
+        if (used + cost > permits) {
+            next[index] = state;
+            return new Decision(false, permits, Math.max(0, permits - used),
+                    fitsAt(windowStart, period, previous, current, cost, permits) - now, reset, 0, limit.name());
+        }
+        current += cost;
+        next[index] = new long[] {window, current, previous};
+        reset = current > 0 ? windowStart + 2 * period - now : reset;
+        return new Decision(true, permits, permits - used - cost, 0, reset, 0, limit.name());
+    }
+
+    /** The earliest time at which {@code cost} fits, given the counts of the window starting at windowStart. */
+    private static long fitsAt(long windowStart, long period, long previous, long current, long cost, long permits) {
+        long room = permits - current - cost;
+        if (room >= 0) {
+            return windowStart + decayedBelow(room, previous, period);
+        }
+        // Only once the current window has become the previous one.
+        return windowStart + period + decayedBelow(permits - cost, current, period);
+    }
+
+    /**
+     * The smallest elapsed time e in a window with {@code previous} permits behind it at which
+     * {@code floor(previous * (P - e) / P) <= room}, that is {@code e >= P + 1 - ceil((room + 1) * P / previous)}.
+     */
+    private static long decayedBelow(long room, long previous, long period) {
+        if (previous <= room) {
+            return 0;
+        }
+        return Math.max(0, period + 1 - Arithmetic.mulDivCeil(room + 1, period, previous));
+    }
+}

@@ -1,0 +1,36 @@
+package dev.sluice.algorithm;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+
+/** One algorithm's decision for one limit: the unit that {@link Algorithm} composes over a policy's limits. */
+interface Strategy {
+
+    /** Throws {@link IllegalArgumentException}, naming the limit, when this algorithm cannot enforce it. */
+    default void validate(Limit limit) {
+    }
+
+    /**
+     * Decides whether {@code cost} permits fit {@code limit} at {@code now}, and computes the state after granting
+     * them.
+     *
+     * <p>Pure: reads {@code state} (never modifies it; {@code null} or a foreign shape means a fresh key) and writes
+     * the state to keep if the request is granted into {@code next[index]}: a new array, or {@code state} itself when
+     * nothing changes. Time earlier than the state's own latest time is treated as that time, so a clock that jumps
+     * back never grants extra permits.
+     */
+    Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index);
+
+    /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
+    static Decision never(Limit limit, long remaining, long resetAfter) {
+        return new Decision(false, limit.capacity(), remaining, Decision.NEVER, resetAfter, 0, limit.name());
+    }
+
+    /** Throws unless the limit keeps the default capacity: window algorithms have no separate burst. */
+    static void requireCapacityEqualsPermits(Limit limit, String algorithm) {
+        if (limit.capacity() != limit.permits()) {
+            throw new IllegalArgumentException(algorithm + " has no separate capacity: limit " + limit
+                    + " must have capacity equal to its permits (" + limit.permits() + ")");
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.sluice.algorithm;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+
+/**
+ * Token bucket. State {@code [tokens, lastRefill, carry]}: whole tokens, the time they were last refilled, and the
+ * permit-nanoseconds earned since then that do not yet make a whole token ({@code 0 <= carry < period}). Carrying
+ * the fraction keeps the refill exact over any sequence of calls; a full bucket discards it.
+ */
+final class TokenBucket implements Strategy {
+
+    @Override
+    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+        long capacity = limit.capacity();
+        long permits = limit.permits();
+        long period = limit.periodNanos();
+        long tokens = capacity;
+        long last = now;
+        long carry = 0;
+        if (state != null && state.length == 3 && state[0] < capacity) {
+            tokens = state[0];
+            last = state[1];
+            carry = state[2];
+            if (now > last) {
+                long elapsed = now - last;
+                long earned = Arithmetic.mulAddDiv(elapsed, permits, carry, period);
+                if (earned >= capacity - tokens) {
+                    tokens = capacity;
+                    carry = 0;
+                } else {
+                    // The true remainder is below period, so wrapping 64-bit arithmetic computes it exactly.
+                    carry = elapsed * permits + carry - earned * period;
+                    tokens += earned;
+                }
+                last = now;
+            }
+        }
+        if (cost > capacity) {
+            next[index] = state;
+            return Strategy.never(limit, tokens, refillTime(capacity - tokens, carry, limit));
+        }
+        if (tokens < cost) {
+            next[index] = state;
+            return new Decision(false, capacity, tokens, refillTime(cost - tokens, carry, limit),
+                    refillTime(capacity - tokens, carry, limit), 0, limit.name());
+        }
+        tokens -= cost;
+        next[index] = new long[] {tokens, last, carry};
+        return new Decision(true, capacity, tokens, 0, refillTime(capacity - tokens, carry, limit), 0, limit.name());
+    }
+
+    /** Nanoseconds until {@code missing} more whole tokens have been earned, given the carried fraction. */
+    private static long refillTime(long missing, long carry, Limit limit) {
+        if (missing <= 0) {
+            return 0;
+        }
+        long permits = limit.permits();
+        // ceil((missing * period - carry) / permits)
+        return Arithmetic.mulAddDiv(missing, limit.periodNanos(), permits - 1 - carry, permits);
+    }
+}

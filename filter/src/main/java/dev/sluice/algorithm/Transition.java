@@ -1,0 +1,47 @@
+package dev.sluice.algorithm;
+
+import dev.sluice.Decision;
+
+/**
+ * The result of running a policy's algorithm once: the decision, and the key's state to store afterwards.
+ *
+ * <p>When the request is rejected, or nothing changed, {@link #state()} is the very array that came in and
+ * {@link #changed()} is false, so a store can skip the write (and a Hazelcast backup). Immutable by convention: the
+ * arrays are never modified after construction.
+ */
+public final class Transition {
+
+    private final long[][] state;
+    private final Decision decision;
+    private final boolean changed;
+    private final long idleAfterNanos;
+
+    Transition(long[][] state, Decision decision, boolean changed, long idleAfterNanos) {
+        this.state = state;
+        this.decision = decision;
+        this.changed = changed;
+        this.idleAfterNanos = idleAfterNanos;
+    }
+
+    /** The state to keep for the key; {@code null} when the key has none. Do not modify. */
+    public long[][] state() {
+        return state;
+    }
+
+    public Decision decision() {
+        return decision;
+    }
+
+    /** Whether {@link #state()} differs from the state passed in, so the store must write it. */
+    public boolean changed() {
+        return changed;
+    }
+
+    /**
+     * Nanoseconds after which, with no further requests, the key's state is back to full capacity and may be
+     * dropped (every limit's reset time, the longest of them). Stores use it as the entry's time to live.
+     */
+    public long idleAfterNanos() {
+        return idleAfterNanos;
+    }
+}

@@ -1,0 +1,153 @@
+package dev.sluice.store;
+
+import dev.sluice.Decision;
+import dev.sluice.Policy;
+import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Transition;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A {@link CounterStore} in this JVM's heap: for a single instance, for tests, and as the fallback when a remote
+ * store fails.
+ *
+ * <p>Each decision runs inside {@link ConcurrentHashMap#compute}, which makes it atomic per key; the algorithm is
+ * pure and short, so the bin lock is held only for the arithmetic.
+ *
+ * <p>Memory is bounded two ways. A key expires once its state is back to full capacity (its entry then means nothing
+ * a fresh key would not): expired entries are treated as absent at once and removed by a sweep that runs at most once
+ * per {@code sweepInterval}, on a background executor. And the map holds at most {@code maxKeys} keys: a new key
+ * beyond that evicts the entry closest to expiry among a small sample. Eviction forgets the
+ * consumed permits of that key (nearly refilled, by choice of victim): the price of a bound under a flood of
+ * distinct keys. Expired entries, expiring soonest, are the first victims. Thread-safe.
+ */
+public final class LocalCounterStore implements CounterStore {
+
+    /** The default bound on the number of keys. */
+    public static final long DEFAULT_MAX_KEYS = 1_000_000;
+
+    private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+    private static final int EVICTION_SAMPLE = 16;
+
+    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final TimeSource time;
+    private final long maxKeys;
+    private final Executor sweeper;
+    private final AtomicLong nextSweepAt;
+    private final AtomicBoolean sweeping = new AtomicBoolean();
+
+    /** A store on the system clock holding at most {@link #DEFAULT_MAX_KEYS} keys. */
+    public LocalCounterStore() {
+        this(TimeSource.system(), DEFAULT_MAX_KEYS);
+    }
+
+    /** A store on {@code time} holding at most {@code maxKeys} keys, sweeping on the common pool. */
+    public LocalCounterStore(TimeSource time, long maxKeys) {
+        this(time, maxKeys, ForkJoinPool.commonPool());
+    }
+
+    /** As {@link #LocalCounterStore(TimeSource, long)}, with expired keys swept on {@code sweeper}. */
+    public LocalCounterStore(TimeSource time, long maxKeys, Executor sweeper) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be at least 1, got " + maxKeys);
+        }
+        this.time = time;
+        this.maxKeys = maxKeys;
+        this.sweeper = sweeper;
+        this.nextSweepAt = new AtomicLong(time.nanos() + SWEEP_INTERVAL_NANOS);
+    }
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        long now = time.nanos();
+        scheduleSweep(now);
+        if (entries.size() >= maxKeys && !entries.containsKey(key)) {
+            makeRoom();
+        }
+        Decision[] decision = new Decision[1];
+        entries.compute(key, (k, entry) -> {
+            long[][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
+            Transition transition = policy.apply(state, now, cost, maxDelayNanos);
+            decision[0] = transition.decision();
+            if (!transition.changed()) {
+                return state == null ? null : entry;
+            }
+            return new Entry(transition.state(), now + transition.idleAfterNanos());
+        });
+        return decision[0];
+    }
+
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        long now = time.nanos();
+        Entry entry = entries.get(key);
+        long[][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
+        return policy.apply(state, now, cost, Long.MAX_VALUE).decision();
+    }
+
+    /** The number of keys held, including expired ones not yet swept. */
+    public long size() {
+        return entries.mappingCount();
+    }
+
+    /** Removes every expired key now, on the calling thread. */
+    public void cleanUp() {
+        long now = time.nanos();
+        entries.values().removeIf(entry -> entry.expiresAt <= now);
+    }
+
+    /** Forgets every key. */
+    @Override
+    public void close() {
+        entries.clear();
+    }
+
+    private void scheduleSweep(long now) {
+        long due = nextSweepAt.get();
+        if (now >= due && nextSweepAt.compareAndSet(due, now + SWEEP_INTERVAL_NANOS)
+                && sweeping.compareAndSet(false, true)) {
+            sweeper.execute(() -> {
+                try {
+                    cleanUp();
+                } finally {
+                    sweeping.set(false);
+                }
+            });
+        }
+    }
+
+    private void makeRoom() {
+        while (entries.size() >= maxKeys) {
+            String victim = null;
+            long soonest = Long.MAX_VALUE;
+            Iterator<Map.Entry<String, Entry>> sample = entries.entrySet().iterator();
+            for (int i = 0; i < EVICTION_SAMPLE && sample.hasNext(); i++) {
+                Map.Entry<String, Entry> candidate = sample.next();
+                if (candidate.getValue().expiresAt < soonest) {
+                    soonest = candidate.getValue().expiresAt;
+                    victim = candidate.getKey();
+                }
+            }
+            if (victim == null) {
+                return;
+            }
+            entries.remove(victim);
+        }
+    }
+
+    /** A key's state and the time it is back to full capacity. Immutable. */
+    private static final class Entry {
+        final long[][] state;
+        final long expiresAt;
+
+        Entry(long[][] state, long expiresAt) {
+            this.state = state;
+            this.expiresAt = expiresAt;
+        }
+    }
+}
