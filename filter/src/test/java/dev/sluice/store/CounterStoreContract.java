@@ -1,0 +1,220 @@
+package dev.sluice.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * What every {@link CounterStore} must do, whatever holds its counters. A store's test extends this class and says
+ * how to build the store on a manual clock; the same assertions then run against the local map and against a
+ * Hazelcast cluster.
+ */
+public abstract class CounterStoreContract {
+
+    protected static final Limit TEN_PER_MINUTE = Limit.of(10, Duration.ofMinutes(1));
+    protected static final Policy TOKEN_BUCKET = Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_MINUTE);
+
+    protected ManualTimeSource time;
+    protected CounterStore store;
+
+    /** A new, empty store whose decisions read {@code time}. */
+    protected abstract CounterStore newStore(ManualTimeSource time);
+
+    /** How many keys the store holds right now, expired or not. */
+    protected abstract long storedKeys(CounterStore store);
+
+    /** Threads per racing test; a cluster store may spread them over members. */
+    protected int racingThreads() {
+        return 8;
+    }
+
+    @BeforeEach
+    void createStore() {
+        time = new ManualTimeSource();
+        store = newStore(time);
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    @Test
+    void apply_freshKey_grantsAndCountsDown() {
+        for (long expected = 9; expected >= 0; expected--) {
+            Decision decision = store.apply("k", TOKEN_BUCKET, 1, 0);
+            assertThat(decision.allowed()).isTrue();
+            assertThat(decision.remaining()).isEqualTo(expected);
+            assertThat(decision.limit()).isEqualTo(10);
+            assertThat(decision.policy()).isEqualTo("10/1m");
+        }
+    }
+
+    @Test
+    void apply_limitExhausted_rejectsWithRetryAfterUntilRefill() {
+        drain("k", TOKEN_BUCKET, 10);
+
+        Decision rejected = store.apply("k", TOKEN_BUCKET, 1, 0);
+        assertThat(rejected.allowed()).isFalse();
+        assertThat(rejected.remaining()).isZero();
+        assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(6));
+        assertThat(rejected.resetAfter()).isEqualTo(Duration.ofMinutes(1));
+
+        time.advanceNanos(rejected.retryAfterNanos() - 1);
+        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).allowed()).isFalse();
+        time.advanceNanos(1);
+        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).allowed()).isTrue();
+    }
+
+    @Test
+    void apply_distinctKeys_countSeparately() {
+        drain("a", TOKEN_BUCKET, 10);
+        assertThat(store.apply("a", TOKEN_BUCKET, 1, 0).allowed()).isFalse();
+        assertThat(store.apply("b", TOKEN_BUCKET, 1, 0).remaining()).isEqualTo(9);
+    }
+
+    @Test
+    void peek_anyCost_countsNothing() {
+        store.apply("k", TOKEN_BUCKET, 4, 0);
+        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(6);
+        assertThat(store.peek("k", TOKEN_BUCKET, 6).allowed()).isTrue();
+        assertThat(store.peek("k", TOKEN_BUCKET, 7).allowed()).isFalse();
+        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).remaining()).isEqualTo(5);
+        assertThat(store.peek("never-seen", TOKEN_BUCKET, 0).remaining()).isEqualTo(10);
+    }
+
+    @Test
+    void apply_costAboveCapacity_rejectsForeverWithoutConsuming() {
+        Decision decision = store.apply("k", TOKEN_BUCKET, 11, 0);
+        assertThat(decision.allowed()).isFalse();
+        assertThat(decision.canSucceed()).isFalse();
+        assertThat(store.apply("k", TOKEN_BUCKET, 10, 0).allowed()).isTrue();
+    }
+
+    @Test
+    void apply_multiLimitPolicy_isRejectedByTheExhaustedLimit() {
+        Limit perSecond = Limit.of(3, Duration.ofSeconds(1)).named("burst");
+        Limit perHour = Limit.of(5, Duration.ofHours(1)).named("hourly");
+        Policy policy = Policy.of(Algorithm.FIXED_WINDOW, perSecond, perHour);
+
+        drain("k", policy, 3);
+        assertThat(store.apply("k", policy, 1, 0).policy()).isEqualTo("burst");
+
+        time.advance(Duration.ofSeconds(1));
+        drain("k", policy, 2);
+        Decision hourly = store.apply("k", policy, 1, 0);
+        assertThat(hourly.allowed()).isFalse();
+        assertThat(hourly.policy()).isEqualTo("hourly");
+    }
+
+    @Test
+    void apply_rejectedByOneLimit_doesNotChargeTheOthers() {
+        Limit perMinute = Limit.of(2, Duration.ofMinutes(1)).named("minute");
+        Limit perHour = Limit.of(4, Duration.ofHours(1)).named("hour");
+        Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, perMinute, perHour);
+
+        drain("k", policy, 2);
+        for (int i = 0; i < 3; i++) {
+            assertThat(store.apply("k", policy, 1, 0).policy()).isEqualTo("minute");
+        }
+        time.advance(Duration.ofMinutes(1));
+        // Had the three rejections been charged to the hourly limit, it would have no permits left for these two.
+        drain("k", policy, 2);
+        assertThat(store.apply("k", policy, 1, 0).policy()).isEqualTo("hour");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void apply_manyThreadsOnOneKey_admitExactlyTheCapacity(Algorithm algorithm) throws Exception {
+        Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
+        int threads = racingThreads();
+        int attemptsPerThread = 25;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                admitted.add(pool.submit(() -> {
+                    start.await();
+                    int granted = 0;
+                    for (int i = 0; i < attemptsPerThread; i++) {
+                        if (store.apply("hot", policy, 1, Long.MAX_VALUE).allowed()) {
+                            granted++;
+                        }
+                    }
+                    return granted;
+                }));
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> future : admitted) {
+                total += future.get(60, TimeUnit.SECONDS);
+            }
+            assertThat(total).as("admitted by %d threads x %d attempts", threads, attemptsPerThread).isEqualTo(10);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void apply_clockJumpsBack_grantsNothingExtra(Algorithm algorithm) {
+        Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
+        time.advance(Duration.ofSeconds(30));
+        drain("k", policy, 10);
+
+        time.advance(Duration.ofSeconds(-45));
+        assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isFalse();
+        time.advance(Duration.ofSeconds(-600));
+        assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isFalse();
+    }
+
+    @Test
+    void apply_keyBackToFullCapacity_isForgotten() {
+        for (int i = 0; i < 50; i++) {
+            store.apply("key-" + i, TOKEN_BUCKET, 1, 0);
+        }
+        assertThat(storedKeys(store)).isEqualTo(50);
+        time.advance(Duration.ofSeconds(7));
+        awaitExpiry();
+        assertThat(storedKeys(store)).isZero();
+        assertThat(store.apply("key-0", TOKEN_BUCKET, 1, 0).remaining()).isEqualTo(9);
+    }
+
+    @Test
+    void applyAsync_completesWithTheDecision() throws Exception {
+        drain("k", TOKEN_BUCKET, 9);
+        Decision last = store.applyAsync("k", TOKEN_BUCKET, 1, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(last.allowed()).isTrue();
+        assertThat(last.remaining()).isZero();
+        Decision rejected = store.applyAsync("k", TOKEN_BUCKET, 1, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(rejected.allowed()).isFalse();
+    }
+
+    /** Lets the store drop keys whose time to live has passed; stores that expire lazily sweep here. */
+    protected abstract void awaitExpiry();
+
+    protected void drain(String key, Policy policy, int permits) {
+        for (int i = 0; i < permits; i++) {
+            assertThat(store.apply(key, policy, 1, Long.MAX_VALUE).allowed()).as("permit %d of %d", i + 1, permits)
+                    .isTrue();
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.sluice.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class LocalCounterStoreTest extends CounterStoreContract {
+
+    @Override
+    protected CounterStore newStore(ManualTimeSource time) {
+        return new LocalCounterStore(time, 10_000, Runnable::run);
+    }
+
+    @Override
+    protected long storedKeys(CounterStore store) {
+        return ((LocalCounterStore) store).size();
+    }
+
+    @Override
+    protected void awaitExpiry() {
+        ((LocalCounterStore) store).cleanUp();
+    }
+
+    @Test
+    void apply_floodOfDistinctKeys_staysWithinMaxKeys() {
+        LocalCounterStore bounded = new LocalCounterStore(time, 1_000, Runnable::run);
+        for (int i = 0; i < 20_000; i++) {
+            assertThat(bounded.apply("flood-" + i, TOKEN_BUCKET, 1, 0).allowed()).isTrue();
+            assertThat(bounded.size()).isLessThanOrEqualTo(1_000);
+        }
+    }
+
+    @Test
+    void apply_fullStore_evictsTheKeyClosestToExpiry() {
+        LocalCounterStore bounded = new LocalCounterStore(time, 2, Runnable::run);
+        Policy hourly = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE.withCapacity(10));
+        bounded.apply("soon", TOKEN_BUCKET, 1, 0);
+        bounded.apply("late", hourly, 1, 0);
+        time.advance(Duration.ofSeconds(1));
+
+        bounded.apply("new", TOKEN_BUCKET, 1, 0);
+
+        assertThat(bounded.peek("soon", TOKEN_BUCKET, 0).remaining()).isEqualTo(10);
+        assertThat(bounded.size()).isEqualTo(2);
+    }
+
+    @Test
+    void apply_sweepIntervalPassed_removesExpiredKeysInTheBackground() {
+        LocalCounterStore store = new LocalCounterStore(time, 100, Runnable::run);
+        store.apply("a", TOKEN_BUCKET, 1, 0);
+        time.advance(Duration.ofSeconds(10));
+        store.apply("b", TOKEN_BUCKET, 1, 0);
+        assertThat(store.size()).isEqualTo(1);
+    }
+}
