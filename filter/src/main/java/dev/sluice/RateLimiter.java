@@ -81,7 +81,8 @@ public final class RateLimiter {
      *
      * <p>Fails at once, without waiting, when the permits cannot be had within {@code maxWait} (the wait the policy
      * reports is longer) or ever (the cost exceeds the capacity). Waiting is not a reservation: other callers may take
-     * the permits meanwhile, and then this one waits again while its budget lasts.
+     * the permits meanwhile, and then this one waits again while its budget lasts. Under the leaky bucket the wait is
+     * the caller's slot in the queue: it fails at once when no slot within {@code maxWait} is free.
      *
      * @throws RateLimitExceededException if the permits cannot be taken within {@code maxWait}
      * @throws InterruptedException if the thread is interrupted while waiting
@@ -98,7 +99,8 @@ public final class RateLimiter {
                 }
                 return decision;
             }
-            if (decision.retryAfterNanos() > budget) {
+            // A queueing algorithm was already offered the whole budget as its maximum delay: waiting cannot help.
+            if (decision.retryAfterNanos() > budget || policy.algorithm().queues()) {
                 throw new RateLimitExceededException(decision, cost, maxWait);
             }
             time.sleep(decision.retryAfterNanos());

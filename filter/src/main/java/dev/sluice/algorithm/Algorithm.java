@@ -54,6 +54,14 @@ public enum Algorithm {
         this.strategy = strategy;
     }
 
+    /**
+     * Whether grants carry a {@linkplain Decision#delay() delay}: the caller waits for its slot in a queue. Only
+     * the leaky bucket queues; its rejection means the queue has no slot within the caller's maximum delay.
+     */
+    public boolean queues() {
+        return this == LEAKY_BUCKET;
+    }
+
     /** Throws {@link IllegalArgumentException}, naming the limit, when this algorithm cannot enforce it. */
     public void validate(Limit limit) {
         strategy.validate(limit);
