@@ -1,0 +1,88 @@
+package dev.sluice.http;
+
+import dev.sluice.Decision;
+import java.util.List;
+
+/**
+ * The body of a rejection: an RFC 9457 problem document of media type {@value #MEDIA_TYPE}.
+ *
+ * <pre>{@code
+ * {"type":"https://sluice.dev/problems/rate-limited","title":"Too Many Requests","status":429,
+ *  "detail":"Rate limit 'login' exceeded. Retry in 12 seconds.","policies":["login"],"retryAfter":12}
+ * }</pre>
+ *
+ * <p>{@code policies} names every violated limit and {@code retryAfter} repeats {@code Retry-After} in seconds
+ * (absent when waiting cannot help: the cost exceeds the capacity). A rule may replace the status and the detail.
+ * Immutable and thread-safe.
+ *
+ * @param status the HTTP status, 429 unless a rule says otherwise
+ * @param detail a sentence for the caller
+ * @param policies the names of the violated limits
+ * @param retryAfterSeconds seconds until a retry can succeed, or -1 when none can
+ */
+public record ProblemDetails(int status, String detail, List<String> policies, long retryAfterSeconds) {
+
+    /** The problem type of every rate-limit rejection. */
+    public static final String TYPE = "https://sluice.dev/problems/rate-limited";
+
+    /** The media type of the body. */
+    public static final String MEDIA_TYPE = "application/problem+json";
+
+    public static final int TOO_MANY_REQUESTS = 429;
+
+    public ProblemDetails {
+        policies = List.copyOf(policies);
+    }
+
+    /**
+     * The problem for a rejection.
+     *
+     * @param rejections the rejecting decisions (one per violated rule), the most restrictive first
+     * @param status the status to answer, normally {@link #TOO_MANY_REQUESTS}
+     * @param message the detail to use instead of the generated one, or {@code null}
+     */
+    public static ProblemDetails of(List<Decision> rejections, int status, String message) {
+        Decision verdict = rejections.get(0);
+        List<String> policies = rejections.stream().map(Decision::policy).distinct().toList();
+        long retryAfter = verdict.canSucceed() ? RateLimitHeaders.retryAfterSeconds(verdict) : -1;
+        String detail = message != null ? message : generatedDetail(verdict, retryAfter);
+        return new ProblemDetails(status, detail, policies, retryAfter);
+    }
+
+    private static String generatedDetail(Decision verdict, long retryAfter) {
+        String exceeded = "Rate limit '" + verdict.policy() + "' exceeded.";
+        if (retryAfter < 0) {
+            return exceeded + " This request costs more than the limit's capacity of " + verdict.limit()
+                    + " and can never be granted.";
+        }
+        return exceeded + " Retry in " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
+    }
+
+    /** The RFC 9457 title: "Too Many Requests" for 429, otherwise a generic one. */
+    public String title() {
+        return status == TOO_MANY_REQUESTS ? "Too Many Requests" : "Request Rate Limited";
+    }
+
+    /** The JSON document. */
+    public String toJson() {
+        StringBuilder json = new StringBuilder(192);
+        json.append("{\"type\":");
+        Json.appendString(json, TYPE);
+        json.append(",\"title\":");
+        Json.appendString(json, title());
+        json.append(",\"status\":").append(status).append(",\"detail\":");
+        Json.appendString(json, detail);
+        json.append(",\"policies\":[");
+        for (int i = 0; i < policies.size(); i++) {
+            if (i > 0) {
+                json.append(',');
+            }
+            Json.appendString(json, policies.get(i));
+        }
+        json.append(']');
+        if (retryAfterSeconds >= 0) {
+            json.append(",\"retryAfter\":").append(retryAfterSeconds);
+        }
+        return json.append('}').toString();
+    }
+}

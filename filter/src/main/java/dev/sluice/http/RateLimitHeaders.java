@@ -1,0 +1,98 @@
+package dev.sluice.http;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * The header fields of a response under rate limits, for any HTTP stack: the adapter passes a sink that sets a
+ * header.
+ *
+ * <ul>
+ *   <li>{@code RateLimit-Policy: "burst";q=10;w=1, "daily";q=1000;w=86400}: every limit that applied, with its
+ *       quota (permits) and window (seconds);
+ *   <li>{@code RateLimit: "burst";r=4;t=1}: per decision, the permits remaining and the seconds until the limit is
+ *       full again;
+ *   <li>{@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset} (seconds): of the most
+ *       restrictive decision;
+ *   <li>{@code Retry-After} (seconds, rounded up, at least 1): on a rejection that waiting can cure.
+ * </ul>
+ *
+ * <p>Policy names become structured-field strings: characters outside printable ASCII are replaced by {@code ?},
+ * quotes and backslashes escaped, so no name can inject a header. Stateless and thread-safe.
+ */
+public final class RateLimitHeaders {
+
+    private RateLimitHeaders() {
+    }
+
+    /**
+     * Writes the fields for one response.
+     *
+     * @param limits every limit of every rule that applied, in order
+     * @param decisions one decision per rule that applied
+     * @param verdict the decision acted on (the most restrictive of {@code decisions})
+     */
+    public static void write(List<Limit> limits, List<Decision> decisions, Decision verdict, HeaderStyle style,
+                             BiConsumer<String, String> header) {
+        if (style.draft() && !limits.isEmpty()) {
+            header.accept("RateLimit-Policy", policyField(limits));
+            header.accept("RateLimit", rateLimitField(decisions));
+        }
+        if (style.legacy()) {
+            header.accept("X-RateLimit-Limit", Long.toString(verdict.limit()));
+            header.accept("X-RateLimit-Remaining", Long.toString(verdict.remaining()));
+            header.accept("X-RateLimit-Reset", Long.toString(Seconds.ceil(verdict.resetAfterNanos())));
+        }
+        if (!verdict.allowed() && verdict.canSucceed()) {
+            header.accept("Retry-After", Long.toString(retryAfterSeconds(verdict)));
+        }
+    }
+
+    /** {@code Retry-After} of a rejection: whole seconds rounded up, so never 0 when a wait is needed. */
+    public static long retryAfterSeconds(Decision rejection) {
+        return Seconds.ceil(rejection.retryAfterNanos());
+    }
+
+    static String policyField(List<Limit> limits) {
+        StringBuilder field = new StringBuilder();
+        for (Limit limit : limits) {
+            separate(field);
+            appendString(field, limit.name());
+            field.append(";q=").append(limit.permits()).append(";w=").append(Seconds.ceil(limit.periodNanos()));
+        }
+        return field.toString();
+    }
+
+    static String rateLimitField(List<Decision> decisions) {
+        StringBuilder field = new StringBuilder();
+        for (Decision decision : decisions) {
+            separate(field);
+            appendString(field, decision.policy());
+            field.append(";r=").append(decision.remaining()).append(";t=")
+                    .append(Seconds.ceil(decision.resetAfterNanos()));
+        }
+        return field.toString();
+    }
+
+    private static void separate(StringBuilder field) {
+        if (field.length() > 0) {
+            field.append(", ");
+        }
+    }
+
+    /** An RFC 8941 sf-string: printable ASCII only, {@code "} and {@code \} escaped. */
+    private static void appendString(StringBuilder field, String value) {
+        field.append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') {
+                field.append('\\').append(c);
+            } else {
+                field.append(c >= 0x20 && c < 0x7f ? c : '?');
+            }
+        }
+        field.append('"');
+    }
+}

@@ -1,0 +1,78 @@
+package dev.sluice.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RateLimitHeadersTest {
+
+    private static final Limit BURST = Limit.of(10, Duration.ofSeconds(1)).named("burst");
+    private static final Limit DAILY = Limit.of(1000, Duration.ofDays(1)).named("daily");
+    private static final Decision BURST_OK = new Decision(true, 10, 4, 0, 600_000_000L, 0, "burst");
+    private static final Decision DAILY_OK = new Decision(true, 1000, 42, 0, 18_000_000_000L, 0, "daily");
+    private static final Decision DAILY_REJECTED =
+            new Decision(false, 1000, 0, 1_000_000L, 17_500_000_000L, 0, "daily");
+
+    private static Map<String, String> headers(List<Decision> decisions, Decision verdict, HeaderStyle style) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        RateLimitHeaders.write(List.of(BURST, DAILY), decisions, verdict, style, headers::put);
+        return headers;
+    }
+
+    @Test
+    void write_bothStyles_emitsDraftAndLegacyFields() {
+        assertThat(headers(List.of(BURST_OK, DAILY_OK), BURST_OK, HeaderStyle.BOTH)).containsExactly(
+                Map.entry("RateLimit-Policy", "\"burst\";q=10;w=1, \"daily\";q=1000;w=86400"),
+                Map.entry("RateLimit", "\"burst\";r=4;t=1, \"daily\";r=42;t=18"),
+                Map.entry("X-RateLimit-Limit", "10"),
+                Map.entry("X-RateLimit-Remaining", "4"),
+                Map.entry("X-RateLimit-Reset", "1"));
+    }
+
+    @Test
+    void write_rejection_addsRetryAfterRoundedUpNeverZero() {
+        Map<String, String> headers = headers(List.of(DAILY_REJECTED), DAILY_REJECTED, HeaderStyle.LEGACY);
+        assertThat(headers).containsEntry("Retry-After", "1").containsEntry("X-RateLimit-Reset", "18")
+                .doesNotContainKey("RateLimit");
+    }
+
+    @Test
+    void write_draftOnlyOrNone_omitsTheOtherFields() {
+        assertThat(headers(List.of(BURST_OK), BURST_OK, HeaderStyle.DRAFT)).containsOnlyKeys("RateLimit-Policy",
+                "RateLimit");
+        assertThat(headers(List.of(BURST_OK), BURST_OK, HeaderStyle.NONE)).isEmpty();
+        assertThat(headers(List.of(DAILY_REJECTED), DAILY_REJECTED, HeaderStyle.NONE)).containsOnlyKeys("Retry-After");
+    }
+
+    @Test
+    void write_rejectionThatCanNeverSucceed_hasNoRetryAfter() {
+        Decision never = new Decision(false, 10, 10, Decision.NEVER, 0, 0, "burst");
+        assertThat(headers(List.of(never), never, HeaderStyle.BOTH)).doesNotContainKey("Retry-After");
+    }
+
+    @Test
+    void policyField_hostileName_isEscapedAndCannotBreakTheHeader() {
+        Limit hostile = Limit.of(1, Duration.ofSeconds(1)).named("a\"b\\c\r\nX-Evil: 1é");
+        assertThat(RateLimitHeaders.policyField(List.of(hostile)))
+                .isEqualTo("\"a\\\"b\\\\c??X-Evil: 1?\";q=1;w=1");
+    }
+
+    @Test
+    void policyField_subSecondWindow_roundsUpToOneSecond() {
+        assertThat(RateLimitHeaders.policyField(List.of(Limit.of(5, Duration.ofMillis(100)))))
+                .isEqualTo("\"5/100ms\";q=5;w=1");
+    }
+
+    @Test
+    void headerStyle_parse_acceptsAnyCaseAndNamesTheExpectedForms() {
+        assertThat(HeaderStyle.parse(" Legacy ")).isEqualTo(HeaderStyle.LEGACY);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HeaderStyle.parse("x-only"))
+                .hasMessage("expected one of both, draft, legacy, none; got 'x-only'");
+    }
+}
