@@ -16,8 +16,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * A {@link CounterStore} in this JVM's heap: for a single instance, for tests, and as the fallback when a remote
  * store fails.
  *
- * <p>Each decision runs inside {@link ConcurrentHashMap#compute}, which makes it atomic per key; the algorithm is
- * pure and short, so the bin lock is held only for the arithmetic.
+ * <p>Decisions are optimistic, like a compare-and-set loop: read the key's immutable entry, run the pure algorithm on
+ * it, and when the state changed, install the new entry only if the old one is still there ({@code putIfAbsent} or
+ * {@code replace(key, old, new)}, which compare entries by identity); otherwise decide again. A rejection changes
+ * nothing, so it takes no lock and writes nothing: a flood on one key costs a map read per request. Every grant is
+ * decided on the state it replaces, so the decisions on a key are atomic as if made one after another.
  *
  * <p>Memory is bounded two ways. A key expires once its state is back to full capacity (its entry then means nothing
  * a fresh key would not): expired entries are treated as absent at once and removed by a sweep that runs at most once
@@ -66,20 +69,19 @@ public final class LocalCounterStore implements CounterStore {
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
         long now = time.nanos();
         scheduleSweep(now);
-        if (entries.size() >= maxKeys && !entries.containsKey(key)) {
-            makeRoom();
-        }
-        Decision[] decision = new Decision[1];
-        entries.compute(key, (k, entry) -> {
+        while (true) {
+            Entry entry = entries.get(key);
             long[][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
             Transition transition = policy.apply(state, now, cost, maxDelayNanos);
-            decision[0] = transition.decision();
             if (!transition.changed()) {
-                return state == null ? null : entry;
+                return transition.decision();
             }
-            return new Entry(transition.state(), now + transition.idleAfterNanos());
-        });
-        return decision[0];
+            Entry next = new Entry(transition.state(), now + transition.idleAfterNanos());
+            if (entry == null ? insert(key, next) : entries.replace(key, entry, next)) {
+                return transition.decision();
+            }
+            // Another thread changed the key since we read it: decide again on its state.
+        }
     }
 
     @Override
@@ -119,6 +121,13 @@ public final class LocalCounterStore implements CounterStore {
                 }
             });
         }
+    }
+
+    private boolean insert(String key, Entry entry) {
+        if (entries.size() >= maxKeys) {
+            makeRoom();
+        }
+        return entries.putIfAbsent(key, entry) == null;
     }
 
     private void makeRoom() {
