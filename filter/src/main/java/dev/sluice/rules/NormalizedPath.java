@@ -34,38 +34,53 @@ final class NormalizedPath {
         if (fragment >= 0 && fragment < end) {
             end = fragment;
         }
-        List<String> segments = new ArrayList<>();
-        int start = 0;
-        while (start <= end) {
-            int slash = raw.indexOf('/', start);
-            int segmentEnd = slash < 0 || slash > end ? end : slash;
-            String segment = raw.substring(start, segmentEnd);
-            int semicolon = segment.indexOf(';');
-            if (semicolon >= 0) {
-                segment = segment.substring(0, semicolon);
+        List<String> segments = new ArrayList<>(8);
+        int i = 0;
+        while (i < end) {
+            if (raw.charAt(i) == '/') {
+                i++;
+                continue;
             }
-            addDecoded(segments, segment.indexOf('%') >= 0 ? percentDecode(segment) : segment);
-            start = segmentEnd + 1;
+            int start = i;
+            int semicolon = -1;
+            boolean escaped = false;
+            for (; i < end && raw.charAt(i) != '/'; i++) {
+                char c = raw.charAt(i);
+                if (c == ';' && semicolon < 0) {
+                    semicolon = i;
+                } else if (c == '%' && semicolon < 0) {
+                    escaped = true;
+                }
+            }
+            String segment = raw.substring(start, semicolon < 0 ? i : semicolon);
+            addDecoded(segments, escaped ? percentDecode(segment) : segment);
         }
         return new NormalizedPath(segments.toArray(new String[0]));
     }
 
     private static void addDecoded(List<String> segments, String decoded) {
+        if (decoded.indexOf('/') < 0) {
+            addSegment(segments, decoded);
+            return;
+        }
         int start = 0;
         while (true) {
             int slash = decoded.indexOf('/', start);
-            String part = slash < 0 ? decoded.substring(start) : decoded.substring(start, slash);
-            if (part.equals("..")) {
-                if (!segments.isEmpty()) {
-                    segments.remove(segments.size() - 1);
-                }
-            } else if (!part.isEmpty() && !part.equals(".")) {
-                segments.add(part);
-            }
+            addSegment(segments, slash < 0 ? decoded.substring(start) : decoded.substring(start, slash));
             if (slash < 0) {
                 return;
             }
             start = slash + 1;
+        }
+    }
+
+    private static void addSegment(List<String> segments, String segment) {
+        if (segment.equals("..")) {
+            if (!segments.isEmpty()) {
+                segments.remove(segments.size() - 1);
+            }
+        } else if (!segment.isEmpty() && !segment.equals(".")) {
+            segments.add(segment);
         }
     }
 

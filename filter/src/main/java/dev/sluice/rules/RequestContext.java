@@ -1,5 +1,8 @@
 package dev.sluice.rules;
 
+import java.lang.reflect.Method;
+import java.util.Locale;
+
 /**
  * One request as the rules see it: the view, its path normalized once, and the client address resolved at most once.
  * Confined to the thread evaluating the request.
@@ -9,6 +12,7 @@ final class RequestContext {
     private final RequestView view;
     private final ClientAddresses clientAddresses;
     private final NormalizedPath path;
+    private String method;
     private String host;
     private boolean clientResolved;
     private byte[] clientAddress;
@@ -23,8 +27,12 @@ final class RequestContext {
         return path;
     }
 
+    /** The HTTP method, upper case. */
     String method() {
-        return view.method();
+        if (method == null) {
+            method = view.method() == null ? "" : view.method().toUpperCase(Locale.ROOT);
+        }
+        return method;
     }
 
     String host() {
@@ -34,7 +42,7 @@ final class RequestContext {
         return host;
     }
 
-    java.lang.reflect.Method resourceMethod() {
+    Method resourceMethod() {
         return view.resourceMethod();
     }
 

@@ -186,7 +186,7 @@ public final class RuleSet {
                 targets.add(new PathIndex.Target(index, null));
             }
         }
-        if (targets.size() > 1) {
+        if (!inRuleOrder(targets)) {
             targets.sort(Comparator.comparingInt(PathIndex.Target::ruleIndex));
         }
         int previous = -1;
@@ -202,8 +202,17 @@ public final class RuleSet {
         }
     }
 
+    private static boolean inRuleOrder(List<PathIndex.Target> targets) {
+        for (int i = 1; i < targets.size(); i++) {
+            if (targets.get(i - 1).ruleIndex() > targets.get(i).ruleIndex()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean matchesMethodAndHost(Rule rule, RequestContext context) {
-        if (!rule.methods().isEmpty() && !rule.methods().contains(upperCase(context.method()))) {
+        if (!rule.methods().isEmpty() && !rule.methods().contains(context.method())) {
             return false;
         }
         String host = rule.host();
@@ -211,10 +220,6 @@ public final class RuleSet {
             return true;
         }
         return host.startsWith("*.") ? context.host().endsWith(host.substring(1)) : context.host().equals(host);
-    }
-
-    private static String upperCase(String method) {
-        return method == null ? "" : method.toUpperCase(java.util.Locale.ROOT);
     }
 
     @Override
