@@ -101,8 +101,8 @@ public final class AnnotationRules {
                     .mode(first.shadow() ? Mode.SHADOW : Mode.ENFORCE);
             if (!first.rule().isEmpty()) {
                 if (!first.id().isEmpty() && !first.id().equals(first.rule())) {
-                    throw new IllegalArgumentException("rule = \"" + first.rule() + "\" names a rules file rule; give no"
-                            + " other id, got id = \"" + first.id() + "\"");
+                    throw new IllegalArgumentException("rule = \"" + first.rule()
+                            + "\" names a rules file rule; give no other id, got id = \"" + first.id() + "\"");
                 }
                 for (RateLimited annotation : group) {
                     if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0) {

@@ -149,7 +149,7 @@ public final class ClientAddresses {
         return header == Header.FORWARDED ? parseForwardedFor(hop) : IpAddresses.parse(hop);
     }
 
-    /** Without leading and trailing spaces and tabs (HTTP's optional whitespace); CR, LF and the rest stay, and fail. */
+    /** Without leading and trailing spaces and tabs (HTTP's optional whitespace); CR, LF and the rest stay. */
     private static String stripWhitespace(String text) {
         int start = 0;
         int end = text.length();

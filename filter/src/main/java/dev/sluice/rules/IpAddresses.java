@@ -18,7 +18,8 @@ final class IpAddresses {
 
     /**
      * The address's bytes: 4 for IPv4 (including IPv4-mapped IPv6, which is normalized to IPv4), 16 for IPv6; or null
-     * when {@code text} is not an IP literal. Square brackets and an IPv6 zone ({@code %eth0}) are accepted and dropped.
+     * when {@code text} is not an IP literal. Square brackets and an IPv6 zone ({@code %eth0}) are accepted and
+     * dropped.
      */
     static byte[] parse(String text) {
         if (text == null || text.isEmpty() || text.length() > MAX_LITERAL_LENGTH) {

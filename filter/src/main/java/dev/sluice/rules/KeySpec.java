@@ -1,8 +1,10 @@
 package dev.sluice.rules;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * What a rule counts separately: the request attribute whose value becomes the counter key.
@@ -106,13 +108,12 @@ public record KeySpec(Kind kind, String name, List<KeySpec> parts) {
         String kindText = colon < 0 ? text : text.substring(0, colon);
         Kind kind = kindOf(kindText);
         if (kind == null || kind == Kind.COMPOSITE) {
-            throw new IllegalArgumentException("unknown key type \"" + kindText + "\"; expected one of " + KINDS_TEXT);
+            throw new IllegalArgumentException("unknown key type \"" + kindText + "\"; expected one of "
+                    + Arrays.stream(Kind.values()).filter(k -> k != Kind.COMPOSITE).map(Kind::text)
+                            .collect(Collectors.joining(", ")));
         }
         return new KeySpec(kind, colon < 0 ? "" : text.substring(colon + 1), List.of());
     }
-
-    /** The kinds that may be written in a rule, for messages: {@code ip, header, ...}. */
-    static final String KINDS_TEXT = "ip, header, cookie, query, principal, path, constant";
 
     /** The kind written as {@code text} (case-insensitive), or null. */
     static Kind kindOf(String text) {

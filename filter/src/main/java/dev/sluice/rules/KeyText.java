@@ -1,8 +1,6 @@
 package dev.sluice.rules;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /*
@@ -43,14 +41,9 @@ final class KeyText {
     }
 
     private static String hash(String value) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            String hashed = value.length() > MAX_HASHED ? value.substring(0, MAX_HASHED) : value;
-            digest.update(hashed.getBytes(StandardCharsets.UTF_8));
-            digest.update(Integer.toString(value.length()).getBytes(StandardCharsets.US_ASCII));
-            return "sha256:" + HexFormat.of().formatHex(digest.digest(), 0, 16);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        String hashed = value.length() > MAX_HASHED ? value.substring(0, MAX_HASHED) : value;
+        byte[] digest = Sha256.of(hashed.getBytes(StandardCharsets.UTF_8),
+                Integer.toString(value.length()).getBytes(StandardCharsets.US_ASCII));
+        return "sha256:" + HexFormat.of().formatHex(digest, 0, 16);
     }
 }

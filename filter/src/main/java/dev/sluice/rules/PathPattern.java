@@ -70,7 +70,7 @@ final class PathPattern {
         return trailingWildcard;
     }
 
-    /** The value of path variable {@code name} in {@code path}, which this pattern matched; null if no such variable. */
+    /** The value of path variable {@code name} in {@code path}, which this pattern matched; null if there is none. */
     String variable(String name, NormalizedPath path) {
         for (int i = 0; i < variables.length; i++) {
             if (name.equals(variables[i])) {

@@ -1,10 +1,6 @@
 package dev.sluice.rules;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -62,9 +58,9 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         this.file = Objects.requireNonNull(file, "file");
         this.annotationRules = List.copyOf(annotationRules);
         this.listener = Objects.requireNonNull(listener, "listener");
-        byte[] content = readBytes();
+        byte[] content = RulesFile.readBytes(file);
         this.current = load(content);
-        this.lastHash = hash(content);
+        this.lastHash = Sha256.of(content);
     }
 
     /** The rules in force now. */
@@ -88,12 +84,12 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         synchronized (checkLock) {
             byte[] content;
             try {
-                content = readBytes();
+                content = RulesFile.readBytes(file);
             } catch (RulesException e) {
                 listener.failed(e);
                 return false;
             }
-            byte[] hash = hash(content);
+            byte[] hash = Sha256.of(content);
             if (Arrays.equals(hash, lastHash)) {
                 return false;
             }
@@ -146,23 +142,7 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         }
     }
 
-    private byte[] readBytes() {
-        try {
-            return Files.readAllBytes(file);
-        } catch (IOException e) {
-            throw new RulesException(file.getFileName() + ": cannot read " + file + ": " + e, e);
-        }
-    }
-
     private RuleSet load(byte[] content) {
         return RuleSet.combine(RulesFile.parse(String.valueOf(file.getFileName()), content), annotationRules);
-    }
-
-    private static byte[] hash(byte[] content) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(content);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
     }
 }

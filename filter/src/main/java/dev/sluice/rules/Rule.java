@@ -5,8 +5,6 @@ import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -265,12 +263,7 @@ public final class Rule {
     }
 
     private static String fingerprint(Policy policy) {
-        try {
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(policy.toString().getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(hash, 0, 6);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        return HexFormat.of().formatHex(Sha256.of(policy.toString().getBytes(StandardCharsets.UTF_8)), 0, 6);
     }
 
     private Builder toBuilder() {

@@ -63,7 +63,8 @@ public final class RuleSet {
             }
         }
         Map<Method, int[]> byMethod = new HashMap<>();
-        methods.forEach((method, indexes) -> byMethod.put(method, indexes.stream().mapToInt(Integer::intValue).toArray()));
+        methods.forEach((method, indexes) ->
+                byMethod.put(method, indexes.stream().mapToInt(Integer::intValue).toArray()));
         this.byResourceMethod = Map.copyOf(byMethod);
     }
 
@@ -137,9 +138,9 @@ public final class RuleSet {
     }
 
     /**
-     * Matches {@code request} and counts it in {@code store}: one {@link CounterStore#apply} per matching rule (a rule's
-     * limits are one policy, decided atomically), skipping rules whose key the request lacks (without a fallback key) or
-     * that exempt the request. Never throws for anything the request contains.
+     * Matches {@code request} and counts it in {@code store}: one {@link CounterStore#apply} per matching rule (a
+     * rule's limits are one policy, decided atomically), skipping rules whose key the request lacks (without a fallback
+     * key) or that exempt the request. Nothing the request contains makes it throw; the store's failures propagate.
      */
     public Evaluation evaluate(RequestView request, CounterStore store) {
         RequestContext context = new RequestContext(request, clientAddresses);

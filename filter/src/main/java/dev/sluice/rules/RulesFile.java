@@ -69,11 +69,15 @@ public final class RulesFile {
      * @throws RulesException when the file cannot be read or is invalid
      */
     public static RulesFile read(Path file) {
-        String fileName = String.valueOf(file.getFileName());
+        return parse(String.valueOf(file.getFileName()), readBytes(file));
+    }
+
+    /** The file's bytes; a failure to read them is a {@link RulesException} naming the file. */
+    static byte[] readBytes(Path file) {
         try {
-            return parse(fileName, Files.readAllBytes(file));
+            return Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new RulesException(fileName + ": cannot read " + file + ": " + e, e);
+            throw new RulesException(file.getFileName() + ": cannot read " + file + ": " + e, e);
         }
     }
 
@@ -150,7 +154,8 @@ public final class RulesFile {
         if (first != null) {
             throw idNode.error("duplicate rule id \"" + id + "\", first defined at line " + first.line);
         }
-        Rule.Builder rule = Rule.builder(id).origin(node.source + ":" + node.line + ":" + node.column + ": " + node.path);
+        Rule.Builder rule = Rule.builder(id)
+                .origin(node.source + ":" + node.line + ":" + node.column + ": " + node.path);
         if (fields.has("match")) {
             match(fields.required("match"), rule);
         }
@@ -187,7 +192,8 @@ public final class RulesFile {
         if (fields.has("response")) {
             JsonFields response = new JsonFields(fields.required("response"), RESPONSE_FIELDS);
             int status = (int) integer(response.required("status"), 400, 599);
-            rule.response(new RuleResponse(status, response.has("message") ? string(response.required("message")) : null));
+            String message = response.has("message") ? string(response.required("message")) : null;
+            rule.response(new RuleResponse(status, message));
         }
         if (fields.has("maxDelay")) {
             rule.maxDelay(duration(fields.required("maxDelay")));

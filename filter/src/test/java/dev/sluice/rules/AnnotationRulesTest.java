@@ -95,7 +95,8 @@ class AnnotationRulesTest {
 
         assertThat(rules).singleElement().satisfies(rule -> {
             assertThat(rule.id()).isEqualTo("users");
-            assertThat(rule.policy().limits()).containsExactly(Limit.of(100, Duration.ofMinutes(1)).named("users:100/1m"));
+            assertThat(rule.policy().limits())
+                    .containsExactly(Limit.of(100, Duration.ofMinutes(1)).named("users:100/1m"));
             assertThat(rule.resourceMethods()).containsExactly(method("list"));
         });
     }

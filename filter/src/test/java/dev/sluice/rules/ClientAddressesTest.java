@@ -96,7 +96,8 @@ class ClientAddressesTest {
     void clientIp_garbageWhereClientShouldBe_fallsBackToNearestTrustedProxy() {
         for (String garbage : List.of("not-an-ip", "1.2.3.4\r\nX-Evil: 1", "evil.example", "999.1.1.1", "_hidden",
                 "", "1.2.3.4.5", "01.2.3.4", "::ffff::1", "1:2:3:4:5:6:7:8:9")) {
-            TestRequest request = TestRequest.get("/").from("10.0.0.2").header("X-Forwarded-For", garbage + ", 10.0.0.3");
+            TestRequest request = TestRequest.get("/").from("10.0.0.2")
+                    .header("X-Forwarded-For", garbage + ", 10.0.0.3");
 
             assertThat(behindProxy.resolve(request)).as(garbage).isEqualTo("10.0.0.3");
         }

@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * A rough, manual check of matching cost with 1,000 rules; not a test and not a benchmark (those are JMH, in
  * {@code benchmarks/}). Run after {@code mvn -pl filter test-compile}:
- * {@code java -cp filter/target/classes:filter/target/test-classes:<jackson-core.jar> dev.sluice.rules.MatchingSanityLoop}
+ * {@code java -cp filter/target/classes:filter/target/test-classes:<jackson-core.jar>
+ * dev.sluice.rules.MatchingSanityLoop}
  */
 public final class MatchingSanityLoop {
 

@@ -176,7 +176,8 @@ class RuleSetTest {
     @Test
     void evaluate_multiLimitRule_everyLimitMustPassAndIsNamed() {
         Rule rule = Rule.builder("search").paths("/search")
-                .limits(Limit.of(2, Duration.ofSeconds(1)).named("burst"), Limit.of(3, Duration.ofDays(1)).named("daily"))
+                .limits(Limit.of(2, Duration.ofSeconds(1)).named("burst"),
+                        Limit.of(3, Duration.ofDays(1)).named("daily"))
                 .build();
         RuleSet rules = rules(rule);
 
@@ -259,7 +260,9 @@ class RuleSetTest {
     void evaluate_costAboveOne_consumesThatMany() {
         RuleSet rules = rules(rule("export", 10, "/export").cost(4).build());
 
-        assertThat(evaluate(rules, TestRequest.get("/export"), 2).outcomes().get(0).decision().remaining()).isEqualTo(2);
+        Evaluation second = evaluate(rules, TestRequest.get("/export"), 2);
+
+        assertThat(second.outcomes().get(0).decision().remaining()).isEqualTo(2);
         assertThat(rules.evaluate(TestRequest.get("/export"), store).allowed()).isFalse();
     }
 

@@ -70,7 +70,8 @@ class RulesFileTest {
         RulesFile file = RulesFile.read(resource("valid/example.json"));
 
         assertThat(file.clientAddresses().trustedProxies()).containsExactly("10.0.0.0/8", "fd00::/8");
-        assertThat(file.rules()).extracting(Rule::id).containsExactly("login", "api", "user-orders", "upload", "search");
+        assertThat(file.rules()).extracting(Rule::id)
+                .containsExactly("login", "api", "user-orders", "upload", "search");
         Rule login = file.rules().get(0);
         assertThat(login.methods()).containsExactly("POST");
         assertThat(login.policy().algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
