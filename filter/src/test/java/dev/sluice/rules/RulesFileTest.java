@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.annotation.RateLimitExempt;
+import dev.sluice.annotation.RateLimited;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -71,7 +73,7 @@ class RulesFileTest {
 
         assertThat(file.clientAddresses().trustedProxies()).containsExactly("10.0.0.0/8", "fd00::/8");
         assertThat(file.rules()).extracting(Rule::id)
-                .containsExactly("login", "api", "user-orders", "upload", "search");
+                .containsExactly("login", "api", "user-orders", "upload", "search", "reindex");
         Rule login = file.rules().get(0);
         assertThat(login.methods()).containsExactly("POST");
         assertThat(login.policy().algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
@@ -91,6 +93,49 @@ class RulesFileTest {
         assertThat(orders.policy().limits().get(0).period()).isEqualTo(Duration.ofMinutes(1));
         assertThat(file.rules().get(3).maxDelay()).isEqualTo(Duration.ofMillis(500));
         assertThat(file.rules().get(4).paths()).isEmpty();
+    }
+
+    /** The annotated resource of docs/RULES.md, without its JAX-RS annotations. */
+    @RateLimited(id = "search-resource", permits = 600, period = "1m")
+    public static class SearchResource {
+        @RateLimited(id = "search", permits = 10, period = "1s", key = {"principal", "header:X-Tenant"})
+        @RateLimited(id = "search", permits = 1000, period = "1d", key = {"principal", "header:X-Tenant"})
+        public String search(String q) {
+            return q;
+        }
+
+        @RateLimited(permits = 1, period = "1h", algorithm = Algorithm.GCRA, shadow = true)
+        public String export() {
+            return "";
+        }
+
+        @RateLimited(rule = "reindex")
+        public void reindex() {
+        }
+
+        @RateLimitExempt
+        public String health() {
+            return "";
+        }
+
+        public String suggest() {
+            return "";
+        }
+    }
+
+    @Test
+    void combine_documentedExampleWithItsAnnotations_mergesBySharedIds() throws NoSuchMethodException {
+        RuleSet rules = RuleSet.combine(RulesFile.read(resource("valid/example.json")),
+                AnnotationRules.forClass(SearchResource.class));
+
+        assertThat(rules.rules()).extracting(Rule::id).containsExactly("login", "api", "user-orders", "upload",
+                "search", "reindex", SearchResource.class.getName() + "#export", "search-resource");
+        Rule search = rules.rule("search").orElseThrow();
+        assertThat(search.key()).isEqualTo(KeySpec.of(KeySpec.Kind.QUERY, "tenant"));
+        assertThat(search.policy().limits()).extracting(Limit::name).containsExactly("search:20/10s");
+        assertThat(search.resourceMethods()).containsExactly(SearchResource.class.getMethod("search", String.class));
+        assertThat(rules.rule("search-resource").orElseThrow().resourceMethods())
+                .containsExactly(SearchResource.class.getMethod("suggest"));
     }
 
     @Test
