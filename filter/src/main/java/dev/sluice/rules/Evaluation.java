@@ -88,9 +88,9 @@ public final class Evaluation {
         return limiting == null ? Duration.ZERO : limiting.rule().maxDelay();
     }
 
-    /** The limiting rule's own rejection response, if it has one. */
+    /** When the request is rejected, the limiting rule's own response, if it has one; empty when allowed. */
     public Optional<RuleResponse> response() {
-        return limiting == null ? Optional.empty() : Optional.ofNullable(limiting.rule().response());
+        return allowed() ? Optional.empty() : Optional.ofNullable(limiting.rule().response());
     }
 
     @Override

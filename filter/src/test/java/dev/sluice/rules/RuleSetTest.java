@@ -3,10 +3,13 @@ package dev.sluice.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.rules.ClientAddresses.Header;
+import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
 import java.util.List;
@@ -241,6 +244,35 @@ class RuleSetTest {
         assertThat(second.limiting().orElseThrow().rule().id()).isEqualTo("narrow");
         assertThat(second.response()).contains(new RuleResponse(503, "slow down"));
         assertThat(second.outcomes().get(0).decision().remaining()).isEqualTo(98);
+    }
+
+    @Test
+    void evaluate_severalMultiLimitRules_applyTheStoreOncePerRule() {
+        List<String> appliedKeys = new java.util.ArrayList<>();
+        CounterStore counting = new CounterStore() {
+            @Override
+            public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+                appliedKeys.add(key);
+                return store.apply(key, policy, cost, maxDelayNanos);
+            }
+
+            @Override
+            public Decision peek(String key, Policy policy, long cost) {
+                return store.peek(key, policy, cost);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        RuleSet rules = rules(rule("a", 5, "/x").limits(Limit.of(50, Duration.ofDays(1))).build(),
+                rule("b", 5, "/x").key(KeySpec.constant()).build(), rule("other", 5, "/y").build());
+
+        Evaluation evaluation = rules.evaluate(TestRequest.get("/x").from("192.0.2.1"), counting);
+
+        assertThat(appliedKeys).hasSize(2).allSatisfy(key -> assertThat(key).matches("(a|b)@[0-9a-f]{12}\\|.*"));
+        assertThat(evaluation.outcomes()).extracting(RuleDecision::counterKey).containsExactlyElementsOf(appliedKeys);
+        assertThat(evaluation.response()).isEmpty();
     }
 
     @Test
