@@ -91,8 +91,7 @@ public final class ClientAddresses {
 
     /**
      * The client's address in canonical form; the socket's remote address as given when that is not an IP literal
-     * (then no header is believed); never null, at most {@value IpAddresses#MAX_LITERAL_LENGTH} characters beyond the
-     * remote address the container reports.
+     * (then no header is believed); never null.
      */
     public String resolve(RequestView request) {
         return format(resolveBytes(request), request.remoteAddress());

@@ -62,8 +62,8 @@ public record KeySpec(Kind kind, String name, List<KeySpec> parts) {
         parts = List.copyOf(parts);
         if (kind.named() == name.isBlank()) {
             throw new IllegalArgumentException(kind.named()
-                    ? "a " + kind.text() + " key needs a name"
-                    : "a " + kind.text() + " key takes no name, got \"" + name + "\"");
+                    ? "key type " + kind.text() + " needs a name, such as \"" + kind.text() + ":X-Api-Key\""
+                    : "key type " + kind.text() + " takes no name, got \"" + name + "\"");
         }
         if ((kind == Kind.COMPOSITE) != !parts.isEmpty()) {
             throw new IllegalArgumentException(kind == Kind.COMPOSITE

@@ -32,6 +32,24 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
 
     /** Told about reloads; called on the thread that checked the file. */
     public interface Listener {
+        /** A listener that logs to the {@code dev.sluice.rules} {@link System.Logger}: reloads at INFO, failures at
+         *  WARNING. */
+        static Listener logging() {
+            System.Logger log = System.getLogger("dev.sluice.rules");
+            return new Listener() {
+                @Override
+                public void reloaded(RuleSet rules) {
+                    log.log(System.Logger.Level.INFO, "rules reloaded: {0}", rules);
+                }
+
+                @Override
+                public void failed(RulesException error) {
+                    log.log(System.Logger.Level.WARNING, "rules not reloaded, the previous rules stay in force: {0}",
+                            error.getMessage());
+                }
+            };
+        }
+
         /** New rules are in force. */
         default void reloaded(RuleSet rules) {
         }

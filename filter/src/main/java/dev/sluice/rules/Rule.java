@@ -177,6 +177,7 @@ public final class Rule {
         return cost;
     }
 
+    /** Whether the rule's rejections reject ({@link Mode#ENFORCE}) or are only reported ({@link Mode#SHADOW}). */
     public Mode mode() {
         return mode;
     }
@@ -389,6 +390,7 @@ public final class Rule {
             return this;
         }
 
+        /** Enforce (the default) or shadow. */
         public Builder mode(Mode ruleMode) {
             this.mode = ruleMode;
             return this;
@@ -412,6 +414,7 @@ public final class Rule {
             return this;
         }
 
+        /** The response of this rule's rejections; the adapter's default when not set. */
         public Builder response(RuleResponse ruleResponse) {
             this.response = ruleResponse;
             return this;

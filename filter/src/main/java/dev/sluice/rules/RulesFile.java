@@ -259,7 +259,7 @@ public final class RulesFile {
             return KeySpec.of(kind, nonBlank(key.required("name")));
         }
         if (key.has("name")) {
-            throw key.required("name").error("a " + kind.text() + " key takes no \"name\"");
+            throw key.required("name").error("key type " + kind.text() + " takes no \"name\"");
         }
         return new KeySpec(kind, "", List.of());
     }
@@ -321,13 +321,13 @@ public final class RulesFile {
         }
     }
 
-    @Override
-    public String toString() {
-        return "RulesFile[" + name + ", " + rules.size() + " rules]";
-    }
-
     /** The rules as a set of their own, without annotation rules. */
     public RuleSet toRuleSet() {
         return RuleSet.combine(this, List.of());
+    }
+
+    @Override
+    public String toString() {
+        return "RulesFile[" + name + ", " + rules.size() + " rules]";
     }
 }

@@ -165,7 +165,7 @@ class AnnotationRulesTest {
         assertThatThrownBy(() -> AnnotationRules.forClass(HeaderWithoutName.class))
                 .isInstanceOf(RulesException.class)
                 .hasMessageContaining(HeaderWithoutName.class.getName() + "#keyed")
-                .hasMessageContaining("a header key needs a name");
+                .hasMessageContaining("key type header needs a name");
     }
 
     @Test
