@@ -61,6 +61,26 @@ class RuleSetTest {
     }
 
     @Test
+    void evaluate_hostileRequests_neverThrowAndKeepKeysBounded() {
+        RuleSet rules = rules(rule("all", 1000, "/**").key(KeySpec.composite(KeySpec.ip(),
+                KeySpec.of(KeySpec.Kind.HEADER, "X-Key"))).fallbackKey("none").build());
+        List<TestRequest> hostile = List.of(
+                new TestRequest().method(null).host(null).path(null).from(null),
+                TestRequest.get("/" + "../".repeat(100_000) + "a"),
+                TestRequest.get("/a".repeat(300_000)),
+                TestRequest.get("/%").header("X-Key", ""),
+                TestRequest.get("/%zz/%e9%/%F0%9F").header("X-Key", "\u0000\r\n|%"),
+                TestRequest.get("/\uD800x/%ED%A0%80").from("999.999.999.999"),
+                TestRequest.get("/a").from("2001:db8::1%25eth0").header("X-Key", "\uFFFF".repeat(1 << 20)));
+
+        for (TestRequest request : hostile) {
+            Evaluation evaluation = rules.evaluate(request, store);
+
+            assertThat(evaluation.outcomes()).allSatisfy(o -> assertThat(o.key().length()).isLessThanOrEqualTo(300));
+        }
+    }
+
+    @Test
     void match_patterns_literalWildcardVariableAndTrailingDoubleStar() {
         RuleSet rules = rules(rule("all", 1, "/api/**").build(), rule("user", 1, "/api/users/{id}").build(),
                 rule("any-child", 1, "/api/*/orders").build(), rule("root", 1, "/").build());
