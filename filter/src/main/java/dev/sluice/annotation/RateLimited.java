@@ -1,0 +1,70 @@
+package dev.sluice.annotation;
+
+import dev.sluice.algorithm.Algorithm;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Rate-limits a JAX-RS resource method, or every method of a resource class.
+ *
+ * <p>Either give the limit here ({@link #permits()} per {@link #period()}) or name a rule of the rules file
+ * ({@link #rule()}). Repeat the annotation with one id for several limits that must all pass (10 per second and
+ * 1,000 per day); annotations with different ids are separate rules, each counting. A method-level annotation
+ * replaces the class-level ones for that method; {@link RateLimitExempt} removes them. A rule in the rules file with
+ * the same id replaces the limits given here, so operators can change them without recompiling.
+ *
+ * <pre>{@code
+ * @RateLimited(id = "search", permits = 10, period = "1s", key = "principal")
+ * @RateLimited(id = "search", permits = 1000, period = "1d", key = "principal")
+ * public List<Hit> search(@QueryParam("q") String q) { ... }
+ * }</pre>
+ *
+ * <p>Read by {@code dev.sluice.rules.AnnotationRules}, which reports mistakes naming the class and method.
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.TYPE, ElementType.METHOD})
+@Repeatable(RateLimited.List.class)
+public @interface RateLimited {
+
+    /** The rule id; by default the class name (class level) or class name and {@code #method} (method level). */
+    String id() default "";
+
+    /** Permits per {@link #period()}, at least 1; 0 only together with {@link #rule()}. */
+    long permits() default 0;
+
+    /** The period, such as {@code "1s"}, {@code "10m"}, {@code "1h"}, {@code "1d"} or {@code "PT1M"}. */
+    String period() default "";
+
+    /** The burst capacity, for algorithms that have one; 0 for the default ({@link #permits()}). */
+    long capacity() default 0;
+
+    /** The id of a rules file rule that defines the limits, instead of {@link #permits()} and {@link #period()}. */
+    String rule() default "";
+
+    Algorithm algorithm() default Algorithm.TOKEN_BUCKET;
+
+    /**
+     * What to count by: {@code ip}, {@code principal}, {@code constant}, {@code header:NAME}, {@code cookie:NAME},
+     * {@code query:NAME} or {@code path:NAME}; several entries make a composite key.
+     */
+    String[] key() default "ip";
+
+    /** Permits each request costs. */
+    long cost() default 1;
+
+    /** Count and report only, never reject ({@code shadow} mode). */
+    boolean shadow() default false;
+
+    /** Holds repeated {@link RateLimited} annotations. */
+    @Documented
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target({ElementType.TYPE, ElementType.METHOD})
+    @interface List {
+        RateLimited[] value();
+    }
+}

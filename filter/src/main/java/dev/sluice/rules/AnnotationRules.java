@@ -1,0 +1,156 @@
+package dev.sluice.rules;
+
+import dev.sluice.Limit;
+import dev.sluice.annotation.RateLimitExempt;
+import dev.sluice.annotation.RateLimited;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns {@link RateLimited} annotations on resource classes and methods into {@link Rule}s that match requests routed
+ * to those methods ({@link RequestView#resourceMethod()}).
+ *
+ * <p>A method's rules come from its own annotations, or, when it has none, from its class's; a method annotated
+ * {@link RateLimitExempt} has none. Annotations sharing an id form one rule whose limits must all pass; they must
+ * agree on everything but the limit. A class-level rule is one rule for all the methods it applies to, so they share
+ * its counters. Mistakes are {@link RulesException}s naming the class and method. Stateless and thread-safe.
+ */
+public final class AnnotationRules {
+
+    private AnnotationRules() {
+    }
+
+    /**
+     * The rules of every public method of {@code resourceClass} (inherited ones included, {@code Object}'s excluded).
+     *
+     * @throws RulesException for a mistake in an annotation, naming the class and method
+     */
+    public static List<Rule> forClass(Class<?> resourceClass) {
+        Map<String, Rule> rules = new LinkedHashMap<>();
+        Method[] methods = resourceClass.getMethods();
+        Arrays.sort(methods, (a, b) -> a.toGenericString().compareTo(b.toGenericString()));
+        for (Method method : methods) {
+            if (method.getDeclaringClass() == Object.class || method.isBridge() || method.isSynthetic()
+                    || Modifier.isStatic(method.getModifiers())) {
+                continue;
+            }
+            for (Rule rule : forMethod(resourceClass, method)) {
+                rules.merge(rule.id(), rule, (a, b) -> a.withResourceMethods(b.resourceMethods()));
+            }
+        }
+        return List.copyOf(rules.values());
+    }
+
+    /**
+     * The rules that apply to {@code method} of {@code resourceClass}, each matching only that method.
+     *
+     * @throws RulesException for a mistake in an annotation, naming the class and method
+     */
+    public static List<Rule> forMethod(Class<?> resourceClass, Method method) {
+        if (method.isAnnotationPresent(RateLimitExempt.class)) {
+            return List.of();
+        }
+        RateLimited[] annotations = method.getAnnotationsByType(RateLimited.class);
+        boolean classLevel = annotations.length == 0;
+        if (classLevel) {
+            annotations = resourceClass.getAnnotationsByType(RateLimited.class);
+        }
+        String where = resourceClass.getName() + "#" + method.getName() + (classLevel ? " (from the class)" : "");
+        Map<String, List<RateLimited>> byId = new LinkedHashMap<>();
+        for (RateLimited annotation : annotations) {
+            String id = idOf(annotation, resourceClass, classLevel ? null : method);
+            byId.computeIfAbsent(id, k -> new ArrayList<>()).add(annotation);
+        }
+        List<Rule> rules = new ArrayList<>();
+        byId.forEach((id, group) -> rules.add(rule(id, group, method, where)));
+        return rules;
+    }
+
+    private static String idOf(RateLimited annotation, Class<?> resourceClass, Method method) {
+        if (!annotation.id().isEmpty()) {
+            return annotation.id();
+        }
+        if (!annotation.rule().isEmpty()) {
+            return annotation.rule();
+        }
+        return method == null ? resourceClass.getName() : resourceClass.getName() + "#" + method.getName();
+    }
+
+    private static Rule rule(String id, List<RateLimited> group, Method method, String where) {
+        String origin = "@RateLimited(id = \"" + id + "\") on " + where;
+        RateLimited first = group.get(0);
+        for (RateLimited other : group) {
+            boolean agree = other.algorithm() == first.algorithm() && Arrays.equals(other.key(), first.key())
+                    && other.cost() == first.cost() && other.shadow() == first.shadow()
+                    && other.rule().equals(first.rule());
+            if (!agree) {
+                throw new RulesException(origin + ": annotations sharing an id must agree on rule, algorithm, key,"
+                        + " cost and shadow");
+            }
+        }
+        try {
+            Rule.Builder rule = Rule.builder(id).origin(origin).resourceMethods(Set.of(method))
+                    .algorithm(first.algorithm()).key(key(first.key())).cost(first.cost())
+                    .mode(first.shadow() ? Mode.SHADOW : Mode.ENFORCE);
+            if (!first.rule().isEmpty()) {
+                if (!first.id().isEmpty() && !first.id().equals(first.rule())) {
+                    throw new IllegalArgumentException("rule = \"" + first.rule()
+                            + "\" names a rules file rule; give no other id, got id = \"" + first.id() + "\"");
+                }
+                for (RateLimited annotation : group) {
+                    if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0) {
+                        throw new IllegalArgumentException("rule = \"" + first.rule() + "\" takes its limits from the"
+                                + " rules file; give no permits, period or capacity");
+                    }
+                }
+                return rule.build();
+            }
+            for (RateLimited annotation : group) {
+                rule.limits(limit(annotation, id));
+            }
+            return rule.build();
+        } catch (IllegalArgumentException e) {
+            throw new RulesException(origin + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Limit limit(RateLimited annotation, String id) {
+        if (annotation.permits() < 1) {
+            throw new IllegalArgumentException("permits must be at least 1 (or name a rules file rule with rule = ...),"
+                    + " got " + annotation.permits());
+        }
+        Duration period = DurationText.parse(annotation.period());
+        if (period == null) {
+            throw new IllegalArgumentException("period: expected " + DurationText.EXPECTED + ", got \""
+                    + annotation.period() + "\"");
+        }
+        Limit limit = Limit.of(annotation.permits(), period);
+        if (annotation.capacity() != 0) {
+            limit = limit.withCapacity(annotation.capacity());
+        }
+        return Rule.defaultName(limit, id, null);
+    }
+
+    private static KeySpec key(String[] parts) {
+        if (parts.length == 0) {
+            throw new IllegalArgumentException("key: expected at least one key, such as \"ip\"");
+        }
+        List<KeySpec> keys = Arrays.stream(parts).map(AnnotationRules::keyPart).toList();
+        return keys.size() == 1 ? keys.get(0) : new KeySpec(KeySpec.Kind.COMPOSITE, "", keys);
+    }
+
+    private static KeySpec keyPart(String text) {
+        try {
+            return KeySpec.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("key \"" + text + "\": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.sluice.rules;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parses durations as written in rules: {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 1d}, or ISO-8601
+ *  {@code PT1M}. Stateless and thread-safe. */
+final class DurationText {
+
+    /** What a duration looks like, for messages. */
+    static final String EXPECTED = "a duration such as \"10s\", \"5m\", \"1h\" or \"PT1M\"";
+
+    private static final Pattern SHORT = Pattern.compile("(\\d{1,15})(ns|us|ms|s|m|h|d)");
+
+    private DurationText() {
+    }
+
+    /** The duration, or null when {@code text} is not one. */
+    static Duration parse(String text) {
+        Matcher shortForm = SHORT.matcher(text);
+        if (shortForm.matches()) {
+            long amount = Long.parseLong(shortForm.group(1));
+            return switch (shortForm.group(2)) {
+                case "ns" -> Duration.ofNanos(amount);
+                case "us" -> Duration.ofNanos(amount * 1_000);
+                case "ms" -> Duration.ofMillis(amount);
+                case "s" -> Duration.ofSeconds(amount);
+                case "m" -> Duration.ofMinutes(amount);
+                case "h" -> Duration.ofHours(amount);
+                default -> Duration.ofDays(amount);
+            };
+        }
+        if (text.startsWith("P") || text.startsWith("p")) {
+            try {
+                return Duration.parse(text);
+            } catch (DateTimeParseException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,100 @@
+package dev.sluice.rules;
+
+import dev.sluice.Decision;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The rules' verdict on one request: every rule that counted it, and the decision to act on.
+ *
+ * <p>The {@linkplain #limiting() limiting} outcome is the most restrictive decision ({@link Decision#mostRestrictive})
+ * among enforcing rules; shadow rules are counted and {@linkplain #reported() reported} but never limit. Immutable
+ * and thread-safe.
+ */
+public final class Evaluation {
+
+    private static final Evaluation NONE = new Evaluation(List.of());
+
+    private final List<RuleDecision> outcomes;
+    private final RuleDecision limiting;
+    private final RuleDecision reported;
+
+    private Evaluation(List<RuleDecision> outcomes) {
+        this.outcomes = List.copyOf(outcomes);
+        this.limiting = mostRestrictive(this.outcomes, true);
+        this.reported = mostRestrictive(this.outcomes, false);
+    }
+
+    static Evaluation of(List<RuleDecision> outcomes) {
+        return outcomes.isEmpty() ? NONE : new Evaluation(outcomes);
+    }
+
+    private static RuleDecision mostRestrictive(List<RuleDecision> outcomes, boolean enforcedOnly) {
+        RuleDecision most = null;
+        for (RuleDecision outcome : outcomes) {
+            if (enforcedOnly && !outcome.enforced()) {
+                continue;
+            }
+            if (most == null || Decision.mostRestrictive(most.decision(), outcome.decision()) != most.decision()) {
+                most = outcome;
+            }
+        }
+        return most;
+    }
+
+    /** Every rule that counted the request, in rule order; empty when none matched (or all were exempt or skipped). */
+    public List<RuleDecision> outcomes() {
+        return outcomes;
+    }
+
+    /** Whether any rule counted the request. */
+    public boolean matched() {
+        return !outcomes.isEmpty();
+    }
+
+    /** The enforcing rule's decision to act on: the most restrictive among them; empty when none enforces. */
+    public Optional<RuleDecision> limiting() {
+        return Optional.ofNullable(limiting);
+    }
+
+    /** The most restrictive decision of all rules, shadow ones included: what response headers report. */
+    public Optional<RuleDecision> reported() {
+        return Optional.ofNullable(reported);
+    }
+
+    /** Whether the request may proceed (after {@link #delay()}): no enforcing rule rejected it. */
+    public boolean allowed() {
+        return limiting == null || limiting.decision().allowed();
+    }
+
+    /** Whether rules matched and every one of them is in shadow mode: nothing here can reject or delay. */
+    public boolean shadowOnly() {
+        return !outcomes.isEmpty() && limiting == null;
+    }
+
+    /** Whether a shadow rule rejected the request (which proceeds anyway): what shadow mode is there to find out. */
+    public boolean shadowRejected() {
+        return outcomes.stream().anyMatch(o -> !o.enforced() && !o.decision().allowed());
+    }
+
+    /** How long to hold an allowed request (its leaky-bucket slot); zero when rejected or not queued. */
+    public Duration delay() {
+        return limiting == null ? Duration.ZERO : limiting.decision().delay();
+    }
+
+    /** The limiting rule's longest acceptable delay; zero when there is none. */
+    public Duration maxDelay() {
+        return limiting == null ? Duration.ZERO : limiting.rule().maxDelay();
+    }
+
+    /** When the request is rejected, the limiting rule's own response, if it has one; empty when allowed. */
+    public Optional<RuleResponse> response() {
+        return allowed() ? Optional.empty() : Optional.ofNullable(limiting.rule().response());
+    }
+
+    @Override
+    public String toString() {
+        return "Evaluation[" + (allowed() ? "allowed" : "rejected") + " " + outcomes + "]";
+    }
+}

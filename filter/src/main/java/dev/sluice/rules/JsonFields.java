@@ -1,0 +1,119 @@
+package dev.sluice.rules;
+
+import dev.sluice.rules.JsonTree.Node;
+import dev.sluice.rules.JsonTree.Type;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Reads the fields of one JSON object strictly: unknown fields, missing required fields and values of the wrong type
+ * are {@link RulesException}s at the offending value. Used by one thread.
+ */
+final class JsonFields {
+
+    private final Node object;
+    private final Map<String, Node> fields;
+
+    /** Checks that {@code node} is an object whose fields are all among {@code allowed}. */
+    JsonFields(Node node, List<String> allowed) {
+        if (node.type != Type.OBJECT) {
+            throw node.expected("an object");
+        }
+        this.object = node;
+        this.fields = node.fields();
+        for (Map.Entry<String, Node> field : fields.entrySet()) {
+            if (!allowed.contains(field.getKey())) {
+                throw field.getValue().error("unknown field \"" + field.getKey() + "\"; expected one of "
+                        + String.join(", ", allowed));
+            }
+        }
+    }
+
+    Node object() {
+        return object;
+    }
+
+    boolean has(String name) {
+        return fields.containsKey(name);
+    }
+
+    /** The field's value; a missing field is an error at the object. */
+    Node required(String name) {
+        Node value = fields.get(name);
+        if (value == null) {
+            throw object.error("missing required field \"" + name + "\"");
+        }
+        return value;
+    }
+
+    /** The field's value, or null when absent. */
+    Node optional(String name) {
+        return fields.get(name);
+    }
+
+    static String string(Node node) {
+        if (node.type != Type.STRING) {
+            throw node.expected("a string");
+        }
+        return (String) node.value;
+    }
+
+    static String nonBlank(Node node) {
+        String text = string(node);
+        if (text.isBlank()) {
+            throw node.expected("a non-empty string");
+        }
+        return text;
+    }
+
+    static long integer(Node node, long min, long max) {
+        if (node.type != Type.INTEGER) {
+            throw node.expected("an integer between " + min + " and " + max);
+        }
+        BigInteger value = (BigInteger) node.value;
+        if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
+            throw node.expected("an integer between " + min + " and " + max);
+        }
+        return value.longValueExact();
+    }
+
+    static Duration duration(Node node) {
+        Duration duration = node.type == Type.STRING ? DurationText.parse((String) node.value) : null;
+        if (duration == null) {
+            throw node.expected(DurationText.EXPECTED);
+        }
+        return duration;
+    }
+
+    /** The elements of an array, each converted; {@code nonEmpty} makes an empty array an error. */
+    static <T> List<T> list(Node node, boolean nonEmpty, Function<Node, T> element) {
+        if (node.type != Type.ARRAY || nonEmpty && node.elements().isEmpty()) {
+            throw node.expected(nonEmpty ? "a non-empty array" : "an array");
+        }
+        List<T> values = new ArrayList<>();
+        for (Node item : node.elements()) {
+            values.add(element.apply(item));
+        }
+        return values;
+    }
+
+    /** The string value among {@code choices} (ignoring case, and "-" versus "_"), as written in {@code choices}. */
+    static String choice(Node node, List<String> choices) {
+        String expectation = "one of \"" + String.join("\", \"", choices) + "\"";
+        if (node.type != Type.STRING) {
+            throw node.expected(expectation);
+        }
+        String text = comparable((String) node.value);
+        return choices.stream().filter(choice -> comparable(choice).equals(text)).findFirst()
+                .orElseThrow(() -> node.expected(expectation));
+    }
+
+    private static String comparable(String text) {
+        return text.replace('-', '_').toLowerCase(Locale.ROOT);
+    }
+}

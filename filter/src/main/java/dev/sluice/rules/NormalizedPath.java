@@ -1,0 +1,120 @@
+package dev.sluice.rules;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/*
+ * A rule on /api/login must not be dodged by writing the same resource another way. Servlet containers and JAX-RS
+ * strip ";parameters" from each segment, decode percent-escapes once, and resolve "." and ".."; so do we, in that
+ * order, and we also collapse empty segments ("//"). A "%2F" decodes to a separator here, which may make a path match
+ * more rules than the application would route it to, never fewer: over-counting is the safe side. Malformed escapes
+ * are kept literally. ".." never climbs above the root.
+ */
+
+/** A request path reduced to its segments, the way the application will route it. Immutable. */
+final class NormalizedPath {
+
+    private final String[] segments;
+
+    private NormalizedPath(String[] segments) {
+        this.segments = segments;
+    }
+
+    /** Normalizes the raw (undecoded) request path; anything from {@code ?} or {@code #} on is ignored. */
+    static NormalizedPath of(String rawPath) {
+        String raw = rawPath == null ? "" : rawPath;
+        int end = raw.length();
+        int query = raw.indexOf('?');
+        if (query >= 0) {
+            end = query;
+        }
+        int fragment = raw.indexOf('#');
+        if (fragment >= 0 && fragment < end) {
+            end = fragment;
+        }
+        List<String> segments = new ArrayList<>(8);
+        int i = 0;
+        while (i < end) {
+            if (raw.charAt(i) == '/') {
+                i++;
+                continue;
+            }
+            int start = i;
+            int semicolon = -1;
+            boolean escaped = false;
+            for (; i < end && raw.charAt(i) != '/'; i++) {
+                char c = raw.charAt(i);
+                if (c == ';' && semicolon < 0) {
+                    semicolon = i;
+                } else if (c == '%' && semicolon < 0) {
+                    escaped = true;
+                }
+            }
+            String segment = raw.substring(start, semicolon < 0 ? i : semicolon);
+            addDecoded(segments, escaped ? percentDecode(segment) : segment);
+        }
+        return new NormalizedPath(segments.toArray(new String[0]));
+    }
+
+    private static void addDecoded(List<String> segments, String decoded) {
+        if (decoded.indexOf('/') < 0) {
+            addSegment(segments, decoded);
+            return;
+        }
+        int start = 0;
+        while (true) {
+            int slash = decoded.indexOf('/', start);
+            addSegment(segments, slash < 0 ? decoded.substring(start) : decoded.substring(start, slash));
+            if (slash < 0) {
+                return;
+            }
+            start = slash + 1;
+        }
+    }
+
+    private static void addSegment(List<String> segments, String segment) {
+        if (segment.equals("..")) {
+            if (!segments.isEmpty()) {
+                segments.remove(segments.size() - 1);
+            }
+        } else if (!segment.isEmpty() && !segment.equals(".")) {
+            segments.add(segment);
+        }
+    }
+
+    /** Decodes {@code %XX} escapes as UTF-8; an escape that is not two hex digits stays as written. */
+    private static String percentDecode(String segment) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
+        int i = 0;
+        while (i < segment.length()) {
+            int high = segment.charAt(i) == '%' && i + 2 < segment.length()
+                    ? Character.digit(segment.charAt(i + 1), 16) : -1;
+            int low = high >= 0 ? Character.digit(segment.charAt(i + 2), 16) : -1;
+            if (low >= 0) {
+                bytes.write(high * 16 + low);
+                i += 3;
+            } else {
+                int next = i + Character.charCount(segment.codePointAt(i));
+                byte[] literal = segment.substring(i, next).getBytes(StandardCharsets.UTF_8);
+                bytes.write(literal, 0, literal.length);
+                i = next;
+            }
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    int size() {
+        return segments.length;
+    }
+
+    String segment(int index) {
+        return segments[index];
+    }
+
+    @Override
+    public String toString() {
+        return "/" + String.join("/", segments);
+    }
+}

@@ -1,0 +1,65 @@
+package dev.sluice.rules;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/*
+ * Matching must not cost a scan of every rule's pattern: with a thousand rules that is a thousand comparisons per
+ * request. Patterns are stored in a trie keyed by segment, with one extra branch per node for "*" and "{name}"
+ * segments, so a lookup follows at most the literal branch and the wildcard branch at each depth of the request path,
+ * and stops at the depth of the deepest pattern. Work is proportional to the matching patterns, not to all of them.
+ */
+
+/** Finds the path patterns, and the rules they belong to, that match a normalized path. Not thread-safe while being
+ *  built; immutable and safe to share once built. */
+final class PathIndex {
+
+    /** A pattern of the rule at {@code ruleIndex}. */
+    record Target(int ruleIndex, PathPattern pattern) {
+    }
+
+    private final Node root = new Node();
+
+    void add(PathPattern pattern, int ruleIndex) {
+        Node node = root;
+        for (int i = 0; i < pattern.length(); i++) {
+            String literal = pattern.literal(i);
+            if (literal == null) {
+                node.wildcard = node.wildcard == null ? new Node() : node.wildcard;
+                node = node.wildcard;
+            } else {
+                node = node.literals.computeIfAbsent(literal, key -> new Node());
+            }
+        }
+        (pattern.trailingWildcard() ? node.anyDepth : node.exact).add(new Target(ruleIndex, pattern));
+    }
+
+    /** Adds every target matching {@code path} to {@code out}, possibly several per rule. */
+    void collect(NormalizedPath path, List<Target> out) {
+        collect(root, path, 0, out);
+    }
+
+    private static void collect(Node node, NormalizedPath path, int depth, List<Target> out) {
+        out.addAll(node.anyDepth);
+        if (depth == path.size()) {
+            out.addAll(node.exact);
+            return;
+        }
+        Node literal = node.literals.get(path.segment(depth));
+        if (literal != null) {
+            collect(literal, path, depth + 1, out);
+        }
+        if (node.wildcard != null) {
+            collect(node.wildcard, path, depth + 1, out);
+        }
+    }
+
+    private static final class Node {
+        final Map<String, Node> literals = new HashMap<>(4);
+        final List<Target> exact = new ArrayList<>(1);
+        final List<Target> anyDepth = new ArrayList<>(1);
+        Node wildcard;
+    }
+}

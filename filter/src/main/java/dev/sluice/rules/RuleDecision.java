@@ -1,0 +1,27 @@
+package dev.sluice.rules;
+
+import dev.sluice.Decision;
+import java.util.Objects;
+
+/**
+ * How one rule decided one request. Immutable.
+ *
+ * @param rule the rule
+ * @param key the counter key's request part (the resolved, bounded key value, or the rule's fallback key)
+ * @param counterKey the full key counted in the store: rule id, policy fingerprint and key
+ * @param decision the store's decision; {@link Decision#policy()} names the deciding limit
+ */
+public record RuleDecision(Rule rule, String key, String counterKey, Decision decision) {
+
+    public RuleDecision {
+        Objects.requireNonNull(rule, "rule");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(counterKey, "counterKey");
+        Objects.requireNonNull(decision, "decision");
+    }
+
+    /** Whether this decision is acted on: the rule enforces. */
+    public boolean enforced() {
+        return rule.mode() == Mode.ENFORCE;
+    }
+}

@@ -1,0 +1,230 @@
+package dev.sluice.rules;
+
+import dev.sluice.Decision;
+import dev.sluice.Policy;
+import dev.sluice.store.CounterStore;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An immutable set of compiled rules, and the engine entry point for adapters: {@link #evaluate} matches a request,
+ * counts it once per matching rule, and returns the verdict.
+ *
+ * <p>Rules are compiled once, when the set is built: path patterns go into a segment trie and annotation rules into a
+ * map by resource method, so matching a request costs about the same with a thousand rules as with ten. The request
+ * path is normalized once per request ({@code //}, {@code ;params}, {@code .}, {@code ..} and percent-escapes), so
+ * every spelling of a path meets the same rules.
+ *
+ * <p>A set never changes; a reload builds a new one ({@link ReloadingRuleSet}), so a request evaluated against one
+ * set sees no mix of old and new rules. Thread-safe.
+ */
+public final class RuleSet {
+
+    private static final RuleSet EMPTY = new RuleSet(List.of(), ClientAddresses.direct());
+
+    private final List<Rule> rules;
+    private final ClientAddresses clientAddresses;
+    private final PathIndex pathIndex = new PathIndex();
+    private final Map<Method, int[]> byResourceMethod;
+
+    private RuleSet(List<Rule> rules, ClientAddresses clientAddresses) {
+        this.rules = List.copyOf(rules);
+        this.clientAddresses = Objects.requireNonNull(clientAddresses, "clientAddresses");
+        Map<String, Rule> ids = new HashMap<>();
+        Map<Method, List<Integer>> methods = new HashMap<>();
+        for (int i = 0; i < this.rules.size(); i++) {
+            Rule rule = this.rules.get(i);
+            Rule duplicate = ids.putIfAbsent(rule.id(), rule);
+            if (duplicate != null) {
+                throw new RulesException(rule.origin() + ": duplicate rule id '" + rule.id() + "', also defined at "
+                        + duplicate.origin());
+            }
+            if (!rule.defined()) {
+                throw new RulesException(rule.origin() + ": rule '" + rule.id() + "' has no limits and no rules file"
+                        + " rule with its id defines them");
+            }
+            if (rule.matchesNothing()) {
+                throw new RulesException(rule.origin() + ": rule '" + rule.id() + "' has no \"match\" and no"
+                        + " annotated method with its id");
+            }
+            for (PathPattern pattern : rule.pathPatterns()) {
+                pathIndex.add(pattern, i);
+            }
+            for (Method method : rule.resourceMethods()) {
+                methods.computeIfAbsent(method, m -> new ArrayList<>()).add(i);
+            }
+        }
+        Map<Method, int[]> byMethod = new HashMap<>();
+        methods.forEach((method, indexes) ->
+                byMethod.put(method, indexes.stream().mapToInt(Integer::intValue).toArray()));
+        this.byResourceMethod = Map.copyOf(byMethod);
+    }
+
+    /** A set of no rules: every request passes uncounted. */
+    public static RuleSet empty() {
+        return EMPTY;
+    }
+
+    /**
+     * The rules, each with limits and something to match; client addresses resolved by {@code clientAddresses}.
+     *
+     * @throws RulesException for duplicate ids, a rule without limits or without anything to match
+     */
+    public static RuleSet of(List<Rule> rules, ClientAddresses clientAddresses) {
+        return new RuleSet(rules, clientAddresses);
+    }
+
+    /**
+     * Merges annotation rules ({@link AnnotationRules}) with a rules file's. Annotation rules of one id (from several
+     * methods) become one rule matching all those methods, and must agree on their limits. A file rule with the same id
+     * as an annotation rule replaces its limits, key, algorithm and everything else but keeps matching the annotated
+     * methods (as well as the file rule's own paths, if any): operators change limits without recompiling.
+     *
+     * @throws RulesException for conflicting annotations, an annotation naming a rule the file lacks, and the
+     *     conditions of {@link #of}
+     */
+    public static RuleSet combine(RulesFile file, Collection<Rule> annotationRules) {
+        Map<String, Rule> annotated = new LinkedHashMap<>();
+        for (Rule rule : annotationRules) {
+            annotated.merge(rule.id(), rule, RuleSet::mergeAnnotated);
+        }
+        List<Rule> merged = new ArrayList<>();
+        for (Rule rule : file.rules()) {
+            Rule annotation = annotated.remove(rule.id());
+            merged.add(annotation == null ? rule : rule.withResourceMethods(annotation.resourceMethods()));
+        }
+        merged.addAll(annotated.values());
+        return new RuleSet(merged, file.clientAddresses());
+    }
+
+    private static Rule mergeAnnotated(Rule first, Rule second) {
+        boolean sameDefinition = Objects.equals(first.policy(), second.policy()) && first.key().equals(second.key())
+                && first.cost() == second.cost() && first.mode() == second.mode();
+        if (!sameDefinition) {
+            throw new RulesException("rule '" + first.id() + "' is defined differently by " + first.origin() + " and "
+                    + second.origin() + "; annotations sharing an id must agree on limits, key, cost and mode");
+        }
+        return first.withResourceMethods(second.resourceMethods());
+    }
+
+    /** The rules, in order. */
+    public List<Rule> rules() {
+        return rules;
+    }
+
+    /** The rule with this id, if any. */
+    public Optional<Rule> rule(String id) {
+        return rules.stream().filter(rule -> rule.id().equals(id)).findFirst();
+    }
+
+    /** How client addresses are found. */
+    public ClientAddresses clientAddresses() {
+        return clientAddresses;
+    }
+
+    /** The rules matching {@code request}, in rule order, without counting anything. */
+    public List<Rule> match(RequestView request) {
+        List<Rule> matched = new ArrayList<>();
+        forEachMatch(new RequestContext(request, clientAddresses), (rule, pattern) -> matched.add(rule));
+        return matched;
+    }
+
+    /**
+     * Matches {@code request} and counts it in {@code store}: one {@link CounterStore#apply} per matching rule (a
+     * rule's limits are one policy, decided atomically), skipping rules whose key the request lacks (without a fallback
+     * key) or that exempt the request. Nothing the request contains makes it throw; the store's failures propagate.
+     */
+    public Evaluation evaluate(RequestView request, CounterStore store) {
+        RequestContext context = new RequestContext(request, clientAddresses);
+        List<RuleDecision> outcomes = new ArrayList<>(2);
+        forEachMatch(context, (rule, pattern) -> {
+            RuleDecision outcome = count(rule, pattern, context, store);
+            if (outcome != null) {
+                outcomes.add(outcome);
+            }
+        });
+        return Evaluation.of(outcomes);
+    }
+
+    private static RuleDecision count(Rule rule, PathPattern pattern, RequestContext context, CounterStore store) {
+        if (rule.exemptsAddresses() && rule.exempts(context.clientAddress())) {
+            return null;
+        }
+        String key = context.resolve(rule.key(), pattern);
+        if (key == null) {
+            key = rule.fallbackKey() == null ? null : KeyText.bound(rule.fallbackKey());
+        } else if (rule.exemptKeys().contains(key)) {
+            return null;
+        }
+        if (key == null) {
+            return null;
+        }
+        Policy policy = rule.policyFor(rule.tierKey() == null ? null : context.resolve(rule.tierKey(), pattern));
+        String counterKey = rule.counterPrefix(policy) + key;
+        Decision decision = store.apply(counterKey, policy, rule.cost(), rule.maxDelay().toNanos());
+        return new RuleDecision(rule, key, counterKey, decision);
+    }
+
+    /** A rule that matched, with the pattern that matched it (null when matched by resource method). */
+    private interface MatchConsumer {
+        void accept(Rule rule, PathPattern pattern);
+    }
+
+    private void forEachMatch(RequestContext context, MatchConsumer consumer) {
+        List<PathIndex.Target> targets = new ArrayList<>(4);
+        pathIndex.collect(context.path(), targets);
+        int[] byMethod = context.resourceMethod() == null ? null : byResourceMethod.get(context.resourceMethod());
+        if (byMethod != null) {
+            for (int index : byMethod) {
+                targets.add(new PathIndex.Target(index, null));
+            }
+        }
+        if (!inRuleOrder(targets)) {
+            targets.sort(Comparator.comparingInt(PathIndex.Target::ruleIndex));
+        }
+        int previous = -1;
+        for (PathIndex.Target target : targets) {
+            if (target.ruleIndex() == previous) {
+                continue;
+            }
+            Rule rule = rules.get(target.ruleIndex());
+            if (matchesMethodAndHost(rule, context)) {
+                previous = target.ruleIndex();
+                consumer.accept(rule, target.pattern());
+            }
+        }
+    }
+
+    private static boolean inRuleOrder(List<PathIndex.Target> targets) {
+        for (int i = 1; i < targets.size(); i++) {
+            if (targets.get(i - 1).ruleIndex() > targets.get(i).ruleIndex()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean matchesMethodAndHost(Rule rule, RequestContext context) {
+        if (!rule.methods().isEmpty() && !rule.methods().contains(context.method())) {
+            return false;
+        }
+        String host = rule.host();
+        if (host == null) {
+            return true;
+        }
+        return host.startsWith("*.") ? context.host().endsWith(host.substring(1)) : context.host().equals(host);
+    }
+
+    @Override
+    public String toString() {
+        return "RuleSet[" + rules.size() + " rules, " + clientAddresses + "]";
+    }
+}

@@ -1,0 +1,217 @@
+package dev.sluice.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.annotation.RateLimitExempt;
+import dev.sluice.annotation.RateLimited;
+import dev.sluice.store.LocalCounterStore;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AnnotationRulesTest {
+
+    @RateLimited(id = "users", permits = 100, period = "1m")
+    public static class UserResource {
+        public String list() {
+            return "";
+        }
+
+        @RateLimited(id = "user-get", permits = 5, period = "1s", key = "path:id", algorithm = Algorithm.GCRA)
+        public String get(String id) {
+            return id;
+        }
+
+        @RateLimitExempt
+        public String health() {
+            return "";
+        }
+
+        @RateLimited(id = "search", permits = 10, period = "1s", key = {"principal", "header:X-Tenant"})
+        @RateLimited(id = "search", permits = 1000, period = "1d", key = {"principal", "header:X-Tenant"})
+        public String search() {
+            return "";
+        }
+
+        @RateLimited(rule = "login")
+        public String login() {
+            return "";
+        }
+
+        @RateLimited(permits = 1, period = "PT1H", shadow = true, cost = 1)
+        public String export() {
+            return "";
+        }
+    }
+
+    public static class BadPeriod {
+        @RateLimited(permits = 5, period = "5 minutes")
+        public void slow() {
+        }
+    }
+
+    public static class UnknownKeyType {
+        @RateLimited(permits = 5, period = "1s", key = "hedaer:X-Api-Key")
+        public void keyed() {
+        }
+    }
+
+    public static class HeaderWithoutName {
+        @RateLimited(permits = 5, period = "1s", key = "header")
+        public void keyed() {
+        }
+    }
+
+    public static class DisagreeingLimits {
+        @RateLimited(id = "x", permits = 5, period = "1s", key = "ip")
+        @RateLimited(id = "x", permits = 50, period = "1m", key = "principal")
+        public void mixed() {
+        }
+    }
+
+    @RateLimited(permits = 5, period = "1s", capacity = 10, algorithm = Algorithm.FIXED_WINDOW)
+    public static class WindowWithCapacity {
+        public void any() {
+        }
+    }
+
+    private static Method method(String name) {
+        for (Method method : UserResource.class.getMethods()) {
+            if (method.getName().equals(name)) {
+                return method;
+            }
+        }
+        throw new IllegalArgumentException(name);
+    }
+
+    @Test
+    void forMethod_classLevelAnnotation_appliesToUnannotatedMethod() {
+        List<Rule> rules = AnnotationRules.forMethod(UserResource.class, method("list"));
+
+        assertThat(rules).singleElement().satisfies(rule -> {
+            assertThat(rule.id()).isEqualTo("users");
+            assertThat(rule.policy().limits())
+                    .containsExactly(Limit.of(100, Duration.ofMinutes(1)).named("users:100/1m"));
+            assertThat(rule.resourceMethods()).containsExactly(method("list"));
+        });
+    }
+
+    @Test
+    void forMethod_methodLevelAnnotation_overridesClassLevel() {
+        List<Rule> rules = AnnotationRules.forMethod(UserResource.class, method("get"));
+
+        assertThat(rules).extracting(Rule::id).containsExactly("user-get");
+        assertThat(rules.get(0).key()).isEqualTo(KeySpec.of(KeySpec.Kind.PATH, "id"));
+        assertThat(rules.get(0).policy().algorithm()).isEqualTo(Algorithm.GCRA);
+    }
+
+    @Test
+    void forMethod_exempt_hasNoRules() {
+        assertThat(AnnotationRules.forMethod(UserResource.class, method("health"))).isEmpty();
+    }
+
+    @Test
+    void forMethod_repeatedId_becomesOneMultiLimitRuleWithCompositeKey() {
+        Rule search = AnnotationRules.forMethod(UserResource.class, method("search")).get(0);
+
+        assertThat(search.policy().limits()).extracting(Limit::name).containsExactly("search:10/1s", "search:1000/1d");
+        assertThat(search.key()).isEqualTo(KeySpec.composite(KeySpec.principal(),
+                KeySpec.of(KeySpec.Kind.HEADER, "X-Tenant")));
+    }
+
+    @Test
+    void forMethod_defaultIdAndShadow() {
+        Rule export = AnnotationRules.forMethod(UserResource.class, method("export")).get(0);
+
+        assertThat(export.id()).isEqualTo(UserResource.class.getName() + "#export");
+        assertThat(export.mode()).isEqualTo(Mode.SHADOW);
+        assertThat(export.policy().limits().get(0).period()).isEqualTo(Duration.ofHours(1));
+    }
+
+    @Test
+    void forClass_classLevelRuleIsSharedByItsMethods() {
+        List<Rule> rules = AnnotationRules.forClass(UserResource.class);
+
+        assertThat(rules).extracting(Rule::id).containsExactlyInAnyOrder("users", "user-get", "search", "login",
+                UserResource.class.getName() + "#export");
+        Rule users = rules.stream().filter(r -> r.id().equals("users")).findFirst().orElseThrow();
+        assertThat(users.resourceMethods()).containsExactlyInAnyOrder(method("list"));
+    }
+
+    @Test
+    void forMethod_badPeriod_namesClassAndMethod() {
+        assertThatThrownBy(() -> AnnotationRules.forClass(BadPeriod.class))
+                .isInstanceOf(RulesException.class)
+                .hasMessageContaining(BadPeriod.class.getName() + "#slow")
+                .hasMessageContaining("period: expected a duration such as \"10s\", \"5m\", \"1h\" or \"PT1M\","
+                        + " got \"5 minutes\"");
+    }
+
+    @Test
+    void forMethod_unknownKeyType_namesClassAndMethod() {
+        assertThatThrownBy(() -> AnnotationRules.forClass(UnknownKeyType.class))
+                .isInstanceOf(RulesException.class)
+                .hasMessageContaining(UnknownKeyType.class.getName() + "#keyed")
+                .hasMessageContaining("unknown key type \"hedaer\"");
+    }
+
+    @Test
+    void forMethod_headerKeyWithoutName_namesClassAndMethod() {
+        assertThatThrownBy(() -> AnnotationRules.forClass(HeaderWithoutName.class))
+                .isInstanceOf(RulesException.class)
+                .hasMessageContaining(HeaderWithoutName.class.getName() + "#keyed")
+                .hasMessageContaining("key type header needs a name");
+    }
+
+    @Test
+    void forMethod_sameIdDifferentKeys_isAnError() {
+        assertThatThrownBy(() -> AnnotationRules.forClass(DisagreeingLimits.class))
+                .isInstanceOf(RulesException.class)
+                .hasMessageContaining(DisagreeingLimits.class.getName() + "#mixed")
+                .hasMessageContaining("must agree");
+    }
+
+    @Test
+    void forMethod_capacityTheAlgorithmCannotHave_namesClassAndMethod() {
+        assertThatThrownBy(() -> AnnotationRules.forClass(WindowWithCapacity.class))
+                .isInstanceOf(RulesException.class)
+                .hasMessageContaining(WindowWithCapacity.class.getName() + "#any (from the class)")
+                .hasMessageContaining("the fixed window has no separate capacity");
+    }
+
+    @Test
+    void combine_jsonRuleWithAnnotationId_overridesItsLimitsAndKeepsMatchingTheMethod() {
+        RulesFile json = RulesFile.parse("rules.json", """
+                {"rules": [
+                  {"id": "search", "limits": [{"permits": 1, "period": "1s"}], "key": {"type": "constant"}},
+                  {"id": "login", "limits": [{"permits": 2, "period": "1m"}], "match": {"paths": ["/login"]}}
+                ]}
+                """);
+        RuleSet rules = RuleSet.combine(json, AnnotationRules.forClass(UserResource.class));
+        LocalCounterStore store = new LocalCounterStore(new ManualTimeSource(), 100, Runnable::run);
+
+        Rule search = rules.rule("search").orElseThrow();
+        assertThat(search.policy().limits()).extracting(Limit::name).containsExactly("search:1/1s");
+        assertThat(search.resourceMethods()).containsExactly(method("search"));
+        TestRequest searching = TestRequest.get("/whatever").routedTo(method("search"));
+        assertThat(rules.evaluate(searching, store).allowed()).isTrue();
+        assertThat(rules.evaluate(searching, store).allowed()).isFalse();
+        Rule login = rules.rule("login").orElseThrow();
+        assertThat(login.resourceMethods()).containsExactly(method("login"));
+        assertThat(rules.match(TestRequest.get("/login"))).containsExactly(login);
+        assertThat(rules.match(TestRequest.get("/x").routedTo(method("login")))).containsExactly(login);
+    }
+
+    @Test
+    void combine_annotationNamingAbsentJsonRule_isAnError() {
+        assertThatThrownBy(() -> RuleSet.combine(RulesFile.empty(), AnnotationRules.forClass(UserResource.class)))
+                .isInstanceOf(RulesException.class)
+                .hasMessageContaining("@RateLimited(id = \"login\") on " + UserResource.class.getName() + "#login")
+                .hasMessageContaining("has no limits and no rules file rule with its id");
+    }
+}

@@ -1,0 +1,127 @@
+package dev.sluice.rules;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** A {@link RequestView} built by hand for tests. */
+final class TestRequest implements RequestView {
+
+    private String method = "GET";
+    private String rawPath = "/";
+    private String host = "api.example.com";
+    private String remoteAddress = "198.51.100.7";
+    private String principal;
+    private Method resourceMethod;
+    private final Map<String, List<String>> headers = new HashMap<>();
+    private final Map<String, String> cookies = new HashMap<>();
+    private final Map<String, String> query = new HashMap<>();
+    private final Map<String, String> pathParameters = new HashMap<>();
+
+    static TestRequest get(String path) {
+        return new TestRequest().path(path);
+    }
+
+    TestRequest method(String value) {
+        method = value;
+        return this;
+    }
+
+    TestRequest path(String value) {
+        rawPath = value;
+        return this;
+    }
+
+    TestRequest host(String value) {
+        host = value;
+        return this;
+    }
+
+    TestRequest from(String address) {
+        remoteAddress = address;
+        return this;
+    }
+
+    TestRequest header(String name, String value) {
+        headers.computeIfAbsent(name.toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(value);
+        return this;
+    }
+
+    TestRequest cookie(String name, String value) {
+        cookies.put(name, value);
+        return this;
+    }
+
+    TestRequest query(String name, String value) {
+        query.put(name, value);
+        return this;
+    }
+
+    TestRequest principal(String name) {
+        principal = name;
+        return this;
+    }
+
+    TestRequest pathParameter(String name, String value) {
+        pathParameters.put(name, value);
+        return this;
+    }
+
+    TestRequest routedTo(Method javaMethod) {
+        resourceMethod = javaMethod;
+        return this;
+    }
+
+    @Override
+    public String method() {
+        return method;
+    }
+
+    @Override
+    public String rawPath() {
+        return rawPath;
+    }
+
+    @Override
+    public String host() {
+        return host;
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        return headers.getOrDefault(name.toLowerCase(Locale.ROOT), List.of());
+    }
+
+    @Override
+    public String cookie(String name) {
+        return cookies.get(name);
+    }
+
+    @Override
+    public String queryParameter(String name) {
+        return query.get(name);
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remoteAddress;
+    }
+
+    @Override
+    public String principalName() {
+        return principal;
+    }
+
+    @Override
+    public String pathParameter(String name) {
+        return pathParameters.get(name);
+    }
+
+    @Override
+    public Method resourceMethod() {
+        return resourceMethod;
+    }
+}
