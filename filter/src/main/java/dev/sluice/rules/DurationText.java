@@ -5,12 +5,14 @@ import java.time.format.DateTimeParseException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses durations as written in rules: {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 1d}, or ISO-8601
- *  {@code PT1M}. Stateless and thread-safe. */
-final class DurationText {
+/**
+ * Parses durations as written in rules and settings: {@code 250ms}, {@code 10s}, {@code 5m}, {@code 1h},
+ * {@code 1d}, or ISO-8601 {@code PT1M}. Stateless and thread-safe.
+ */
+public final class DurationText {
 
     /** What a duration looks like, for messages. */
-    static final String EXPECTED = "a duration such as \"10s\", \"5m\", \"1h\" or \"PT1M\"";
+    public static final String EXPECTED = "a duration such as \"10s\", \"5m\", \"1h\" or \"PT1M\"";
 
     private static final Pattern SHORT = Pattern.compile("(\\d{1,15})(ns|us|ms|s|m|h|d)");
 
@@ -18,7 +20,7 @@ final class DurationText {
     }
 
     /** The duration, or null when {@code text} is not one. */
-    static Duration parse(String text) {
+    public static Duration parse(String text) {
         Matcher shortForm = SHORT.matcher(text);
         if (shortForm.matches()) {
             long amount = Long.parseLong(shortForm.group(1));

@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.Decision;
+import dev.sluice.Policy;
 import java.util.Objects;
 
 /**
@@ -9,14 +10,16 @@ import java.util.Objects;
  * @param rule the rule
  * @param key the counter key's request part (the resolved, bounded key value, or the rule's fallback key)
  * @param counterKey the full key counted in the store: rule id, policy fingerprint and key
+ * @param policy the policy the request was counted under: the rule's own, or its tier's
  * @param decision the store's decision; {@link Decision#policy()} names the deciding limit
  */
-public record RuleDecision(Rule rule, String key, String counterKey, Decision decision) {
+public record RuleDecision(Rule rule, String key, String counterKey, Policy policy, Decision decision) {
 
     public RuleDecision {
         Objects.requireNonNull(rule, "rule");
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(counterKey, "counterKey");
+        Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(decision, "decision");
     }
 

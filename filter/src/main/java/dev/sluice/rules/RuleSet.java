@@ -170,7 +170,7 @@ public final class RuleSet {
         Policy policy = rule.policyFor(rule.tierKey() == null ? null : context.resolve(rule.tierKey(), pattern));
         String counterKey = rule.counterPrefix(policy) + key;
         Decision decision = store.apply(counterKey, policy, rule.cost(), rule.maxDelay().toNanos());
-        return new RuleDecision(rule, key, counterKey, decision);
+        return new RuleDecision(rule, key, counterKey, policy, decision);
     }
 
     /** A rule that matched, with the pattern that matched it (null when matched by resource method). */
