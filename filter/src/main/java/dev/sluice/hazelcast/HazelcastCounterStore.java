@@ -248,11 +248,11 @@ public final class HazelcastCounterStore implements CounterStore {
                 addMapConfigToCluster(started);
                 return new HazelcastCounterStore(started, mapName, true);
             }
-            return new HazelcastCounterStore(Hazelcast.newHazelcastInstance(memberConfig()), mapName, true);
+            return new HazelcastCounterStore(Hazelcast.newHazelcastInstance(toMemberConfig()), mapName, true);
         }
 
         /** The configuration the embedded member is started with. */
-        Config memberConfig() {
+        Config toMemberConfig() {
             Config config = memberConfig != null ? memberConfig : memberConfigFile != null
                     ? loadMemberConfig(memberConfigFile) : simpleMemberConfig();
             if (config.getMapConfigOrNull(mapName) == null) {

@@ -22,11 +22,12 @@ final class ClusterSupport {
 
     static final String LOOPBACK = "127.0.0.1";
 
-    // Held so the level sticks: java.util.logging keeps loggers weakly.
+    // Members leaving on purpose make Hazelcast warn at length; keep errors only. Held so the level sticks:
+    // java.util.logging keeps loggers weakly.
     private static final Logger HAZELCAST_LOG = Logger.getLogger("com.hazelcast");
 
     static {
-        HAZELCAST_LOG.setLevel(Level.WARNING);
+        HAZELCAST_LOG.setLevel(Level.SEVERE);
     }
 
     private ClusterSupport() {

@@ -33,7 +33,7 @@ class SerializationTest {
         for (int port : ports) {
             HazelcastCounterStore.Builder builder = ClusterSupport.member(clusterName, port, ports)
                     .memberTimeSource(time);
-            Config config = builder.memberConfig();
+            Config config = builder.toMemberConfig();
             config.getSerializationConfig().setJavaSerializationFilterConfig(new JavaSerializationFilterConfig()
                     .setDefaultsDisabled(true)
                     .setBlacklist(new ClassFilter().addPrefixes("")));
