@@ -86,7 +86,8 @@ public final class HazelcastCounterStore implements CounterStore {
     /** Like {@link #apply}, completing on a Hazelcast thread when the owning member answers. */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return map.submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).thenApply(DecisionResult::decision);
+        return map.submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos))
+                .thenApply(DecisionResult::decision);
     }
 
     @Override

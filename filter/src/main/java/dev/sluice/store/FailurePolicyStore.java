@@ -71,7 +71,8 @@ public final class FailurePolicyStore implements CounterStore {
      * decide within {@code timeout}.
      */
     public static FailurePolicyStore fallingBackTo(CounterStore remote, Duration timeout, CounterStore fallback) {
-        return new FailurePolicyStore(remote, timeout, OnFailure.FALLBACK, Objects.requireNonNull(fallback, "fallback"));
+        Objects.requireNonNull(fallback, "fallback");
+        return new FailurePolicyStore(remote, timeout, OnFailure.FALLBACK, fallback);
     }
 
     public OnFailure onFailure() {

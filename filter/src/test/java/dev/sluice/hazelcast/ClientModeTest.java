@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /** A client of an existing cluster, and what its decisions do when the cluster goes away. */
 class ClientModeTest {
 
-    private static final Policy THREE_PER_MINUTE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofMinutes(1)));
+    private static final Policy THREE_PER_MINUTE =
+            Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofMinutes(1)));
     private static final Duration TIMEOUT = FailurePolicyStore.DEFAULT_TIMEOUT;
     /** Generous: a bound for "never held much longer than the timeout" that a loaded machine still meets. */
     private static final Duration MARGIN = Duration.ofSeconds(2);

@@ -8,6 +8,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.store.RejectionCachingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,6 +98,26 @@ class SharedClusterTest {
             assertThat(bounded.apply("flood-" + i, policy, 1, 0).allowed()).isTrue();
         }
         assertThat(bounded.size()).isLessThanOrEqualTo(3 * 200);
+    }
+
+    @Test
+    void apply_rejectionCachedOnOneNode_agreesWithTheClusterUntilRetryAfter() {
+        Policy policy = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE);
+        RejectionCachingStore cached = new RejectionCachingStore(members.get(0), TIME, 1_000);
+        for (int i = 0; i < 10; i++) {
+            members.get(1).apply("cached", policy, 1, 0);
+        }
+        Decision rejected = cached.apply("cached", policy, 1, 0);
+        assertThat(rejected.allowed()).isFalse();
+
+        TIME.advanceNanos(rejected.retryAfterNanos() - 1);
+        assertThat(cached.apply("cached", policy, 1, 0).allowed()).isFalse();
+        assertThat(cached.hits()).isEqualTo(1);
+        assertThat(members.get(2).apply("cached", policy, 1, 0).allowed()).as("the cluster's answer").isFalse();
+
+        TIME.advanceNanos(1);
+        assertThat(cached.apply("cached", policy, 1, 0).allowed()).isTrue();
+        assertThat(cached.hits()).isEqualTo(1);
     }
 
     @Test

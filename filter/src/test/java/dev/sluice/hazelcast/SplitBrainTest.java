@@ -2,6 +2,7 @@ package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.hazelcast.core.LifecycleEvent;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.Policy;
@@ -9,6 +10,8 @@ import dev.sluice.algorithm.Algorithm;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +32,7 @@ class SplitBrainTest {
     }
 
     @Test
-    void merge_subClustersCountedOneKeyApart_keepsTheMoreConsumedState() {
+    void merge_subClustersCountedOneKeyApart_keepsTheMoreConsumedState() throws InterruptedException {
         ManualTimeSource time = new ManualTimeSource();
         String clusterName = ClusterSupport.newClusterName();
         int first = ClusterSupport.freePort();
@@ -45,13 +48,22 @@ class SplitBrainTest {
         members.get(0).apply("more-on-second", TEN_PER_HOUR, 6, 0);
         members.get(1).apply("more-on-second", TEN_PER_HOUR, 8, 0);
         members.get(1).apply("only-on-second", TEN_PER_HOUR, 3, 0);
+        // Fired on the merging member once its entries have been merged into the other cluster.
+        CountDownLatch merged = new CountDownLatch(1);
+        for (HazelcastCounterStore member : members) {
+            member.instance().getLifecycleService().addLifecycleListener(event -> {
+                if (event.getState() == LifecycleEvent.LifecycleState.MERGED) {
+                    merged.countDown();
+                }
+            });
+        }
         members.get(0).instance().getConfig().getNetworkConfig().getJoin().getTcpIpConfig()
                 .addMember(ClusterSupport.LOOPBACK + ":" + second);
 
+        assertThat(merged.await(60, TimeUnit.SECONDS)).as("the sub-clusters merged").isTrue();
         for (HazelcastCounterStore member : members) {
             ClusterSupport.awaitClusterSize(member.instance(), 2);
         }
-        ClusterSupport.await(() -> members.get(0).size() == 3, Duration.ofSeconds(60), "the merged entries");
         for (HazelcastCounterStore member : members) {
             assertThat(member.peek("more-on-first", TEN_PER_HOUR, 0).remaining()).isEqualTo(2);
             assertThat(member.peek("more-on-second", TEN_PER_HOUR, 0).remaining()).isEqualTo(2);
