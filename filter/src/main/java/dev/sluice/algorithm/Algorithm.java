@@ -68,6 +68,23 @@ public enum Algorithm {
     }
 
     /**
+     * Reconciles two copies of one key's state that were updated independently (the two sides of a healed split
+     * brain): the result, limit by limit, is at least as restrictive as either copy, so no request is granted that
+     * either side would have rejected. Pure; neither argument is modified. {@code null}, or a state of another shape
+     * (another policy), stands for a fresh key.
+     */
+    public long[][] merge(long[][] a, long[][] b) {
+        if (a == null || b == null || a.length != b.length) {
+            return a == null ? b : a;
+        }
+        long[][] merged = new long[a.length][];
+        for (int i = 0; i < a.length; i++) {
+            merged[i] = strategy.merge(a[i], b[i]);
+        }
+        return merged;
+    }
+
+    /**
      * Decides one request against every limit and commits the result to all of them or to none.
      *
      * @param state the key's state ({@code null} for none); never modified

@@ -38,4 +38,16 @@ final class FixedWindow implements Strategy {
         next[index] = new long[] {window, count};
         return new Decision(true, permits, permits - count, 0, count > 0 ? untilEnd : 0, 0, limit.name());
     }
+
+    /** The later window; within the same window, the higher count. */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        if (a == null || a.length != 2 || b == null || b.length != 2) {
+            return a == null || a.length != 2 ? b : a;
+        }
+        if (a[0] != b[0]) {
+            return a[0] > b[0] ? a : b;
+        }
+        return a[1] >= b[1] ? a : b;
+    }
 }

@@ -55,6 +55,15 @@ final class Gcra implements Strategy {
                 limit.name());
     }
 
+    /** The later theoretical arrival time: the fuller queue. */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        if (a == null || a.length != 1 || b == null || b.length != 1) {
+            return a == null || a.length != 1 ? b : a;
+        }
+        return a[0] >= b[0] ? a : b;
+    }
+
     private static long remaining(long room, long interval) {
         return room <= 0 ? 0 : room / interval;
     }

@@ -56,6 +56,28 @@ final class SlidingWindowCounter implements Strategy {
         return new Decision(true, permits, permits - used - cost, 0, reset, 0, limit.name());
     }
 
+    /**
+     * Both states seen from the later window (an older window's count becomes the previous one, or drops out), then
+     * the higher of each count.
+     */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        if (a == null || a.length != 3 || b == null || b.length != 3) {
+            return a == null || a.length != 3 ? b : a;
+        }
+        long window = Math.max(a[0], b[0]);
+        long[] x = inWindow(a, window);
+        long[] y = inWindow(b, window);
+        return new long[] {window, Math.max(x[1], y[1]), Math.max(x[2], y[2])};
+    }
+
+    private static long[] inWindow(long[] state, long window) {
+        if (state[0] == window) {
+            return state;
+        }
+        return new long[] {window, 0, state[0] == window - 1 ? state[1] : 0};
+    }
+
     /** The earliest time at which {@code cost} fits, given the counts of the window starting at windowStart. */
     private static long fitsAt(long windowStart, long period, long previous, long current, long cost, long permits) {
         long room = permits - current - cost;

@@ -21,6 +21,13 @@ interface Strategy {
      */
     Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index);
 
+    /**
+     * A state at least as restrictive as both {@code a} and {@code b}: at every later time it grants no request that
+     * either of them would reject. Used to reconcile two copies of one key that were updated apart (a healed split
+     * brain). Pure; {@code null} or a foreign shape stands for a fresh key, so the other state wins.
+     */
+    long[] merge(long[] a, long[] b);
+
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
     static Decision never(Limit limit, long remaining, long resetAfter) {
         return new Decision(false, limit.capacity(), remaining, Decision.NEVER, resetAfter, 0, limit.name());

@@ -50,6 +50,18 @@ final class TokenBucket implements Strategy {
         return new Decision(true, capacity, tokens, 0, refillTime(capacity - tokens, carry, limit), 0, limit.name());
     }
 
+    /**
+     * The fewer tokens, refilled from the later instant with the smaller carried fraction: at any later time this
+     * holds no more tokens than either state.
+     */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        if (a == null || a.length != 3 || b == null || b.length != 3) {
+            return a == null || a.length != 3 ? b : a;
+        }
+        return new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2])};
+    }
+
     /** Nanoseconds until {@code missing} more whole tokens have been earned, given the carried fraction. */
     private static long refillTime(long missing, long carry, Limit limit) {
         if (missing <= 0) {

@@ -98,6 +98,50 @@ final class WindowLog implements Strategy {
         return appended;
     }
 
+    /**
+     * The log whose count still in the window at any time t is the larger of the two logs' counts at t: the upper
+     * envelope of two falling step functions. It never holds more permits than the fuller log did, so it stays within
+     * the limit's size bound.
+     */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        if (a == null || a.length % 2 != 0 || b == null || b.length % 2 != 0) {
+            return a == null || a.length % 2 != 0 ? b : a;
+        }
+        long[] merged = new long[a.length + b.length];
+        int length = 0;
+        int i = a.length - 2;
+        int j = b.length - 2;
+        long heldA = 0;
+        long heldB = 0;
+        long held = 0;
+        // Walk both logs from the latest expiry back, accumulating what each holds just before that expiry.
+        while (i >= 0 || j >= 0) {
+            long expiry = Math.max(i >= 0 ? a[i] : Long.MIN_VALUE, j >= 0 ? b[j] : Long.MIN_VALUE);
+            while (i >= 0 && a[i] == expiry) {
+                heldA += a[i + 1];
+                i -= 2;
+            }
+            while (j >= 0 && b[j] == expiry) {
+                heldB += b[j + 1];
+                j -= 2;
+            }
+            long envelope = Math.max(heldA, heldB);
+            if (envelope > held) {
+                merged[length++] = envelope - held;
+                merged[length++] = expiry;
+                held = envelope;
+            }
+        }
+        // Built latest first as (count, expiry); reverse into ascending (expiry, count) pairs.
+        long[] result = new long[length];
+        for (int k = 0; k < length; k += 2) {
+            result[length - 2 - k] = merged[k + 1];
+            result[length - 1 - k] = merged[k];
+        }
+        return result;
+    }
+
     private static long[] copy(long[] log, int from, int length, int newLength) {
         long[] result = new long[newLength];
         System.arraycopy(log, from, result, 0, length);

@@ -1,0 +1,76 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.algorithm.Algorithm;
+import java.io.IOException;
+
+/**
+ * The value the counters map holds for a key: the algorithm's state ({@code long[]} per limit) and which algorithm
+ * wrote it, so that a split-brain merge, which sees values but not policies, can reconcile two copies. Immutable once
+ * built (the arrays are never modified).
+ */
+final class CounterState implements IdentifiedDataSerializable {
+
+    private Algorithm algorithm;
+    private long[][] state;
+
+    CounterState() {
+    }
+
+    CounterState(Algorithm algorithm, long[][] state) {
+        this.algorithm = algorithm;
+        this.state = state;
+    }
+
+    Algorithm algorithm() {
+        return algorithm;
+    }
+
+    long[][] state() {
+        return state;
+    }
+
+    /**
+     * A state at least as restrictive as both copies; when the copies come from different algorithms (the key was
+     * reused for another policy) the existing one is kept.
+     */
+    static CounterState moreConsumed(CounterState merging, CounterState existing) {
+        if (merging == null || existing == null) {
+            return merging == null ? existing : merging;
+        }
+        if (merging.algorithm != existing.algorithm) {
+            return existing;
+        }
+        return new CounterState(existing.algorithm, existing.algorithm.merge(existing.state, merging.state));
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        out.writeByte(algorithm.ordinal());
+        out.writeInt(state.length);
+        for (long[] limitState : state) {
+            out.writeLongArray(limitState);
+        }
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        algorithm = Algorithm.values()[in.readByte()];
+        state = new long[in.readInt()][];
+        for (int i = 0; i < state.length; i++) {
+            state[i] = in.readLongArray();
+        }
+    }
+
+    @Override
+    public int getFactoryId() {
+        return SluiceSerializerHook.FACTORY_ID;
+    }
+
+    @Override
+    public int getClassId() {
+        return SluiceSerializerHook.COUNTER_STATE;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.Decision;
+import java.io.IOException;
+
+/** Carries a {@link Decision} from the member that made it back to the caller. */
+final class DecisionResult implements IdentifiedDataSerializable {
+
+    private Decision decision;
+
+    DecisionResult() {
+    }
+
+    DecisionResult(Decision decision) {
+        this.decision = decision;
+    }
+
+    Decision decision() {
+        return decision;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        out.writeBoolean(decision.allowed());
+        out.writeLong(decision.limit());
+        out.writeLong(decision.remaining());
+        out.writeLong(decision.retryAfterNanos());
+        out.writeLong(decision.resetAfterNanos());
+        out.writeLong(decision.delayNanos());
+        out.writeString(decision.policy());
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        decision = new Decision(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(), in.readLong(),
+                in.readLong(), in.readString());
+    }
+
+    @Override
+    public int getFactoryId() {
+        return SluiceSerializerHook.FACTORY_ID;
+    }
+
+    @Override
+    public int getClassId() {
+        return SluiceSerializerHook.DECISION_RESULT;
+    }
+}

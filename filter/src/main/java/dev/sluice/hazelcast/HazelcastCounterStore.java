@@ -1,0 +1,341 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
+import com.hazelcast.client.config.XmlClientConfigBuilder;
+import com.hazelcast.client.config.YamlClientConfigBuilder;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.EvictionConfig;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.InvalidConfigurationException;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.config.MergePolicyConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.Decision;
+import dev.sluice.Policy;
+import dev.sluice.TimeSource;
+import dev.sluice.store.CounterStore;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A {@link CounterStore} in a Hazelcast {@link IMap}, shared by every application instance that joins the cluster.
+ *
+ * <p>Each decision is one entry-processor call on the key ({@code executeOnKey}, or {@code submitToKey} for
+ * {@link #applyAsync}): the member that owns the key reads its own time (see {@link #TIME_SOURCE_KEY}), runs
+ * {@link Policy#apply} on the key's state and stores the result, atomically, then writes the computed state to one
+ * synchronous backup (by default). Entries expire once their state is back to full capacity (their time to live is
+ * set by the processor), and each member holds at most {@link Builder#maxKeysPerMember} keys (least recently used
+ * keys are evicted first, forgetting what they had consumed). All values and processors use Hazelcast's
+ * {@code IdentifiedDataSerializable}, registered by the jar itself: members need the Sluice jar on their class path
+ * and nothing else.
+ *
+ * <p>Three ways to reach a cluster, chosen on the {@link Builder}: start an embedded member (the default), connect
+ * as a client to an existing cluster, or use a {@link HazelcastInstance} the application already has.
+ *
+ * <p>Calls block for as long as Hazelcast takes (its invocation timeout is two minutes by default): wrap the store
+ * in a {@link dev.sluice.store.FailurePolicyStore} to bound the wait and decide what happens when the cluster fails.
+ * Thread-safe.
+ */
+public final class HazelcastCounterStore implements CounterStore {
+
+    /**
+     * The key under which a member's user context ({@link Config#getUserContext()}) may hold a {@link TimeSource}
+     * for the decisions that member makes, instead of Hazelcast's cluster time. For tests and simulations; every
+     * member of a cluster must then share one timeline.
+     */
+    public static final String TIME_SOURCE_KEY = "dev.sluice.timeSource";
+
+    /** The name of the counters map unless the builder says otherwise. */
+    public static final String DEFAULT_MAP_NAME = "sluice-counters";
+
+    private final HazelcastInstance instance;
+    private final IMap<String, CounterState> map;
+    private final boolean ownsInstance;
+
+    private HazelcastCounterStore(HazelcastInstance instance, String mapName, boolean ownsInstance) {
+        this.instance = instance;
+        this.map = instance.getMap(mapName);
+        this.ownsInstance = ownsInstance;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        return map.executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
+    }
+
+    /** Like {@link #apply}, completing on a Hazelcast thread when the owning member answers. */
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return map.submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos))
+                .thenApply(DecisionResult::decision);
+    }
+
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        return map.executeOnKey(key, new PeekProcessor(policy, cost)).decision();
+    }
+
+    /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
+    public int size() {
+        return map.size();
+    }
+
+    /** The Hazelcast member or client this store talks through. */
+    public HazelcastInstance instance() {
+        return instance;
+    }
+
+    /** Shuts down the embedded member or the client this store started; leaves an instance it was given alone. */
+    @Override
+    public void close() {
+        if (ownsInstance) {
+            instance.shutdown();
+        }
+    }
+
+    /**
+     * Builds a {@link HazelcastCounterStore}. Not thread-safe.
+     *
+     * <p>Embedded member (default): a member with {@link #clusterName}, listening on {@link #port} of
+     * {@link #bindAddress}, joining the {@link #members} over TCP-IP (multicast and auto-detection off); or, with
+     * {@link #memberConfig(Path)}, a member configured entirely by a {@code hazelcast.yaml}/{@code .xml} file.
+     * Client: {@link #client()} connects to {@link #members} of {@link #clusterName}, or as {@link #clientConfig(Path)}
+     * says. Existing instance: {@link #instance(HazelcastInstance)}.
+     *
+     * <p>The counters map ({@link #mapName}) gets {@link #backupCount} synchronous backups, a per-member bound of
+     * {@link #maxKeysPerMember} keys and the {@link MoreConsumedMergePolicy}, unless the configuration already has a
+     * map of that name, which is then used as it is. A client or an existing instance adds this map configuration to
+     * the running cluster (Hazelcast's dynamic configuration) when the cluster has none for that name.
+     */
+    public static final class Builder {
+
+        private String clusterName = "sluice";
+        private int port = NetworkConfig.DEFAULT_PORT;
+        private String bindAddress;
+        private final List<String> members = new ArrayList<>();
+        private final Map<String, String> properties = new LinkedHashMap<>();
+        private Path memberConfigFile;
+        private Config memberConfig;
+        private boolean client;
+        private Path clientConfigFile;
+        private HazelcastInstance existing;
+        private String mapName = DEFAULT_MAP_NAME;
+        private int backupCount = 1;
+        private int maxKeysPerMember = 1_000_000;
+        private TimeSource memberTime;
+
+        private Builder() {
+        }
+
+        /** The cluster to form or join; default {@code "sluice"}. */
+        public Builder clusterName(String name) {
+            this.clusterName = Objects.requireNonNull(name, "clusterName");
+            return this;
+        }
+
+        /** The port an embedded member listens on (the next free one above it if taken); default 5701. */
+        public Builder port(int newPort) {
+            this.port = newPort;
+            return this;
+        }
+
+        /** The network interface an embedded member binds to and announces, such as {@code 127.0.0.1}. */
+        public Builder bindAddress(String address) {
+            this.bindAddress = Objects.requireNonNull(address, "bindAddress");
+            return this;
+        }
+
+        /**
+         * Addresses ({@code host} or {@code host:port}) of cluster members: the TCP-IP member list an embedded member
+         * joins, or the members a client connects to.
+         */
+        public Builder members(String... addresses) {
+            members.addAll(List.of(addresses));
+            return this;
+        }
+
+        /** A Hazelcast property ({@code hazelcast.*}) for the embedded member or the client. */
+        public Builder property(String name, String value) {
+            properties.put(name, value);
+            return this;
+        }
+
+        /** Configures the embedded member from a {@code hazelcast.yaml}, {@code .yml} or {@code .xml} file instead. */
+        public Builder memberConfig(Path file) {
+            this.memberConfigFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /** Configures the embedded member with this complete configuration instead of the simple settings. */
+        public Builder memberConfig(Config config) {
+            this.memberConfig = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Connects as a client to an existing cluster instead of starting a member. */
+        public Builder client() {
+            this.client = true;
+            return this;
+        }
+
+        /** Connects as a client configured by a {@code hazelcast-client.yaml}, {@code .yml} or {@code .xml} file. */
+        public Builder clientConfig(Path file) {
+            this.clientConfigFile = Objects.requireNonNull(file, "file");
+            this.client = true;
+            return this;
+        }
+
+        /** Uses an instance (member or client) the application already has; {@link #close()} leaves it running. */
+        public Builder instance(HazelcastInstance instance) {
+            this.existing = Objects.requireNonNull(instance, "instance");
+            return this;
+        }
+
+        /** The name of the counters map; default {@value HazelcastCounterStore#DEFAULT_MAP_NAME}. */
+        public Builder mapName(String name) {
+            this.mapName = Objects.requireNonNull(name, "mapName");
+            return this;
+        }
+
+        /** Synchronous backups of each key; default 1. */
+        public Builder backupCount(int count) {
+            this.backupCount = count;
+            return this;
+        }
+
+        /** The most keys one member holds before evicting the least recently used; default 1,000,000. */
+        public Builder maxKeysPerMember(int max) {
+            this.maxKeysPerMember = max;
+            return this;
+        }
+
+        /**
+         * The time an embedded member decides by, instead of Hazelcast's cluster time; stored in its user context
+         * under {@link #TIME_SOURCE_KEY}. For tests.
+         */
+        public Builder memberTimeSource(TimeSource time) {
+            this.memberTime = Objects.requireNonNull(time, "time");
+            return this;
+        }
+
+        /** Starts the member or client (when one is to be started) and returns the store. */
+        public HazelcastCounterStore build() {
+            if (existing != null) {
+                addMapConfigToCluster(existing);
+                return new HazelcastCounterStore(existing, mapName, false);
+            }
+            if (client) {
+                HazelcastInstance started = HazelcastClient.newHazelcastClient(clientConfig());
+                addMapConfigToCluster(started);
+                return new HazelcastCounterStore(started, mapName, true);
+            }
+            return new HazelcastCounterStore(Hazelcast.newHazelcastInstance(toMemberConfig()), mapName, true);
+        }
+
+        /** The configuration the embedded member is started with. */
+        Config toMemberConfig() {
+            Config config = memberConfig != null ? memberConfig : memberConfigFile != null
+                    ? loadMemberConfig(memberConfigFile) : simpleMemberConfig();
+            if (config.getMapConfigOrNull(mapName) == null) {
+                config.addMapConfig(countersMapConfig());
+            }
+            properties.forEach(config::setProperty);
+            if (memberTime != null) {
+                config.getUserContext().put(TIME_SOURCE_KEY, memberTime);
+            }
+            return config;
+        }
+
+        private Config simpleMemberConfig() {
+            Config config = new Config().setClusterName(clusterName);
+            NetworkConfig network = config.getNetworkConfig().setPort(port);
+            JoinConfig join = network.getJoin();
+            join.getMulticastConfig().setEnabled(false);
+            join.getAutoDetectionConfig().setEnabled(false);
+            join.getTcpIpConfig().setEnabled(true).setMembers(members.isEmpty() && bindAddress != null
+                    ? List.of(bindAddress) : members);
+            if (bindAddress != null) {
+                network.getInterfaces().setEnabled(true).addInterface(bindAddress);
+                config.setProperty("hazelcast.socket.bind.any", "false");
+            }
+            return config;
+        }
+
+        private static Config loadMemberConfig(Path file) {
+            try {
+                return Config.loadFromFile(file.toFile());
+            } catch (FileNotFoundException e) {
+                throw new UncheckedIOException("no Hazelcast member configuration at " + file, e);
+            }
+        }
+
+        private ClientConfig clientConfig() {
+            ClientConfig config;
+            if (clientConfigFile != null) {
+                config = loadClientConfig(clientConfigFile);
+            } else {
+                config = new ClientConfig().setClusterName(clusterName);
+                config.getNetworkConfig().setAddresses(new ArrayList<>(members));
+                // While the cluster is unreachable, fail calls at once (the failure policy decides) rather than
+                // queueing them until the client reconnects.
+                config.getConnectionStrategyConfig().setReconnectMode(ReconnectMode.ASYNC);
+            }
+            properties.forEach(config::setProperty);
+            return config;
+        }
+
+        private static ClientConfig loadClientConfig(Path file) {
+            String name = file.getFileName().toString();
+            try {
+                return name.endsWith(".xml")
+                        ? new XmlClientConfigBuilder(file.toFile()).build()
+                        : new YamlClientConfigBuilder(file.toFile()).build();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read Hazelcast client configuration " + file, e);
+            }
+        }
+
+        private void addMapConfigToCluster(HazelcastInstance instance) {
+            try {
+                instance.getConfig().addMapConfig(countersMapConfig());
+            } catch (InvalidConfigurationException e) {
+                // The cluster already has its own configuration for this map (static, or added by another node
+                // with other settings): that one stands.
+            }
+        }
+
+        private MapConfig countersMapConfig() {
+            return new MapConfig(mapName)
+                    .setBackupCount(backupCount)
+                    .setAsyncBackupCount(0)
+                    // Processors read and replace whole values: storing objects saves a deserialization per call.
+                    .setInMemoryFormat(InMemoryFormat.OBJECT)
+                    .setEvictionConfig(new EvictionConfig()
+                            .setEvictionPolicy(EvictionPolicy.LRU)
+                            .setMaxSizePolicy(MaxSizePolicy.PER_NODE)
+                            .setSize(maxKeysPerMember))
+                    .setMergePolicyConfig(new MergePolicyConfig(MoreConsumedMergePolicy.class.getName(),
+                            MergePolicyConfig.DEFAULT_BATCH_SIZE));
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.core.ReadOnly;
+import com.hazelcast.map.EntryProcessor;
+import dev.sluice.Policy;
+import java.util.Map;
+
+/** Evaluates a key's state on its owner without changing it; {@link ReadOnly}, so Hazelcast makes no backup. */
+final class PeekProcessor extends PolicyProcessor implements ReadOnly {
+
+    PeekProcessor() {
+    }
+
+    PeekProcessor(Policy policy, long cost) {
+        super(policy, cost, Long.MAX_VALUE);
+    }
+
+    @Override
+    public DecisionResult process(Map.Entry<String, CounterState> entry) {
+        return new DecisionResult(decide(entry).decision());
+    }
+
+    @Override
+    public EntryProcessor<String, CounterState, DecisionResult> getBackupProcessor() {
+        return null;
+    }
+
+    @Override
+    public int getClassId() {
+        return SluiceSerializerHook.PEEK_PROCESSOR;
+    }
+}

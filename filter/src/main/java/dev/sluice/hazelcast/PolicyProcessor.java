@@ -1,0 +1,104 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.Limit;
+import dev.sluice.Policy;
+import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Transition;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the two deciding processors share: the policy, cost and maximum delay they carry over the wire, and the time
+ * they read on the member that runs them.
+ *
+ * <p>Time is read here, on the key's owner, never on the caller: Hazelcast's cluster time by default (the members
+ * agree on it to within their clock-sync error), or the {@link TimeSource} found in the member's user context under
+ * {@link HazelcastCounterStore#TIME_SOURCE_KEY}. Hazelcast injects the member's instance through
+ * {@link HazelcastInstanceAware} before {@code process} runs.
+ */
+abstract class PolicyProcessor
+        implements EntryProcessor<String, CounterState, DecisionResult>, IdentifiedDataSerializable,
+        HazelcastInstanceAware {
+
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+
+    private Policy policy;
+    private long cost;
+    private long maxDelayNanos;
+    private transient HazelcastInstance member;
+
+    PolicyProcessor() {
+    }
+
+    PolicyProcessor(Policy policy, long cost, long maxDelayNanos) {
+        this.policy = policy;
+        this.cost = cost;
+        this.maxDelayNanos = maxDelayNanos;
+    }
+
+    @Override
+    public void setHazelcastInstance(HazelcastInstance instance) {
+        this.member = instance;
+    }
+
+    /** Runs the policy on the entry's state at the member's current time. */
+    Transition decide(Map.Entry<String, CounterState> entry) {
+        CounterState current = entry.getValue();
+        return policy.apply(current == null ? null : current.state(), memberNanos(), cost, maxDelayNanos);
+    }
+
+    Algorithm algorithm() {
+        return policy.algorithm();
+    }
+
+    private long memberNanos() {
+        if (member.getUserContext().get(HazelcastCounterStore.TIME_SOURCE_KEY) instanceof TimeSource time) {
+            return time.nanos();
+        }
+        return member.getCluster().getClusterTime() * NANOS_PER_MILLI;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        out.writeByte(policy.algorithm().ordinal());
+        out.writeInt(policy.limits().size());
+        for (Limit limit : policy.limits()) {
+            out.writeLong(limit.permits());
+            out.writeLong(limit.periodNanos());
+            out.writeLong(limit.capacity());
+            out.writeString(limit.name());
+        }
+        out.writeLong(cost);
+        out.writeLong(maxDelayNanos);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        Algorithm algorithm = Algorithm.values()[in.readByte()];
+        int count = in.readInt();
+        List<Limit> limits = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            long permits = in.readLong();
+            Duration period = Duration.ofNanos(in.readLong());
+            limits.add(Limit.of(permits, period).withCapacity(in.readLong()).named(in.readString()));
+        }
+        policy = Policy.of(algorithm, limits);
+        cost = in.readLong();
+        maxDelayNanos = in.readLong();
+    }
+
+    @Override
+    public int getFactoryId() {
+        return SluiceSerializerHook.FACTORY_ID;
+    }
+}

@@ -1,0 +1,44 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.internal.serialization.DataSerializerHook;
+import com.hazelcast.nio.serialization.DataSerializableFactory;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+
+/**
+ * Registers Sluice's {@link IdentifiedDataSerializable} types with Hazelcast. Listed in
+ * {@code META-INF/services/com.hazelcast.DataSerializerHook}, so a member or client that has the Sluice jar on its
+ * class path can (de)serialize the store's entry processors, values and merge policy with no serialization config on
+ * either side, and Java serialization is never used.
+ *
+ * <p>Public only because Hazelcast instantiates it by reflection; not part of Sluice's API. Thread-safe.
+ */
+public final class SluiceSerializerHook implements DataSerializerHook {
+
+    /** Sluice's factory id; must not collide with another hook in the same cluster. */
+    static final int FACTORY_ID = 1_517_423;
+
+    static final int COUNTER_STATE = 1;
+    static final int APPLY_PROCESSOR = 2;
+    static final int PEEK_PROCESSOR = 3;
+    static final int WRITE_STATE_PROCESSOR = 4;
+    static final int DECISION_RESULT = 5;
+    static final int MERGE_POLICY = 6;
+
+    @Override
+    public int getFactoryId() {
+        return FACTORY_ID;
+    }
+
+    @Override
+    public DataSerializableFactory createFactory() {
+        return typeId -> switch (typeId) {
+            case COUNTER_STATE -> new CounterState();
+            case APPLY_PROCESSOR -> new ApplyProcessor();
+            case PEEK_PROCESSOR -> new PeekProcessor();
+            case WRITE_STATE_PROCESSOR -> new WriteStateProcessor();
+            case DECISION_RESULT -> new DecisionResult();
+            case MERGE_POLICY -> new MoreConsumedMergePolicy();
+            default -> null;
+        };
+    }
+}

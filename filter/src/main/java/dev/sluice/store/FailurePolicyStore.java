@@ -1,0 +1,189 @@
+package dev.sluice.store;
+
+import dev.sluice.Decision;
+import dev.sluice.Policy;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Bounds how long a remote {@link CounterStore} may take to decide, and decides by a configured {@link OnFailure}
+ * rule when it fails or takes longer: allow, reject, or ask a local fallback store.
+ *
+ * <p>Each call waits for the remote store's {@link CounterStore#applyAsync} at most the timeout (default
+ * {@link #DEFAULT_TIMEOUT}); the remote call is not cancelled and may still count when it completes later. The
+ * bound holds for stores whose {@code applyAsync} does not block the caller (the Hazelcast store's does not); a
+ * store that decides on the calling thread is waited for. Failures and timeouts are counted. Thread-safe.
+ */
+public final class FailurePolicyStore implements CounterStore {
+
+    /** The default wait for the remote store: 100 ms. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+
+    /** How long a {@link OnFailure#REJECT rejection for failure} tells the caller to wait: one second. */
+    public static final Duration REJECT_RETRY_AFTER = Duration.ofSeconds(1);
+
+    /** What decides when the remote store fails or is too slow. */
+    public enum OnFailure {
+        /** Grant the request, reporting the policy's full capacity: availability over enforcement. */
+        ALLOW,
+        /** Reject the request, with a {@link #REJECT_RETRY_AFTER} retry-after: enforcement over availability. */
+        REJECT,
+        /** Decide on the fallback store, which then counts this node's requests on its own. */
+        FALLBACK
+    }
+
+    private final CounterStore remote;
+    private final long timeoutNanos;
+    private final OnFailure onFailure;
+    private final CounterStore fallback;
+    private final LongAdder failures = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+
+    private FailurePolicyStore(CounterStore remote, Duration timeout, OnFailure onFailure, CounterStore fallback) {
+        this.remote = Objects.requireNonNull(remote, "remote");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        this.timeoutNanos = timeout.toNanos();
+        this.onFailure = onFailure;
+        this.fallback = fallback;
+    }
+
+    /** Grants every request the remote store fails to decide within {@code timeout}. */
+    public static FailurePolicyStore allowing(CounterStore remote, Duration timeout) {
+        return new FailurePolicyStore(remote, timeout, OnFailure.ALLOW, null);
+    }
+
+    /** Rejects every request the remote store fails to decide within {@code timeout}. */
+    public static FailurePolicyStore rejecting(CounterStore remote, Duration timeout) {
+        return new FailurePolicyStore(remote, timeout, OnFailure.REJECT, null);
+    }
+
+    /**
+     * Decides on {@code fallback} (typically a {@link LocalCounterStore}) every request the remote store fails to
+     * decide within {@code timeout}.
+     */
+    public static FailurePolicyStore fallingBackTo(CounterStore remote, Duration timeout, CounterStore fallback) {
+        Objects.requireNonNull(fallback, "fallback");
+        return new FailurePolicyStore(remote, timeout, OnFailure.FALLBACK, fallback);
+    }
+
+    public OnFailure onFailure() {
+        return onFailure;
+    }
+
+    /** Calls the remote store failed (threw or completed exceptionally), since this store was built. */
+    public long failures() {
+        return failures.sum();
+    }
+
+    /** Calls the remote store did not answer within the timeout, since this store was built. */
+    public long timeouts() {
+        return timeouts.sum();
+    }
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        CompletableFuture<Decision> pending;
+        try {
+            pending = remote.applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture();
+        } catch (RuntimeException e) {
+            failures.increment();
+            return decideWithout(key, policy, cost, maxDelayNanos);
+        }
+        try {
+            return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            timeouts.increment();
+        } catch (ExecutionException e) {
+            failures.increment();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failures.increment();
+        }
+        return decideWithout(key, policy, cost, maxDelayNanos);
+    }
+
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        CompletableFuture<Decision> pending;
+        try {
+            pending = remote.applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture();
+        } catch (RuntimeException e) {
+            failures.increment();
+            return CompletableFuture.completedFuture(decideWithout(key, policy, cost, maxDelayNanos));
+        }
+        return pending.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
+            if (error == null) {
+                return decision;
+            }
+            (unwrap(error) instanceof TimeoutException ? timeouts : failures).increment();
+            return decideWithout(key, policy, cost, maxDelayNanos);
+        });
+    }
+
+    /** Peeks at the remote store within the timeout; on failure reports what the failure rule would decide. */
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        CompletableFuture<Decision> pending = CompletableFuture.supplyAsync(() -> remote.peek(key, policy, cost));
+        try {
+            return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            timeouts.increment();
+        } catch (ExecutionException e) {
+            failures.increment();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failures.increment();
+        }
+        return switch (onFailure) {
+            case ALLOW -> allowed(policy, cost);
+            case REJECT -> rejected(policy, cost);
+            case FALLBACK -> fallback.peek(key, policy, cost);
+        };
+    }
+
+    /** Closes the remote store and the fallback. */
+    @Override
+    public void close() {
+        try {
+            remote.close();
+        } finally {
+            if (fallback != null) {
+                fallback.close();
+            }
+        }
+    }
+
+    private Decision decideWithout(String key, Policy policy, long cost, long maxDelayNanos) {
+        return switch (onFailure) {
+            case ALLOW -> allowed(policy, cost);
+            case REJECT -> rejected(policy, cost);
+            case FALLBACK -> fallback.apply(key, policy, cost, maxDelayNanos);
+        };
+    }
+
+    private static Decision allowed(Policy policy, long cost) {
+        long capacity = policy.capacity();
+        return new Decision(true, capacity, Math.max(0, capacity - cost), 0, 0, 0, policy.limits().get(0).name());
+    }
+
+    private static Decision rejected(Policy policy, long cost) {
+        long capacity = policy.capacity();
+        long retryAfter = cost > capacity ? Decision.NEVER : REJECT_RETRY_AFTER.toNanos();
+        return new Decision(false, capacity, 0, retryAfter, REJECT_RETRY_AFTER.toNanos(), 0,
+                policy.limits().get(0).name());
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+    }
+}

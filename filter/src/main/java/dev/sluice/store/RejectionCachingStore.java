@@ -1,0 +1,137 @@
+package dev.sluice.store;
+
+import dev.sluice.Decision;
+import dev.sluice.Policy;
+import dev.sluice.TimeSource;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Remembers rejections of a remote {@link CounterStore} and repeats them locally until their retry-after has
+ * passed, sparing the remote call for a key that is over its limit (a client hammering while throttled).
+ *
+ * <p>Why this never changes an answer: a rejection "retry after T" for a cost c means the key's state cannot grant c
+ * before T even if nothing else happens; other nodes can only consume more, which moves the grant later, never
+ * earlier. That holds for every algorithm, for any cost of at least c and, for the leaky bucket (whose answer also
+ * depends on the delay a caller accepts), for a maximum delay no longer than the remembered one; other requests go
+ * to the remote store. Peeks are never answered from the cache. The deadline is counted from when the remote call
+ * was sent, before the remote store read its time, so it can only end early. Rejections that can never succeed (cost
+ * above capacity) are not cached: they cost the remote nothing to repeat. What is not covered: members whose clocks
+ * disagree, where the next owner of a key may run ahead of the one that answered.
+ *
+ * <p>At most {@code maxEntries} rejections are kept; when full, expired ones are dropped, and if none has expired a
+ * new rejection is simply not cached. Thread-safe.
+ */
+public final class RejectionCachingStore implements CounterStore {
+
+    private final CounterStore remote;
+    private final TimeSource time;
+    private final int maxEntries;
+    private final ConcurrentHashMap<CacheKey, Rejection> rejections = new ConcurrentHashMap<>();
+    private final LongAdder hits = new LongAdder();
+
+    /**
+     * Caches {@code remote}'s rejections on {@code time} (this node's clock; must run at the rate of the remote
+     * store's), keeping at most {@code maxEntries}.
+     */
+    public RejectionCachingStore(CounterStore remote, TimeSource time, int maxEntries) {
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be at least 1, got " + maxEntries);
+        }
+        this.remote = Objects.requireNonNull(remote, "remote");
+        this.time = Objects.requireNonNull(time, "time");
+        this.maxEntries = maxEntries;
+    }
+
+    /** Requests answered from the cache, without a remote call, since this store was built. */
+    public long hits() {
+        return hits.sum();
+    }
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        CacheKey cacheKey = new CacheKey(key, policy);
+        long sentAt = time.nanos();
+        Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
+        if (cached != null) {
+            return cached;
+        }
+        Decision decision = remote.apply(key, policy, cost, maxDelayNanos);
+        remember(cacheKey, decision, sentAt, cost, maxDelayNanos);
+        return decision;
+    }
+
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        CacheKey cacheKey = new CacheKey(key, policy);
+        long sentAt = time.nanos();
+        Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(cached);
+        }
+        return remote.applyAsync(key, policy, cost, maxDelayNanos).thenApply(decision -> {
+            remember(cacheKey, decision, sentAt, cost, maxDelayNanos);
+            return decision;
+        });
+    }
+
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        return remote.peek(key, policy, cost);
+    }
+
+    /** Closes the remote store and forgets the cached rejections. */
+    @Override
+    public void close() {
+        rejections.clear();
+        remote.close();
+    }
+
+    private Decision cachedRejection(CacheKey cacheKey, long now, long cost, long maxDelayNanos) {
+        Rejection rejection = rejections.get(cacheKey);
+        if (rejection == null) {
+            return null;
+        }
+        if (now >= rejection.until) {
+            rejections.remove(cacheKey, rejection);
+            return null;
+        }
+        if (cost < rejection.cost || maxDelayNanos > rejection.maxDelayNanos) {
+            return null;
+        }
+        hits.increment();
+        Decision original = rejection.decision;
+        long retryAfter = rejection.until - now;
+        long resetAfter = Math.max(retryAfter, original.resetAfterNanos() - (now - rejection.sentAt));
+        return new Decision(false, original.limit(), original.remaining(), retryAfter, resetAfter, 0,
+                original.policy());
+    }
+
+    private void remember(CacheKey cacheKey, Decision decision, long sentAt, long cost, long maxDelayNanos) {
+        if (decision.allowed()) {
+            rejections.remove(cacheKey);
+            return;
+        }
+        if (!decision.canSucceed()) {
+            return;
+        }
+        if (rejections.size() >= maxEntries) {
+            long now = time.nanos();
+            rejections.values().removeIf(rejection -> rejection.until <= now);
+            if (rejections.size() >= maxEntries) {
+                return;
+            }
+        }
+        long until = sentAt + decision.retryAfterNanos();
+        rejections.put(cacheKey, new Rejection(decision, sentAt, until, cost, maxDelayNanos));
+    }
+
+    private record CacheKey(String key, Policy policy) {
+    }
+
+    private record Rejection(Decision decision, long sentAt, long until, long cost, long maxDelayNanos) {
+    }
+}

@@ -1,0 +1,101 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.FailurePolicyStore;
+import dev.sluice.store.LocalCounterStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A client of an existing cluster, and what its decisions do when the cluster goes away. */
+class ClientModeTest {
+
+    private static final Policy THREE_PER_MINUTE =
+            Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofMinutes(1)));
+    private static final Duration TIMEOUT = FailurePolicyStore.DEFAULT_TIMEOUT;
+    /** Generous: a bound for "never held much longer than the timeout" that a loaded machine still meets. */
+    private static final Duration MARGIN = Duration.ofSeconds(2);
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private List<HazelcastCounterStore> members;
+    private HazelcastCounterStore client;
+
+    @BeforeEach
+    void startClusterAndClient() {
+        members = ClusterSupport.startCluster(1, time);
+        int port = members.get(0).instance().getCluster().getLocalMember().getAddress().getPort();
+        client = ClusterSupport.withTestProperties(HazelcastCounterStore.builder()
+                        .client()
+                        .clusterName(members.get(0).instance().getConfig().getClusterName())
+                        .members(ClusterSupport.LOOPBACK + ":" + port))
+                .build();
+    }
+
+    @AfterEach
+    void stopAll() {
+        if (client != null) {
+            client.close();
+        }
+        ClusterSupport.closeAll(members);
+    }
+
+    @Test
+    void apply_throughClient_sharesTheMembersCounters() {
+        members.get(0).apply("shared", THREE_PER_MINUTE, 2, 0);
+        assertThat(client.apply("shared", THREE_PER_MINUTE, 1, 0).remaining()).isZero();
+        assertThat(client.apply("shared", THREE_PER_MINUTE, 1, 0).allowed()).isFalse();
+        assertThat(members.get(0).peek("shared", THREE_PER_MINUTE, 0).remaining()).isZero();
+    }
+
+    @Test
+    void apply_clusterDownWithRejectPolicy_rejectsWithinTheTimeout() {
+        FailurePolicyStore store = FailurePolicyStore.rejecting(client, TIMEOUT);
+        Decision decision = afterClusterLoss(store, s -> s.apply("k", THREE_PER_MINUTE, 1, 0));
+        assertThat(decision.allowed()).isFalse();
+        assertThat(store.failures() + store.timeouts()).isPositive();
+    }
+
+    @Test
+    void apply_clusterDownWithAllowPolicy_allowsWithinTheTimeout() {
+        FailurePolicyStore store = FailurePolicyStore.allowing(client, TIMEOUT);
+        Decision decision = afterClusterLoss(store, s -> s.apply("k", THREE_PER_MINUTE, 1, 0));
+        assertThat(decision.allowed()).isTrue();
+        assertThat(store.failures() + store.timeouts()).isPositive();
+    }
+
+    @Test
+    void apply_clusterDownWithFallback_countsLocallyWithinTheTimeout() {
+        FailurePolicyStore store = FailurePolicyStore.fallingBackTo(client, TIMEOUT, new LocalCounterStore(time, 100));
+        afterClusterLoss(store, s -> s.apply("k", THREE_PER_MINUTE, 1, 0));
+        assertThat(timed(() -> store.apply("k", THREE_PER_MINUTE, 1, 0)).remaining()).isEqualTo(1);
+        assertThat(timed(() -> store.apply("k", THREE_PER_MINUTE, 1, 0)).remaining()).isZero();
+        assertThat(timed(() -> store.apply("k", THREE_PER_MINUTE, 1, 0)).allowed()).isFalse();
+        assertThat(store.failures() + store.timeouts()).isEqualTo(4);
+    }
+
+    /** Shuts the cluster down, then makes one timed decision through {@code store}. */
+    private Decision afterClusterLoss(FailurePolicyStore store, Function<CounterStore, Decision> decide) {
+        members.get(0).close();
+        return timed(() -> decide.apply(store));
+    }
+
+    private static Decision timed(Supplier<Decision> decision) {
+        long start = System.nanoTime();
+        Decision result = decision.get();
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        System.out.println("decision with the cluster down took " + took.toMillis() + " ms");
+        assertThat(took).isLessThan(TIMEOUT.plus(MARGIN));
+        return result;
+    }
+}

@@ -1,0 +1,143 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.partition.Partition;
+import dev.sluice.TimeSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Starts real Hazelcast members for tests, in this JVM, on loopback and free ports, joined over TCP-IP with
+ * multicast off, and waits for cluster conditions by bounded polling.
+ */
+final class ClusterSupport {
+
+    static final String LOOPBACK = "127.0.0.1";
+
+    // Members leaving on purpose make Hazelcast warn at length; keep errors only. Held so the level sticks:
+    // java.util.logging keeps loggers weakly.
+    private static final Logger HAZELCAST_LOG = Logger.getLogger("com.hazelcast");
+
+    static {
+        HAZELCAST_LOG.setLevel(Level.SEVERE);
+    }
+
+    private ClusterSupport() {
+    }
+
+    /** A fresh cluster name, so concurrent or leftover clusters never join each other. */
+    static String newClusterName() {
+        return "sluice-test-" + UUID.randomUUID();
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A builder for one member listening on {@code port} and joining {@code joinPorts}, with test-speed settings. */
+    static HazelcastCounterStore.Builder member(String clusterName, int port, List<Integer> joinPorts) {
+        HazelcastCounterStore.Builder builder = HazelcastCounterStore.builder()
+                .clusterName(clusterName)
+                .port(port)
+                .bindAddress(LOOPBACK)
+                .members(joinPorts.stream().map(p -> LOOPBACK + ":" + p).toArray(String[]::new));
+        return withTestProperties(builder);
+    }
+
+    /** Hazelcast properties that make a small test cluster start, detect failures and expire entries quickly. */
+    static HazelcastCounterStore.Builder withTestProperties(HazelcastCounterStore.Builder builder) {
+        return builder
+                .property("hazelcast.logging.type", "jdk")
+                .property("hazelcast.phone.home.enabled", "false")
+                .property("hazelcast.partition.count", "23")
+                .property("hazelcast.wait.seconds.before.join", "0")
+                .property("hazelcast.max.wait.seconds.before.join", "1")
+                .property("hazelcast.heartbeat.interval.seconds", "1")
+                .property("hazelcast.max.no.heartbeat.seconds", "6")
+                .property("hazelcast.internal.map.expiration.task.period.seconds", "1");
+    }
+
+    /** Starts {@code size} members deciding by {@code clocks} (one per member, or one shared), and waits for all. */
+    static List<HazelcastCounterStore> startCluster(int size, TimeSource... clocks) {
+        String clusterName = newClusterName();
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            ports.add(freePort());
+        }
+        List<HazelcastCounterStore> members = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            members.add(member(clusterName, ports.get(i), ports)
+                    .memberTimeSource(clocks[Math.min(i, clocks.length - 1)])
+                    .build());
+        }
+        for (HazelcastCounterStore member : members) {
+            awaitClusterSize(member.instance(), size);
+        }
+        return members;
+    }
+
+    static void awaitClusterSize(HazelcastInstance instance, int size) {
+        await(() -> instance.getCluster().getMembers().size() == size, Duration.ofSeconds(60),
+                "a cluster of " + size + " members");
+    }
+
+    /** Waits until {@code condition} holds, polling every 50 ms, and fails after {@code timeout}. */
+    static void await(BooleanSupplier condition, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what, e);
+            }
+        }
+    }
+
+    /** A key, starting with {@code prefix}, whose partition is owned by {@code owner}. */
+    static String keyOwnedBy(HazelcastInstance owner, String prefix) {
+        for (int i = 0; i < 10_000; i++) {
+            String key = prefix + i;
+            Partition partition = owner.getPartitionService().getPartition(key);
+            if (owner.getCluster().getLocalMember().equals(partition.getOwner())) {
+                return key;
+            }
+        }
+        throw new AssertionError("no key owned by " + owner.getCluster().getLocalMember());
+    }
+
+    static void closeAll(List<HazelcastCounterStore> stores) {
+        if (stores != null) {
+            stores.forEach(HazelcastCounterStore::close);
+        }
+    }
+
+    /** A clock every member of a shared test cluster reads, pointed at each test's own manual clock. */
+    static final class SwitchableClock implements TimeSource {
+        private volatile TimeSource target = TimeSource.system();
+
+        void use(TimeSource newTarget) {
+            this.target = newTarget;
+        }
+
+        @Override
+        public long nanos() {
+            return target.nanos();
+        }
+    }
+}

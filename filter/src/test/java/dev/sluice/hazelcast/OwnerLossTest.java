@@ -1,0 +1,127 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** What happens to a key's state when the member that owns it leaves: each test starts its own cluster. */
+class OwnerLossTest {
+
+    private static final Policy TEN_PER_MINUTE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofMinutes(1)));
+
+    private List<HazelcastCounterStore> members = List.of();
+
+    @AfterEach
+    void stopCluster() {
+        ClusterSupport.closeAll(members);
+    }
+
+    @Test
+    void apply_ownerShutDownUnderLoad_keepsConsumedState() throws Exception {
+        assertOwnerLossKeepsState(owner -> owner.instance().shutdown());
+    }
+
+    @Test
+    void apply_ownerTerminated_keepsConsumedState() throws Exception {
+        assertOwnerLossKeepsState(owner -> owner.instance().getLifecycleService().terminate());
+    }
+
+    /**
+     * Members 5 s apart: the key is drained through all of them, then its owner (the slow clock) leaves and a member
+     * 5 s ahead takes over. Every algorithm still admits exactly the limit.
+     */
+    @Test
+    void apply_membersWithClocksFiveSecondsApart_admitExactlyTheLimitAcrossOwnershipMoves() {
+        ManualTimeSource slow = new ManualTimeSource();
+        ManualTimeSource fast = new ManualTimeSource(slow.nanos() + Duration.ofSeconds(5).toNanos());
+        members = ClusterSupport.startCluster(3, slow, fast, fast);
+        HazelcastCounterStore owner = members.get(0);
+        List<HazelcastCounterStore> survivors = members.subList(1, 3);
+
+        List<String> keys = new ArrayList<>();
+        int admitted = 0;
+        for (Algorithm algorithm : Algorithm.values()) {
+            Policy policy = Policy.of(algorithm, Limit.of(10, Duration.ofMinutes(1)));
+            String key = ClusterSupport.keyOwnedBy(owner.instance(), "skewed-" + algorithm + "-");
+            keys.add(key);
+            for (int i = 0; i < 30; i++) {
+                admitted += members.get(i % 3).apply(key, policy, 1, Long.MAX_VALUE).allowed() ? 1 : 0;
+            }
+        }
+        assertThat(admitted).isEqualTo(10 * Algorithm.values().length);
+
+        owner.instance().shutdown();
+        ClusterSupport.awaitClusterSize(survivors.get(0).instance(), 2);
+        for (Algorithm algorithm : Algorithm.values()) {
+            Policy policy = Policy.of(algorithm, Limit.of(10, Duration.ofMinutes(1)));
+            String key = keys.get(algorithm.ordinal());
+            for (HazelcastCounterStore survivor : survivors) {
+                assertThat(survivor.apply(key, policy, 1, Long.MAX_VALUE).allowed()).as("%s after the move", algorithm)
+                        .isFalse();
+            }
+        }
+    }
+
+    private void assertOwnerLossKeepsState(Consumer<HazelcastCounterStore> loseMember) throws Exception {
+        members = ClusterSupport.startCluster(3, new ManualTimeSource());
+        HazelcastCounterStore owner = members.get(0);
+        List<HazelcastCounterStore> survivors = members.subList(1, 3);
+        String hotKey = ClusterSupport.keyOwnedBy(owner.instance(), "owned-");
+
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger attemptsAfterLoss = new AtomicInteger();
+        AtomicBoolean lost = new AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService load = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                HazelcastCounterStore via = survivors.get(t % 2);
+                int worker = t;
+                workers.add(load.submit(() -> {
+                    for (int i = 0; !stop.get(); i++) {
+                        boolean afterLoss = lost.get();
+                        via.apply("background-" + worker + "-" + i % 50, TEN_PER_MINUTE, 1, 0);
+                        if (via.apply(hotKey, TEN_PER_MINUTE, 1, 0).allowed()) {
+                            admitted.incrementAndGet();
+                        }
+                        if (afterLoss) {
+                            attemptsAfterLoss.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            ClusterSupport.await(() -> admitted.get() >= 10, Duration.ofSeconds(30), "the hot key to be drained");
+            loseMember.accept(owner);
+            lost.set(true);
+            ClusterSupport.awaitClusterSize(survivors.get(0).instance(), 2);
+            ClusterSupport.await(() -> attemptsAfterLoss.get() >= 200, Duration.ofSeconds(60),
+                    "load after the owner left");
+            stop.set(true);
+            for (Future<?> worker : workers) {
+                worker.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            stop.set(true);
+            load.shutdownNow();
+        }
+        assertThat(admitted.get()).as("admitted on the hot key before and after its owner left").isEqualTo(10);
+        assertThat(survivors.get(0).peek(hotKey, TEN_PER_MINUTE, 0).remaining()).isZero();
+    }
+}

@@ -1,0 +1,56 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.config.ClassFilter;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JavaSerializationFilterConfig;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The store needs no Java serialization and no serializer configuration: the jar's hook registers everything. */
+class SerializationTest {
+
+    private final List<HazelcastCounterStore> members = new ArrayList<>();
+
+    @AfterEach
+    void stopCluster() {
+        ClusterSupport.closeAll(members);
+    }
+
+    @Test
+    void apply_javaSerializationDeniedOnEveryMember_decidesAcrossMembers() {
+        ManualTimeSource time = new ManualTimeSource();
+        String clusterName = ClusterSupport.newClusterName();
+        List<Integer> ports = List.of(ClusterSupport.freePort(), ClusterSupport.freePort());
+        for (int port : ports) {
+            HazelcastCounterStore.Builder builder = ClusterSupport.member(clusterName, port, ports)
+                    .memberTimeSource(time);
+            Config config = builder.toMemberConfig();
+            config.getSerializationConfig().setJavaSerializationFilterConfig(new JavaSerializationFilterConfig()
+                    .setDefaultsDisabled(true)
+                    .setBlacklist(new ClassFilter().addPrefixes("")));
+            members.add(builder.memberConfig(config).build());
+        }
+        ClusterSupport.awaitClusterSize(members.get(0).instance(), 2);
+        HazelcastCounterStore caller = members.get(0);
+        String remoteKey = ClusterSupport.keyOwnedBy(members.get(1).instance(), "remote-");
+
+        for (Algorithm algorithm : Algorithm.values()) {
+            Policy policy = Policy.of(algorithm, Limit.of(3, Duration.ofMinutes(1)), Limit.of(5, Duration.ofHours(1)));
+            String key = remoteKey + algorithm;
+            for (int i = 0; i < 3; i++) {
+                assertThat(caller.apply(key, policy, 1, Long.MAX_VALUE).allowed()).isTrue();
+            }
+            assertThat(caller.apply(key, policy, 1, Long.MAX_VALUE).allowed()).isFalse();
+            assertThat(caller.peek(key, policy, 1).allowed()).isFalse();
+        }
+    }
+}

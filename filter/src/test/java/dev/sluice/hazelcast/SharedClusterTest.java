@@ -1,0 +1,132 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.core.EntryView;
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.store.RejectionCachingStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Behaviour of one healthy three-member cluster, shared by the tests (each uses its own keys). */
+class SharedClusterTest {
+
+    private static final Limit TEN_PER_MINUTE = Limit.of(10, Duration.ofMinutes(1));
+    private static final ManualTimeSource TIME = new ManualTimeSource();
+    private static List<HazelcastCounterStore> members;
+
+    @BeforeAll
+    static void startCluster() {
+        members = ClusterSupport.startCluster(3, TIME);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        ClusterSupport.closeAll(members);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void apply_eightThreadsOnEachOfThreeMembers_admitExactlyTheLimit(Algorithm algorithm) throws Exception {
+        Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
+        String key = "hot-" + algorithm;
+        int threadsPerMember = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threadsPerMember * members.size());
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (HazelcastCounterStore member : members) {
+                for (int t = 0; t < threadsPerMember; t++) {
+                    admitted.add(pool.submit(() -> {
+                        start.await();
+                        int granted = 0;
+                        for (int i = 0; i < 10; i++) {
+                            granted += member.apply(key, policy, 1, Long.MAX_VALUE).allowed() ? 1 : 0;
+                        }
+                        return granted;
+                    }));
+                }
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> future : admitted) {
+                total += future.get(60, TimeUnit.SECONDS);
+            }
+            assertThat(total).isEqualTo(10);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void apply_grantedKey_livesAtLeastUntilItsStateIsFull() {
+        HazelcastCounterStore store = members.get(1);
+        Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofHours(1)));
+        Decision decision = store.apply("ttl", policy, 3, 0);
+
+        EntryView<String, CounterState> entry = store.instance().<String, CounterState>getMap(
+                HazelcastCounterStore.DEFAULT_MAP_NAME).getEntryView("ttl");
+        assertThat(entry.getTtl()).isGreaterThanOrEqualTo(decision.resetAfter().toMillis());
+        assertThat(entry.getExpirationTime() - entry.getLastUpdateTime())
+                .isGreaterThanOrEqualTo(decision.resetAfter().toMillis());
+    }
+
+    @Test
+    void apply_floodOfDistinctKeys_staysWithinThePerMemberBound() {
+        HazelcastCounterStore bounded = HazelcastCounterStore.builder()
+                .instance(members.get(0).instance())
+                .mapName("bounded")
+                .maxKeysPerMember(200)
+                .build();
+        Policy policy = Policy.of(Algorithm.GCRA, TEN_PER_MINUTE);
+        for (int i = 0; i < 3_000; i++) {
+            assertThat(bounded.apply("flood-" + i, policy, 1, 0).allowed()).isTrue();
+        }
+        assertThat(bounded.size()).isLessThanOrEqualTo(3 * 200);
+    }
+
+    @Test
+    void apply_rejectionCachedOnOneNode_agreesWithTheClusterUntilRetryAfter() {
+        Policy policy = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE);
+        RejectionCachingStore cached = new RejectionCachingStore(members.get(0), TIME, 1_000);
+        for (int i = 0; i < 10; i++) {
+            members.get(1).apply("cached", policy, 1, 0);
+        }
+        Decision rejected = cached.apply("cached", policy, 1, 0);
+        assertThat(rejected.allowed()).isFalse();
+
+        TIME.advanceNanos(rejected.retryAfterNanos() - 1);
+        assertThat(cached.apply("cached", policy, 1, 0).allowed()).isFalse();
+        assertThat(cached.hits()).isEqualTo(1);
+        assertThat(members.get(2).apply("cached", policy, 1, 0).allowed()).as("the cluster's answer").isFalse();
+
+        TIME.advanceNanos(1);
+        assertThat(cached.apply("cached", policy, 1, 0).allowed()).isTrue();
+        assertThat(cached.hits()).isEqualTo(1);
+    }
+
+    @Test
+    void peek_fromEveryMember_seesTheSameStateAndCountsNothing() {
+        Policy policy = Policy.of(Algorithm.SLIDING_WINDOW_LOG, TEN_PER_MINUTE);
+        members.get(0).apply("peeked", policy, 4, 0);
+        for (HazelcastCounterStore member : members) {
+            assertThat(member.peek("peeked", policy, 0).remaining()).isEqualTo(6);
+        }
+        assertThat(members.get(2).apply("peeked", policy, 1, 0).remaining()).isEqualTo(5);
+    }
+}

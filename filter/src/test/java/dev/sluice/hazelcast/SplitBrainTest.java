@@ -1,0 +1,82 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.core.LifecycleEvent;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two sub-clusters that counted one key apart merge into one. They are made by starting two single members of one
+ * cluster name that do not know each other's address; once both have counted, the first is told the second's address
+ * (its TCP-IP member list is read afresh by every split-brain search), finds the second cluster and merges.
+ */
+class SplitBrainTest {
+
+    private static final Policy TEN_PER_HOUR = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofHours(1)));
+
+    private final List<HazelcastCounterStore> members = new ArrayList<>();
+
+    @AfterEach
+    void stopCluster() {
+        ClusterSupport.closeAll(members);
+    }
+
+    @Test
+    void merge_subClustersCountedOneKeyApart_keepsTheMoreConsumedState() throws InterruptedException {
+        ManualTimeSource time = new ManualTimeSource();
+        String clusterName = ClusterSupport.newClusterName();
+        int first = ClusterSupport.freePort();
+        int second = ClusterSupport.freePort();
+        members.add(splitBrainMember(clusterName, first, List.of(first), time));
+        members.add(splitBrainMember(clusterName, second, List.of(second), time));
+        assertThat(members.get(0).instance().getCluster().getMembers()).hasSize(1);
+        assertThat(members.get(1).instance().getCluster().getMembers()).hasSize(1);
+
+        // Whichever side merges into the other, one of these keys has its more consumed copy on the merging side.
+        members.get(0).apply("more-on-first", TEN_PER_HOUR, 8, 0);
+        members.get(1).apply("more-on-first", TEN_PER_HOUR, 6, 0);
+        members.get(0).apply("more-on-second", TEN_PER_HOUR, 6, 0);
+        members.get(1).apply("more-on-second", TEN_PER_HOUR, 8, 0);
+        members.get(1).apply("only-on-second", TEN_PER_HOUR, 3, 0);
+        // Fired on the merging member once its entries have been merged into the other cluster.
+        CountDownLatch merged = new CountDownLatch(1);
+        for (HazelcastCounterStore member : members) {
+            member.instance().getLifecycleService().addLifecycleListener(event -> {
+                if (event.getState() == LifecycleEvent.LifecycleState.MERGED) {
+                    merged.countDown();
+                }
+            });
+        }
+        members.get(0).instance().getConfig().getNetworkConfig().getJoin().getTcpIpConfig()
+                .addMember(ClusterSupport.LOOPBACK + ":" + second);
+
+        assertThat(merged.await(60, TimeUnit.SECONDS)).as("the sub-clusters merged").isTrue();
+        for (HazelcastCounterStore member : members) {
+            ClusterSupport.awaitClusterSize(member.instance(), 2);
+        }
+        for (HazelcastCounterStore member : members) {
+            assertThat(member.peek("more-on-first", TEN_PER_HOUR, 0).remaining()).isEqualTo(2);
+            assertThat(member.peek("more-on-second", TEN_PER_HOUR, 0).remaining()).isEqualTo(2);
+            assertThat(member.peek("only-on-second", TEN_PER_HOUR, 0).remaining()).isEqualTo(7);
+        }
+    }
+
+    private static HazelcastCounterStore splitBrainMember(String clusterName, int port, List<Integer> joinPorts,
+            ManualTimeSource time) {
+        return ClusterSupport.member(clusterName, port, joinPorts)
+                .memberTimeSource(time)
+                .property("hazelcast.merge.first.run.delay.seconds", "1")
+                .property("hazelcast.merge.next.run.delay.seconds", "1")
+                .build();
+    }
+}

@@ -1,0 +1,116 @@
+package dev.sluice.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.Limit;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class FailurePolicyStoreTest {
+
+    private static final Policy POLICY = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofMinutes(1)));
+    private static final Duration TIMEOUT = Duration.ofMillis(50);
+
+    private final ManualTimeSource time = new ManualTimeSource();
+
+    @Test
+    void apply_remoteAnswers_returnsItsDecision() {
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new LocalCounterStore(time, 100), TIMEOUT);
+        assertThat(store.apply("k", POLICY, 1, 0).remaining()).isEqualTo(2);
+        assertThat(store.failures() + store.timeouts()).isZero();
+    }
+
+    @Test
+    void apply_remoteNeverAnswers_allowsAfterTheTimeoutAndCountsIt() {
+        FailurePolicyStore store = FailurePolicyStore.allowing(new Unresponsive(), TIMEOUT);
+        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isTrue();
+        assertThat(store.timeouts()).isEqualTo(1);
+    }
+
+    @Test
+    void apply_remoteFails_rejectsAndCountsTheFailure() {
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new Failing(), TIMEOUT);
+        Decision decision = store.apply("k", POLICY, 1, 0);
+        assertThat(decision.allowed()).isFalse();
+        assertThat(decision.retryAfter()).isEqualTo(FailurePolicyStore.REJECT_RETRY_AFTER);
+        assertThat(store.failures()).isEqualTo(1);
+    }
+
+    @Test
+    void apply_remoteDown_countsOnTheFallbackStore() {
+        FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new Failing(), TIMEOUT,
+                new LocalCounterStore(time, 100));
+        for (int i = 0; i < 3; i++) {
+            assertThat(store.apply("k", POLICY, 1, 0).allowed()).isTrue();
+        }
+        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isFalse();
+        assertThat(store.failures()).isEqualTo(4);
+    }
+
+    @Test
+    void applyAsync_remoteNeverAnswers_completesByThePolicyAfterTheTimeout() throws Exception {
+        FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new Unresponsive(), TIMEOUT,
+                new LocalCounterStore(time, 100));
+        Decision decision = store.applyAsync("k", POLICY, 1, 0).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(decision.remaining()).isEqualTo(2);
+        assertThat(store.timeouts()).isEqualTo(1);
+    }
+
+    @Test
+    void peek_remoteNeverAnswers_reportsThePolicyOutcome() {
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new Unresponsive(), TIMEOUT);
+        assertThat(store.peek("k", POLICY, 1).allowed()).isFalse();
+        assertThat(store.timeouts()).isEqualTo(1);
+    }
+
+    /** A remote store that never answers. */
+    private static final class Unresponsive implements CounterStore {
+        @Override
+        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+            return applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture().join();
+        }
+
+        @Override
+        public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public Decision peek(String key, Policy policy, long cost) {
+            return new CompletableFuture<Decision>().join();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** A remote store that fails every call. */
+    private static final class Failing implements CounterStore {
+        @Override
+        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+            throw new IllegalStateException("store down");
+        }
+
+        @Override
+        public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+            return CompletableFuture.failedFuture(new IllegalStateException("store down"));
+        }
+
+        @Override
+        public Decision peek(String key, Policy policy, long cost) {
+            throw new IllegalStateException("store down");
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.sluice.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class RejectionCachingStoreTest {
+
+    private static final Limit TEN_PER_MINUTE = Limit.of(10, Duration.ofMinutes(1));
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private final CountingStore remote = new CountingStore(new LocalCounterStore(time, 1_000));
+    private final RejectionCachingStore store = new RejectionCachingStore(remote, time, 100);
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void apply_rejectedKey_isRejectedLocallyUntilRetryAfterAndAgreesWithTheRemote(Algorithm algorithm) {
+        Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
+        Decision rejected = drainThenReject(policy);
+        int callsAfterRejection = remote.calls.get();
+
+        Decision cached = store.apply("k", policy, 1, Long.MAX_VALUE);
+        assertThat(cached.allowed()).isFalse();
+        assertThat(cached.retryAfterNanos()).isEqualTo(rejected.retryAfterNanos());
+        assertThat(remote.calls.get()).isEqualTo(callsAfterRejection);
+        assertThat(store.hits()).isEqualTo(1);
+
+        // Just before the deadline the remote store would reject too; at it, the cache steps aside.
+        time.advanceNanos(rejected.retryAfterNanos() - 1);
+        assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isFalse();
+        assertThat(remote.delegate.peek("k", policy, 1).allowed()).isFalse();
+        time.advanceNanos(1);
+        assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isTrue();
+        assertThat(remote.calls.get()).isEqualTo(callsAfterRejection + 1);
+    }
+
+    @Test
+    void apply_smallerCostThanTheRejected_asksTheRemote() {
+        Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_MINUTE);
+        store.apply("k", policy, 8, 0);
+        assertThat(store.apply("k", policy, 5, 0).allowed()).isFalse();
+
+        assertThat(store.apply("k", policy, 2, 0).allowed()).isTrue();
+        assertThat(store.hits()).isZero();
+    }
+
+    @Test
+    void apply_leakyBucketWithLongerMaxDelay_asksTheRemote() {
+        Policy policy = Policy.of(Algorithm.LEAKY_BUCKET, TEN_PER_MINUTE);
+        assertThat(store.apply("k", policy, 1, 0).allowed()).isTrue();
+        assertThat(store.apply("k", policy, 1, 0).allowed()).as("the next slot is 6 s away").isFalse();
+
+        Decision queued = store.apply("k", policy, 1, Duration.ofSeconds(10).toNanos());
+        assertThat(queued.allowed()).isTrue();
+        assertThat(queued.delay()).isEqualTo(Duration.ofSeconds(6));
+        assertThat(store.hits()).isZero();
+    }
+
+    @Test
+    void peek_rejectedKey_alwaysAsksTheRemote() {
+        Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_MINUTE);
+        drainThenReject(policy);
+        int before = remote.calls.get();
+        assertThat(store.peek("k", policy, 0).remaining()).isZero();
+        assertThat(remote.calls.get()).isEqualTo(before + 1);
+    }
+
+    private Decision drainThenReject(Policy policy) {
+        for (int i = 0; i < 10; i++) {
+            assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isTrue();
+        }
+        Decision rejected = store.apply("k", policy, 1, Long.MAX_VALUE);
+        assertThat(rejected.allowed()).isFalse();
+        return rejected;
+    }
+
+    /** Counts the calls that reach the wrapped store. */
+    private static final class CountingStore implements CounterStore {
+        final CounterStore delegate;
+        final AtomicInteger calls = new AtomicInteger();
+
+        CountingStore(CounterStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+            calls.incrementAndGet();
+            return delegate.apply(key, policy, cost, maxDelayNanos);
+        }
+
+        @Override
+        public Decision peek(String key, Policy policy, long cost) {
+            calls.incrementAndGet();
+            return delegate.peek(key, policy, cost);
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}
