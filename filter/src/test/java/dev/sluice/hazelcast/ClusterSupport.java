@@ -18,9 +18,9 @@ import java.util.logging.Logger;
  * Starts real Hazelcast members for tests, in this JVM, on loopback and free ports, joined over TCP-IP with
  * multicast off, and waits for cluster conditions by bounded polling.
  */
-final class ClusterSupport {
+public final class ClusterSupport {
 
-    static final String LOOPBACK = "127.0.0.1";
+    public static final String LOOPBACK = "127.0.0.1";
 
     // Members leaving on purpose make Hazelcast warn at length; keep errors only. Held so the level sticks:
     // java.util.logging keeps loggers weakly.
@@ -34,11 +34,11 @@ final class ClusterSupport {
     }
 
     /** A fresh cluster name, so concurrent or leftover clusters never join each other. */
-    static String newClusterName() {
+    public static String newClusterName() {
         return "sluice-test-" + UUID.randomUUID();
     }
 
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -57,7 +57,7 @@ final class ClusterSupport {
     }
 
     /** Hazelcast properties that make a small test cluster start, detect failures and expire entries quickly. */
-    static HazelcastCounterStore.Builder withTestProperties(HazelcastCounterStore.Builder builder) {
+    public static HazelcastCounterStore.Builder withTestProperties(HazelcastCounterStore.Builder builder) {
         return builder
                 .property("hazelcast.logging.type", "jdk")
                 .property("hazelcast.phone.home.enabled", "false")
@@ -70,7 +70,7 @@ final class ClusterSupport {
     }
 
     /** Starts {@code size} members deciding by {@code clocks} (one per member, or one shared), and waits for all. */
-    static List<HazelcastCounterStore> startCluster(int size, TimeSource... clocks) {
+    public static List<HazelcastCounterStore> startCluster(int size, TimeSource... clocks) {
         String clusterName = newClusterName();
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < size; i++) {
@@ -94,7 +94,7 @@ final class ClusterSupport {
     }
 
     /** Waits until {@code condition} holds, polling every 50 ms, and fails after {@code timeout}. */
-    static void await(BooleanSupplier condition, Duration timeout, String what) {
+    public static void await(BooleanSupplier condition, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -121,7 +121,7 @@ final class ClusterSupport {
         throw new AssertionError("no key owned by " + owner.getCluster().getLocalMember());
     }
 
-    static void closeAll(List<HazelcastCounterStore> stores) {
+    public static void closeAll(List<HazelcastCounterStore> stores) {
         if (stores != null) {
             stores.forEach(HazelcastCounterStore::close);
         }

@@ -1,0 +1,222 @@
+package dev.sluice.servlet;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.http.HeaderStyle;
+import dev.sluice.http.ProblemDetails;
+import dev.sluice.http.RateLimitHeaders;
+import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.RuleDecision;
+import dev.sluice.rules.RuleSet;
+import dev.sluice.store.CounterStore;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A servlet filter that applies Sluice's rules to every request it sees: registered in {@code web.xml} with
+ * init-params (see {@link FilterSettings}), or in code with {@link #RateLimitFilter(FilterSettings)}.
+ *
+ * <p>Per request it evaluates the rules once (on the {@code REQUEST} dispatch; forwards, includes, errors and async
+ * dispatches pass through uncounted), then: lets the request through with rate-limit headers; or answers the
+ * rejection ({@code 429}, {@code Retry-After}, an {@code application/problem+json} body); or, for a rule in delay
+ * mode, holds the request until its slot without holding a container thread ({@code AsyncContext} and a scheduler;
+ * the filter and the servlet must be {@code async-supported}, and the mapping should include the {@code ASYNC}
+ * dispatcher). Shadow rules are counted but change nothing in the response.
+ *
+ * <p>The filter never throws to the container: a store that fails follows the configured failure policy, and any
+ * other failure lets the request through and is logged. The evaluation is left in the request attribute
+ * {@link #EVALUATION_ATTRIBUTE}, so the Jersey binding does not count a rule twice. Thread-safe.
+ */
+public class RateLimitFilter implements Filter {
+
+    /** The request attribute holding this request's {@link Evaluation}. */
+    public static final String EVALUATION_ATTRIBUTE = "dev.sluice.evaluation";
+
+    private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
+
+    private final FilterSettings programmaticSettings;
+    private FilterRuntime runtime;
+    private volatile boolean warnedAboutBlockingDelay;
+
+    /** For {@code web.xml}: the settings come from init-params. */
+    public RateLimitFilter() {
+        this(null);
+    }
+
+    /** For programmatic registration: init-params are ignored. */
+    public RateLimitFilter(FilterSettings settings) {
+        this.programmaticSettings = settings;
+    }
+
+    @Override
+    public void init(FilterConfig config) throws ServletException {
+        try {
+            FilterSettings settings = programmaticSettings != null ? programmaticSettings
+                    : FilterSettings.fromInitParameters(config::getInitParameter);
+            runtime = FilterRuntime.start(settings, config.getServletContext(), config.getFilterName());
+        } catch (RuntimeException e) {
+            throw new ServletException("Sluice filter '" + config.getFilterName() + "' cannot start: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(servletRequest instanceof HttpServletRequest request)
+                || !(servletResponse instanceof HttpServletResponse response)
+                || request.getDispatcherType() != DispatcherType.REQUEST
+                || request.getAttribute(EVALUATION_ATTRIBUTE) != null) {
+            chain.doFilter(servletRequest, servletResponse);
+            return;
+        }
+        Evaluation evaluation;
+        try {
+            evaluation = runtime.rules().evaluate(new ServletRequestView(request), runtime.store());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate " + request.getMethod() + " "
+                    + request.getRequestURI() + "; letting it through", e);
+            chain.doFilter(request, response);
+            return;
+        }
+        request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
+        List<RuleDecision> enforced = evaluation.outcomes().stream().filter(RuleDecision::enforced).toList();
+        if (enforced.isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        writeHeaders(enforced, evaluation, runtime.headerStyle(), response);
+        if (!evaluation.allowed()) {
+            reject(enforced, evaluation, response);
+        } else if (evaluation.delay().isZero()) {
+            chain.doFilter(request, response);
+        } else {
+            delay(request, response, chain, evaluation.delay());
+        }
+    }
+
+    static void writeHeaders(List<RuleDecision> enforced, Evaluation evaluation, HeaderStyle style,
+                             HttpServletResponse response) {
+        List<Limit> limits = new ArrayList<>();
+        List<Decision> decisions = new ArrayList<>(enforced.size());
+        for (RuleDecision outcome : enforced) {
+            limits.addAll(outcome.policy().limits());
+            decisions.add(outcome.decision());
+        }
+        Decision verdict = evaluation.limiting().orElseThrow().decision();
+        RateLimitHeaders.write(limits, decisions, verdict, style, response::setHeader);
+    }
+
+    private static void reject(List<RuleDecision> enforced, Evaluation evaluation, HttpServletResponse response)
+            throws IOException {
+        List<Decision> rejections = enforced.stream().map(RuleDecision::decision).filter(d -> !d.allowed())
+                .sorted(Comparator.comparingLong(Decision::retryAfterNanos).reversed()).toList();
+        int status = evaluation.response().map(r -> r.status()).orElse(ProblemDetails.TOO_MANY_REQUESTS);
+        String message = evaluation.response().map(r -> r.message()).orElse(null);
+        byte[] body = ProblemDetails.of(rejections, status, message).toJson().getBytes(StandardCharsets.UTF_8);
+        response.setStatus(status);
+        response.setContentType(ProblemDetails.MEDIA_TYPE);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    private void delay(HttpServletRequest request, HttpServletResponse response, FilterChain chain, Duration delay)
+            throws IOException, ServletException {
+        if (request.isAsyncSupported()) {
+            AsyncContext async = request.startAsync(request, response);
+            async.setTimeout(0);
+            runtime.scheduler().schedule(() -> async.dispatch(), delay.toNanos(), TimeUnit.NANOSECONDS);
+            return;
+        }
+        if (!warnedAboutBlockingDelay) {
+            warnedAboutBlockingDelay = true;
+            LOG.log(System.Logger.Level.WARNING, "Sluice delays " + request.getRequestURI() + " on a container thread: "
+                    + "mark the filter and the servlet async-supported to free it while waiting");
+        }
+        try {
+            TimeUnit.NANOSECONDS.sleep(delay.toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ServletException("interrupted while delaying the request", e);
+        }
+        chain.doFilter(request, response);
+    }
+
+    @Override
+    public void destroy() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    /** The rules this filter applies now, for tests and diagnostics. */
+    public RuleSet rules() {
+        return runtime.rules();
+    }
+
+    /** The store this filter counts in. */
+    public CounterStore store() {
+        return runtime.store();
+    }
+
+    /** Everything a started filter holds; closed on destroy. */
+    record FilterRuntime(RuleSource ruleSource, CounterStore store, HeaderStyle headerStyle,
+                         ScheduledExecutorService scheduler) implements AutoCloseable {
+
+        RuleSet rules() {
+            return ruleSource.get();
+        }
+
+        static FilterRuntime start(FilterSettings settings, ServletContext context, String filterName) {
+            RuleSource rules = RuleSource.load(settings, context);
+            String namespace = settings.namespace() != null ? settings.namespace()
+                    : context == null || context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+            CounterStore store;
+            try {
+                store = Stores.open(settings, namespace);
+            } catch (RuntimeException e) {
+                closeQuietly(rules);
+                throw e;
+            }
+            ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+                Thread thread = new Thread(task, "sluice-delay-" + filterName);
+                thread.setDaemon(true);
+                return thread;
+            });
+            return new FilterRuntime(rules, store, settings.headerStyle(), scheduler);
+        }
+
+        @Override
+        public void close() {
+            scheduler.shutdownNow();
+            closeQuietly(ruleSource);
+            store.close();
+        }
+
+        private static void closeQuietly(AutoCloseable resource) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, "closing " + resource + " failed", e);
+            }
+        }
+    }
+}

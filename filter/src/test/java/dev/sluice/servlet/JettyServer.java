@@ -1,0 +1,70 @@
+package dev.sluice.servlet;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.server.handler.ContextHandler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/** A real Jetty 12 on 127.0.0.1 and a free port, with the contexts a test sets up, and a real HTTP client. */
+final class JettyServer implements AutoCloseable {
+
+    private final Server server;
+    private final URI base;
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    private JettyServer(Server server, URI base) {
+        this.server = server;
+        this.base = base;
+    }
+
+    /** Starts Jetty with {@code maxThreads} threads serving the given handlers. */
+    static JettyServer start(int maxThreads, ContextHandler... handlers) throws Exception {
+        QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
+        threads.setName("jetty-test");
+        Server server = new Server(threads);
+        ServerConnector connector = new ServerConnector(server, 1, 1);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(new ContextHandlerCollection(handlers));
+        server.start();
+        return new JettyServer(server, URI.create("http://127.0.0.1:" + connector.getLocalPort()));
+    }
+
+    /** Starts Jetty with one servlet context at {@code /}, set up by {@code setUp}. */
+    static JettyServer start(Consumer<ServletContextHandler> setUp) throws Exception {
+        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
+        context.setContextPath("/");
+        setUp.accept(context);
+        return start(50, context);
+    }
+
+    URI uri(String pathAndQuery) {
+        return base.resolve(pathAndQuery);
+    }
+
+    HttpResponse<String> get(String pathAndQuery, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(pathAndQuery)).timeout(Duration.ofSeconds(30));
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpClient client() {
+        return client;
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
+}

@@ -1,0 +1,293 @@
+package dev.sluice.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.http.HeaderStyle;
+import jakarta.servlet.DispatcherType;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The filter on a real Jetty 12, asked over real HTTP. */
+class RateLimitFilterTest {
+
+    private static final String PER_IP = """
+            {"rules": [{"id": "per-ip", "match": {"paths": ["/api/**"]}, "key": {"type": "ip"},
+                        "limits": [{"permits": 3, "period": "1m"}]}]}
+            """;
+
+    @TempDir
+    Path dir;
+
+    private final List<JettyServer> servers = new ArrayList<>();
+
+    @AfterEach
+    void stopServers() throws Exception {
+        for (JettyServer server : servers) {
+            server.close();
+        }
+    }
+
+    /** A context at {@code contextPath} with the filter on {@code rulesJson} in front of {@link EchoServlet}. */
+    private ServletContextHandler context(String contextPath, String rulesJson,
+                                          UnaryOperator<FilterSettings.Builder> settings) throws Exception {
+        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesJson);
+        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
+        context.setContextPath(contextPath);
+        FilterSettings filterSettings = settings.apply(FilterSettings.builder()
+                .rules("file:" + rules)
+                .rulesReloadInterval(Duration.ZERO)).build();
+        FilterHolder stamp = new FilterHolder(EchoServlet.STAMP_ARRIVAL);
+        stamp.setAsyncSupported(true);
+        context.addFilter(stamp, "/*", EnumSet.of(DispatcherType.REQUEST));
+        FilterHolder filter = new FilterHolder(new RateLimitFilter(filterSettings));
+        filter.setAsyncSupported(true);
+        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC,
+                DispatcherType.FORWARD, DispatcherType.INCLUDE, DispatcherType.ERROR));
+        ServletHolder servlet = new ServletHolder(new EchoServlet());
+        servlet.setAsyncSupported(true);
+        context.addServlet(servlet, "/*");
+        return context;
+    }
+
+    private JettyServer start(String rulesJson, UnaryOperator<FilterSettings.Builder> settings) throws Exception {
+        JettyServer server = JettyServer.start(50, context("/", rulesJson, settings));
+        servers.add(server);
+        return server;
+    }
+
+    @Test
+    void filter_sequenceOfRequests_sendsExactHeaderValues() throws Exception {
+        JettyServer server = start(PER_IP, s -> s);
+
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            HttpResponse<String> response = server.get("/api/items");
+            assertThat(response.statusCode()).isEqualTo(200);
+            long refill = 20L * (3 - remaining);
+            assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"per-ip:3/1m\";q=3;w=60");
+            assertThat(response.headers().firstValue("RateLimit"))
+                    .hasValue("\"per-ip:3/1m\";r=" + remaining + ";t=" + refill);
+            assertThat(response.headers().firstValue("X-RateLimit-Limit")).hasValue("3");
+            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
+            assertThat(response.headers().firstValue("X-RateLimit-Reset")).hasValue(Long.toString(refill));
+            assertThat(response.headers().firstValue("Retry-After")).isEmpty();
+        }
+        HttpResponse<String> rejected = server.get("/api/items");
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.headers().firstValue("Retry-After")).hasValue("20");
+        assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"per-ip:3/1m\";r=0;t=60");
+
+        assertThat(server.get("/other").headers().firstValue("RateLimit")).as("no rule, no headers").isEmpty();
+    }
+
+    @Test
+    void filter_overLimit_answersWithAProblemDocument() throws Exception {
+        JettyServer server = start(PER_IP, s -> s);
+        for (int i = 0; i < 3; i++) {
+            server.get("/api/items");
+        }
+
+        HttpResponse<String> rejected = server.get("/api/items");
+
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(rejected.body()).isEqualTo("{\"type\":\"https://sluice.dev/problems/rate-limited\","
+                + "\"title\":\"Too Many Requests\",\"status\":429,"
+                + "\"detail\":\"Rate limit 'per-ip:3/1m' exceeded. Retry in 20 seconds.\","
+                + "\"policies\":[\"per-ip:3/1m\"],\"retryAfter\":20}");
+    }
+
+    @Test
+    void filter_ruleResponse_replacesStatusAndDetail() throws Exception {
+        JettyServer server = start("""
+                {"rules": [{"id": "quota", "match": {"paths": ["/**"]}, "key": {"type": "constant"},
+                            "limits": [{"permits": 1, "period": "1h"}],
+                            "response": {"status": 503, "message": "Export quota used up"}}]}
+                """, s -> s);
+        server.get("/export");
+        HttpResponse<String> rejected = server.get("/export");
+        assertThat(rejected.statusCode()).isEqualTo(503);
+        assertThat(rejected.body()).contains("\"detail\":\"Export quota used up\"");
+    }
+
+    @Test
+    void filter_headerStyle_choosesTheFields() throws Exception {
+        JettyServer server = start(PER_IP, s -> s.headerStyle(HeaderStyle.LEGACY));
+        HttpResponse<String> response = server.get("/api/items");
+        assertThat(response.headers().map()).containsKey("x-ratelimit-remaining").doesNotContainKey("ratelimit");
+    }
+
+    @Test
+    void filter_shadowRule_countsButNeverChangesTheResponse() throws Exception {
+        JettyServer server = start("""
+                {"rules": [{"id": "trial", "match": {"paths": ["/**"]}, "limits": [{"permits": 1, "period": "1h"}],
+                            "mode": "shadow"}]}
+                """, s -> s);
+        HttpResponse<String> first = server.get("/api/items");
+        HttpResponse<String> second = server.get("/api/items");
+
+        assertThat(second.statusCode()).isEqualTo(200);
+        assertThat(second.headers().map()).doesNotContainKeys("ratelimit", "ratelimit-policy", "x-ratelimit-limit",
+                "retry-after");
+        assertThat(first.body()).contains("shadowRejected=false");
+        assertThat(second.body()).contains("shadowRejected=true");
+    }
+
+    @Test
+    void filter_trustedProxy_countsTheForwardedClient() throws Exception {
+        JettyServer server = start(PER_IP, s -> s.trustedProxies(List.of("127.0.0.0/8")));
+        for (int i = 0; i < 3; i++) {
+            assertThat(server.get("/api/items", "X-Forwarded-For", "203.0.113.5").statusCode()).isEqualTo(200);
+        }
+        assertThat(server.get("/api/items", "X-Forwarded-For", "203.0.113.5").statusCode()).isEqualTo(429);
+        assertThat(server.get("/api/items", "X-Forwarded-For", "203.0.113.6").statusCode()).isEqualTo(200);
+        // A client claiming to be forwarded by a proxy it is not: the proxy's own entry is the right-most untrusted.
+        assertThat(server.get("/api/items", "X-Forwarded-For", "203.0.113.6, 198.51.100.9").statusCode())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void filter_untrustedPeerSendingForwardedFor_isCountedByItsSocketAddress() throws Exception {
+        JettyServer server = start(PER_IP, s -> s);
+        for (int i = 0; i < 3; i++) {
+            server.get("/api/items", "X-Forwarded-For", "203.0.113." + i);
+        }
+        assertThat(server.get("/api/items", "X-Forwarded-For", "198.51.100.77").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void filter_forwardAndInclude_countTheRequestOnce() throws Exception {
+        JettyServer server = start(PER_IP, s -> s);
+        HttpResponse<String> forwarded = server.get("/api/forward/api/items");
+        assertThat(forwarded.statusCode()).isEqualTo(200);
+        assertThat(forwarded.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
+        HttpResponse<String> included = server.get("/api/include/api/items");
+        assertThat(included.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
+    }
+
+    @Test
+    void filter_twoApplicationsInOneJvm_keepSeparateCounters() throws Exception {
+        String tight = PER_IP.replace("\"permits\": 3", "\"permits\": 1");
+        JettyServer server = JettyServer.start(50, context("/a", tight, s -> s), context("/b", PER_IP, s -> s));
+        servers.add(server);
+
+        assertThat(server.get("/a/api/x").statusCode()).isEqualTo(200);
+        assertThat(server.get("/a/api/x").statusCode()).isEqualTo(429);
+        assertThat(server.get("/b/api/x").statusCode()).isEqualTo(200);
+        assertThat(server.get("/b/api/x").headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
+    }
+
+    @Test
+    void filter_pathVariants_areCountedUnderTheSameRule() throws Exception {
+        JettyServer server = start("""
+                {"rules": [{"id": "login", "match": {"paths": ["/api/login"]}, "key": {"type": "constant"},
+                            "limits": [{"permits": 4, "period": "1h"}]}]}
+                """, s -> s);
+        for (String variant : List.of("/api/login", "/api/login;jsessionid=x", "/api/%6Cogin", "/API/../api/login")) {
+            assertThat(server.get(variant).statusCode()).as(variant).isIn(200, 400);
+        }
+        assertThat(server.get("/api/login").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void filter_delayMode_holdsRequestsForTheirSlotsWithoutHoldingThreads() throws Exception {
+        // 200 requests queue behind one leaky bucket draining one every 20 ms, on a Jetty of 20 threads.
+        JettyServer server = JettyServer.start(20, context("/", """
+                {"rules": [{"id": "queue", "match": {"paths": ["/queued/**"]}, "key": {"type": "constant"},
+                            "algorithm": "leaky_bucket", "limits": [{"permits": 50, "period": "1s", "capacity": 250}],
+                            "maxDelay": "10s"}]}
+                """, s -> s));
+        servers.add(server);
+
+        List<CompletableFuture<HttpResponse<String>>> queued = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            queued.add(server.client().sendAsync(HttpRequest.newBuilder(server.uri("/queued/" + i)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        // While the queue drains (4 s), the rest of the application is served.
+        HttpResponse<String> meanwhile = server.get("/health");
+        boolean queueStillDraining = queued.stream().anyMatch(future -> !future.isDone());
+
+        List<HttpResponse<String>> responses = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> future : queued) {
+            responses.add(future.get(60, TimeUnit.SECONDS));
+        }
+        assertThat(meanwhile.statusCode()).isEqualTo(200);
+        assertThat(queueStillDraining).as("/health answered while delayed requests were waiting").isTrue();
+        assertThat(responses).allSatisfy(response -> assertThat(response.statusCode()).isEqualTo(200));
+        List<Echo> echoes = responses.stream().map(response -> Echo.of(response.body())).toList();
+        assertThat(echoes.stream().filter(echo -> echo.delay() > 0).count()).as("delayed").isGreaterThan(190);
+        assertThat(echoes).allSatisfy(echo -> assertThat(echo.at()).as("held until its slot")
+                .isGreaterThanOrEqualTo(echo.slot()));
+        // Slot order: no request is served before one with an earlier slot, unless both slots had already come (the
+        // scheduler then dispatched both and the container ran them side by side, in either order). A slot is
+        // estimated as the arrival, stamped just before Sluice decides, plus the granted delay.
+        List<Echo> bySlot = echoes.stream().sorted(Comparator.comparingLong(Echo::slot)).toList();
+        for (int i = 1; i < bySlot.size(); i++) {
+            Echo earlier = bySlot.get(i - 1);
+            Echo later = bySlot.get(i);
+            if (later.served() < earlier.served()) {
+                assertThat(later.slot()).as("%s served before %s, whose slot is earlier", later, earlier)
+                        .isLessThanOrEqualTo(earlier.at());
+            }
+        }
+    }
+
+    /** What {@link EchoServlet} answered. */
+    private record Echo(long served, long delay, long slot, long at) {
+        static Echo of(String body) {
+            String[] fields = body.split(" ");
+            return new Echo(value(fields[0]), value(fields[1]), value(fields[2]), value(fields[3]));
+        }
+
+        private static long value(String field) {
+            return Long.parseLong(field.substring(field.indexOf('=') + 1));
+        }
+    }
+
+    @Test
+    void init_invalidRulesFile_failsDeploymentNamingFileLineAndField() throws Exception {
+        Path rules = Files.writeString(dir.resolve("broken.json"), """
+                {"rules": [{"id": "x", "match": {"paths": ["/**"]},
+                            "limits": [{"permits": 5, "period": "5 minutes"}]}]}
+                """);
+        RateLimitFilter filter = new RateLimitFilter(FilterSettings.builder().rules("file:" + rules).build());
+        ServletContextHandler context = new ServletContextHandler();
+        context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
+        context.addServlet(new ServletHolder(new EchoServlet()), "/*");
+
+        assertThatThrownBy(() -> servers.add(JettyServer.start(20, context)))
+                .hasStackTraceContaining("broken.json:2:")
+                .hasStackTraceContaining("$.rules[0].limits[0].period")
+                .hasStackTraceContaining("got \"5 minutes\"");
+    }
+
+    @Test
+    void settings_badInitParam_namesTheParamAndTheExpectedForm() {
+        assertThatThrownBy(() -> FilterSettings.fromInitParameters(
+                name -> name.equals("store-timeout") ? "fast" : null))
+                .hasMessage("init-param 'store-timeout': expected a duration such as 100ms, 5s or PT1M, got 'fast'");
+        assertThatThrownBy(() -> FilterSettings.fromInitParameters(name -> name.equals("store") ? "redis" : null))
+                .hasMessage("init-param 'store': expected one of local, hazelcast, hazelcast-client, got 'redis'");
+        assertThatThrownBy(() -> FilterSettings.fromInitParameters(
+                name -> name.equals("hazelcast-port") ? "70000" : null))
+                .hasMessageStartingWith("init-param 'hazelcast-port': expected a port from 1 to 65535");
+    }
+}
