@@ -215,6 +215,12 @@ public final class Rule {
         return counterPrefixes.get(policy);
     }
 
+    /** The id of the rule a counter key (as made from {@link #counterPrefix(Policy)}) belongs to. */
+    public static String idOfCounterKey(String counterKey) {
+        int end = counterKey.indexOf('@');
+        return end < 0 ? counterKey : counterKey.substring(0, end);
+    }
+
     /** Whether the rule has limits of its own (an annotation naming a JSON rule has not). */
     boolean defined() {
         return policy != null;

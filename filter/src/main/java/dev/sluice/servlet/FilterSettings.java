@@ -1,6 +1,8 @@
 package dev.sluice.servlet;
 
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.metrics.DecisionMetrics;
+import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.ClientAddresses;
 import dev.sluice.rules.DurationText;
 import dev.sluice.store.FailurePolicyStore;
@@ -41,6 +43,8 @@ import java.util.function.Function;
  *   <tr><td>{@code client-address-header}</td><td>{@code x-forwarded-for} or {@code forwarded} (RFC 7239): where
  *       a trusted proxy names the client</td><td>{@code x-forwarded-for}</td></tr>
  *   <tr><td>{@code max-keys}</td><td>keys the local store holds at most</td><td>{@code 1000000}</td></tr>
+ *   <tr><td>{@code metrics}</td><td>{@code none}, or {@code micrometer}: decision counters and a timer on
+ *       Micrometer's global registry (Micrometer must be on the classpath)</td><td>{@code none}</td></tr>
  *   <tr><td>{@code namespace}</td><td>separates the counters of applications sharing one cluster</td>
  *       <td>the context path</td></tr>
  * </table>
@@ -71,6 +75,7 @@ public final class FilterSettings {
     private final ClientAddresses.Header clientAddressHeader;
     private final long maxKeys;
     private final String namespace;
+    private final DecisionMetrics metrics;
 
     private FilterSettings(Builder builder) {
         this.rules = builder.rules;
@@ -88,6 +93,7 @@ public final class FilterSettings {
         this.clientAddressHeader = builder.clientAddressHeader;
         this.maxKeys = builder.maxKeys;
         this.namespace = builder.namespace;
+        this.metrics = builder.metrics;
     }
 
     public static Builder builder() {
@@ -124,6 +130,7 @@ public final class FilterSettings {
                 "one of x-forwarded-for, forwarded");
         params.with("max-keys", value -> builder.maxKeys(Long.parseLong(value.trim())), "a positive number");
         params.with("namespace", builder::namespace, "a name");
+        params.with("metrics", value -> builder.metrics(metrics(value)), "one of none, micrometer");
         return builder.build();
     }
 
@@ -136,6 +143,20 @@ public final class FilterSettings {
             throw new IllegalArgumentException(value);
         }
         return parsed;
+    }
+
+    private static DecisionMetrics metrics(String value) {
+        if (value.trim().equalsIgnoreCase("none")) {
+            return DecisionMetrics.NONE;
+        }
+        if (!value.trim().equalsIgnoreCase("micrometer")) {
+            throw new IllegalArgumentException(value);
+        }
+        try {
+            return MicrometerDecisionMetrics.global();
+        } catch (LinkageError e) {
+            throw new IllegalArgumentException("Micrometer (io.micrometer:micrometer-core) is not on the classpath", e);
+        }
     }
 
     /** {@code allow}, {@code reject}, or {@code local} for a fallback on the local store. */
@@ -240,6 +261,11 @@ public final class FilterSettings {
         return namespace;
     }
 
+    /** Where decisions are reported. */
+    public DecisionMetrics metrics() {
+        return metrics;
+    }
+
     /** Builds {@link FilterSettings}; every value is checked when set. Not thread-safe. */
     public static final class Builder {
         private String rules;
@@ -257,6 +283,7 @@ public final class FilterSettings {
         private ClientAddresses.Header clientAddressHeader = ClientAddresses.Header.X_FORWARDED_FOR;
         private long maxKeys = 1_000_000;
         private String namespace;
+        private DecisionMetrics metrics = DecisionMetrics.NONE;
 
         private Builder() {
         }
@@ -345,6 +372,12 @@ public final class FilterSettings {
 
         public Builder namespace(String name) {
             this.namespace = Objects.requireNonNull(name, "namespace");
+            return this;
+        }
+
+        /** Where decisions are reported, such as {@code new MicrometerDecisionMetrics(registry)}. */
+        public Builder metrics(DecisionMetrics decisionMetrics) {
+            this.metrics = Objects.requireNonNull(decisionMetrics, "metrics");
             return this;
         }
 

@@ -5,6 +5,7 @@ import dev.sluice.Limit;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitHeaders;
+import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.RuleDecision;
 import dev.sluice.rules.RuleSet;
@@ -89,8 +90,10 @@ public class RateLimitFilter implements Filter {
             return;
         }
         Evaluation evaluation;
+        long start = System.nanoTime();
         try {
             evaluation = runtime.rules().evaluate(new ServletRequestView(request), runtime.store());
+            runtime.metrics().recorded(evaluation, System.nanoTime() - start);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate " + request.getMethod() + " "
                     + request.getRequestURI() + "; letting it through", e);
@@ -178,7 +181,7 @@ public class RateLimitFilter implements Filter {
     }
 
     /** Everything a started filter holds; closed on destroy. */
-    record FilterRuntime(RuleSource ruleSource, CounterStore store, HeaderStyle headerStyle,
+    record FilterRuntime(RuleSource ruleSource, CounterStore store, HeaderStyle headerStyle, DecisionMetrics metrics,
                          ScheduledExecutorService scheduler) implements AutoCloseable {
 
         RuleSet rules() {
@@ -201,7 +204,7 @@ public class RateLimitFilter implements Filter {
                 thread.setDaemon(true);
                 return thread;
             });
-            return new FilterRuntime(rules, store, settings.headerStyle(), scheduler);
+            return new FilterRuntime(rules, store, settings.headerStyle(), settings.metrics(), scheduler);
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.sluice.servlet;
 
 import dev.sluice.TimeSource;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.rules.Rule;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
@@ -22,11 +23,12 @@ final class Stores {
             return local;
         }
         CounterStore remote = Hazelcast.open(settings, namespace);
-        return switch (settings.failurePolicy()) {
+        FailurePolicyStore guarded = switch (settings.failurePolicy()) {
             case ALLOW -> FailurePolicyStore.allowing(remote, settings.storeTimeout());
             case REJECT -> FailurePolicyStore.rejecting(remote, settings.storeTimeout());
             case FALLBACK -> FailurePolicyStore.fallingBackTo(remote, settings.storeTimeout(), local);
         };
+        return guarded.listeningTo((key, timedOut) -> settings.metrics().storeFailed(Rule.idOfCounterKey(key)));
     }
 
     /** Kept apart so that Hazelcast's classes are resolved only when this is called. */

@@ -43,17 +43,44 @@ public final class FailurePolicyStore implements CounterStore {
     private final long timeoutNanos;
     private final OnFailure onFailure;
     private final CounterStore fallback;
+    private final FailureListener listener;
     private final LongAdder failures = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
 
+    /** Told of every call the remote store failed or did not answer in time, with the key; must not block. */
+    @FunctionalInterface
+    public interface FailureListener {
+        void failed(String key, boolean timedOut);
+    }
+
     private FailurePolicyStore(CounterStore remote, Duration timeout, OnFailure onFailure, CounterStore fallback) {
+        this(remote, positive(timeout).toNanos(), onFailure, fallback, (key, timedOut) -> { });
+    }
+
+    private FailurePolicyStore(CounterStore remote, long timeoutNanos, OnFailure onFailure, CounterStore fallback,
+                               FailureListener listener) {
         this.remote = Objects.requireNonNull(remote, "remote");
+        this.timeoutNanos = timeoutNanos;
+        this.onFailure = onFailure;
+        this.fallback = fallback;
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    private static Duration positive(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
-        this.timeoutNanos = timeout.toNanos();
-        this.onFailure = onFailure;
-        this.fallback = fallback;
+        return timeout;
+    }
+
+    /** This store, also telling {@code newListener} of every failure (for metrics); counters are not shared. */
+    public FailurePolicyStore listeningTo(FailureListener newListener) {
+        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, newListener);
+    }
+
+    private void failed(String key, boolean timedOut) {
+        (timedOut ? timeouts : failures).increment();
+        listener.failed(key, timedOut);
     }
 
     /** Grants every request the remote store fails to decide within {@code timeout}. */
@@ -95,18 +122,18 @@ public final class FailurePolicyStore implements CounterStore {
         try {
             pending = remote.applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture();
         } catch (RuntimeException e) {
-            failures.increment();
+            failed(key, false);
             return decideWithout(key, policy, cost, maxDelayNanos);
         }
         try {
             return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            timeouts.increment();
+            failed(key, true);
         } catch (ExecutionException e) {
-            failures.increment();
+            failed(key, false);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            failures.increment();
+            failed(key, false);
         }
         return decideWithout(key, policy, cost, maxDelayNanos);
     }
@@ -117,14 +144,14 @@ public final class FailurePolicyStore implements CounterStore {
         try {
             pending = remote.applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture();
         } catch (RuntimeException e) {
-            failures.increment();
+            failed(key, false);
             return CompletableFuture.completedFuture(decideWithout(key, policy, cost, maxDelayNanos));
         }
         return pending.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
             if (error == null) {
                 return decision;
             }
-            (unwrap(error) instanceof TimeoutException ? timeouts : failures).increment();
+            failed(key, unwrap(error) instanceof TimeoutException);
             return decideWithout(key, policy, cost, maxDelayNanos);
         });
     }
@@ -136,12 +163,12 @@ public final class FailurePolicyStore implements CounterStore {
         try {
             return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            timeouts.increment();
+            failed(key, true);
         } catch (ExecutionException e) {
-            failures.increment();
+            failed(key, false);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            failures.increment();
+            failed(key, false);
         }
         return switch (onFailure) {
             case ALLOW -> allowed(policy, cost);

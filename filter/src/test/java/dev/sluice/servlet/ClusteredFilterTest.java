@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.metrics.MicrometerDecisionMetrics;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -118,17 +121,23 @@ class ClusteredFilterTest {
         List<HazelcastCounterStore> members = ClusterSupport.startCluster(1, dev.sluice.TimeSource.system());
         resources.add(() -> ClusterSupport.closeAll(members));
         int port = members.get(0).instance().getCluster().getLocalMember().getAddress().getPort();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Metrics.globalRegistry.add(registry);
+        resources.add(() -> Metrics.globalRegistry.remove(registry));
         JettyServer server = server(Map.of(
                 "store", "hazelcast-client",
                 "hazelcast-cluster-name", members.get(0).instance().getConfig().getClusterName(),
                 "hazelcast-members", ClusterSupport.LOOPBACK + ":" + port,
                 "failure-policy", policy,
-                "store-timeout", "250ms"));
+                "store-timeout", "250ms",
+                "metrics", "micrometer"));
         assertThat(server.get("/api/items").headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
 
         ClusterSupport.closeAll(members);
 
         HttpResponse<String> response = server.get("/api/items");
+        assertThat(registry.get(MicrometerDecisionMetrics.DECISIONS).tag("rule", "per-ip")
+                .tag("outcome", "store-error").counter().count()).isEqualTo(1);
         assertThat(response.statusCode()).isEqualTo(status);
         assertThat(response.headers().firstValue("Retry-After")).isEqualTo(java.util.Optional.ofNullable(retryAfter));
         if (policy.equals("local")) {

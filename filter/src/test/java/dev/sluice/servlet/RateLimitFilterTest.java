@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.metrics.MicrometerDecisionMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -263,6 +265,41 @@ class RateLimitFilterTest {
     }
 
     @Test
+    void filter_withMicrometer_countsEveryOutcomePerRuleWithoutKeys() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        JettyServer server = start("""
+                {"rules": [
+                  {"id": "api", "match": {"paths": ["/api/**"]}, "key": {"type": "header", "name": "X-Api-Key"},
+                   "limits": [{"permits": 2, "period": "1h"}]},
+                  {"id": "trial", "match": {"paths": ["/api/**"]}, "mode": "shadow",
+                   "limits": [{"permits": 1, "period": "1h"}]},
+                  {"id": "queue", "match": {"paths": ["/slow"]}, "key": {"type": "constant"},
+                   "algorithm": "leaky_bucket", "limits": [{"permits": 10, "period": "1s", "capacity": 5}],
+                   "maxDelay": "1s"}]}
+                """, s -> s.metrics(new MicrometerDecisionMetrics(registry)));
+        for (int i = 0; i < 3; i++) {
+            server.get("/api/items", "X-Api-Key", "secret-key-42");
+        }
+        server.get("/slow");
+        server.get("/slow");
+
+        assertThat(count(registry, "api", "allowed")).isEqualTo(2);
+        assertThat(count(registry, "api", "rejected")).isEqualTo(1);
+        assertThat(count(registry, "trial", "allowed")).isEqualTo(1);
+        assertThat(count(registry, "trial", "shadow-rejected")).isEqualTo(2);
+        assertThat(count(registry, "queue", "allowed")).isEqualTo(1);
+        assertThat(count(registry, "queue", "delayed")).isEqualTo(1);
+        assertThat(registry.get(MicrometerDecisionMetrics.DECISION_TIME).timer().count()).isEqualTo(5);
+        assertThat(registry.getMeters()).allSatisfy(meter -> assertThat(meter.getId().getTags().toString())
+                .doesNotContain("secret-key-42").doesNotContain("127.0.0.1"));
+    }
+
+    private static double count(SimpleMeterRegistry registry, String rule, String outcome) {
+        return registry.get(MicrometerDecisionMetrics.DECISIONS).tag("rule", rule).tag("outcome", outcome).counter()
+                .count();
+    }
+
+    @Test
     void init_invalidRulesFile_failsDeploymentNamingFileLineAndField() throws Exception {
         Path rules = Files.writeString(dir.resolve("broken.json"), """
                 {"rules": [{"id": "x", "match": {"paths": ["/**"]},
@@ -286,6 +323,8 @@ class RateLimitFilterTest {
                 .hasMessage("init-param 'store-timeout': expected a duration such as 100ms, 5s or PT1M, got 'fast'");
         assertThatThrownBy(() -> FilterSettings.fromInitParameters(name -> name.equals("store") ? "redis" : null))
                 .hasMessage("init-param 'store': expected one of local, hazelcast, hazelcast-client, got 'redis'");
+        assertThatThrownBy(() -> FilterSettings.fromInitParameters(name -> name.equals("metrics") ? "statsd" : null))
+                .hasMessage("init-param 'metrics': expected one of none, micrometer, got 'statsd'");
         assertThatThrownBy(() -> FilterSettings.fromInitParameters(
                 name -> name.equals("hazelcast-port") ? "70000" : null))
                 .hasMessageStartingWith("init-param 'hazelcast-port': expected a port from 1 to 65535");

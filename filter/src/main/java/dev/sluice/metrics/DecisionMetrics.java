@@ -1,0 +1,27 @@
+package dev.sluice.metrics;
+
+import dev.sluice.rules.Evaluation;
+
+/**
+ * Where adapters report what the rules decided: per rule and {@link Outcome}, and how long deciding took.
+ * Implementations must be thread-safe and must not block; they never see keys (client addresses, API keys).
+ */
+public interface DecisionMetrics {
+
+    /** Records nothing. */
+    DecisionMetrics NONE = new DecisionMetrics() {
+        @Override
+        public void recorded(Evaluation evaluation, long decisionNanos) {
+        }
+
+        @Override
+        public void storeFailed(String ruleId) {
+        }
+    };
+
+    /** One request's evaluation: each counting rule's outcome, and the time it took to decide, in nanoseconds. */
+    void recorded(Evaluation evaluation, long decisionNanos);
+
+    /** The store failed or timed out on one of {@code ruleId}'s counters; the failure policy decided instead. */
+    void storeFailed(String ruleId);
+}

@@ -1,0 +1,63 @@
+package dev.sluice.metrics;
+
+import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.RuleDecision;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link DecisionMetrics} as Micrometer meters: the counter {@value #DECISIONS} tagged {@code rule} and
+ * {@code outcome}, and the timer {@value #DECISION_TIME} of whole-request decisions. Rule ids are the only
+ * request-dependent tag, and they come from the operator's rules, never from a request. The only Sluice class that
+ * needs Micrometer on the classpath. Thread-safe.
+ */
+public final class MicrometerDecisionMetrics implements DecisionMetrics {
+
+    /** Decisions per rule and outcome. */
+    public static final String DECISIONS = "sluice.decisions";
+
+    /** The time to decide one request over all its rules. */
+    public static final String DECISION_TIME = "sluice.decision.time";
+
+    private final MeterRegistry registry;
+    private final Timer decisionTime;
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
+    public MicrometerDecisionMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.decisionTime = Timer.builder(DECISION_TIME)
+                .description("Time to decide a request against every rule that applies to it")
+                .register(registry);
+    }
+
+    /** Metrics on Micrometer's global registry. */
+    public static MicrometerDecisionMetrics global() {
+        return new MicrometerDecisionMetrics(Metrics.globalRegistry);
+    }
+
+    @Override
+    public void recorded(Evaluation evaluation, long decisionNanos) {
+        for (RuleDecision decision : evaluation.outcomes()) {
+            counter(decision.rule().id(), Outcome.of(decision)).increment();
+        }
+        decisionTime.record(decisionNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void storeFailed(String ruleId) {
+        counter(ruleId, Outcome.STORE_ERROR).increment();
+    }
+
+    private Counter counter(String ruleId, Outcome outcome) {
+        return counters.computeIfAbsent(ruleId + '\n' + outcome.tag(), name -> Counter.builder(DECISIONS)
+                .description("Requests decided by a rate-limit rule, by outcome")
+                .tag("rule", ruleId)
+                .tag("outcome", outcome.tag())
+                .register(registry));
+    }
+}
