@@ -44,7 +44,7 @@ public final class Limit {
         if (capacity < 1 || capacity > MAX_PERMITS) {
             throw new IllegalArgumentException("capacity must be between 1 and " + MAX_PERMITS + ", got " + capacity);
         }
-        if (refillNanos(permits, periodNanos, capacity).compareTo(BigInteger.valueOf(MAX_REFILL.toNanos())) > 0) {
+        if (refillTooLong(permits, periodNanos, capacity)) {
             throw new IllegalArgumentException("capacity " + capacity + " at " + permits + " per "
                     + Duration.ofNanos(periodNanos) + " takes longer than " + MAX_REFILL + " to refill");
         }
@@ -57,20 +57,34 @@ public final class Limit {
         this.name = name;
     }
 
-    private static BigInteger refillNanos(long permits, long periodNanos, long capacity) {
-        return BigInteger.valueOf(capacity).multiply(BigInteger.valueOf(periodNanos)).divide(BigInteger.valueOf(permits));
+    /** Whether {@code capacity * period / permits} exceeds {@link #MAX_REFILL}; 128-bit only when 64 overflow. */
+    private static boolean refillTooLong(long permits, long periodNanos, long capacity) {
+        long product = capacity * periodNanos;
+        if (Math.multiplyHigh(capacity, periodNanos) == 0 && product >= 0) {
+            return product / permits > MAX_REFILL.toNanos();
+        }
+        return BigInteger.valueOf(capacity).multiply(BigInteger.valueOf(periodNanos))
+                .divide(BigInteger.valueOf(permits)).compareTo(BigInteger.valueOf(MAX_REFILL.toNanos())) > 0;
     }
 
     /** {@code permits} per {@code period}, with a capacity of {@code permits} and a name such as {@code "100/1m"}. */
     public static Limit of(long permits, Duration period) {
+        long periodNanos = nanos(period);
+        return new Limit(permits, periodNanos, permits, permits + "/" + Durations.format(periodNanos));
+    }
+
+    private static long nanos(Duration period) {
         Objects.requireNonNull(period, "period");
-        long periodNanos;
         try {
-            periodNanos = period.toNanos();
+            return period.toNanos();
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("period must be at most " + MAX_PERIOD + ", got " + period, e);
         }
-        return new Limit(permits, periodNanos, permits, permits + "/" + Durations.format(periodNanos));
+    }
+
+    /** {@code permits} per {@code period} with the given capacity and name, in one step. */
+    public static Limit of(long permits, Duration period, long capacity, String name) {
+        return new Limit(permits, nanos(period), capacity, Objects.requireNonNull(name, "name"));
     }
 
     /** This limit with another capacity (burst size). */

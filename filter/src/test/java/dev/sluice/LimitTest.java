@@ -62,6 +62,14 @@ class LimitTest {
     }
 
     @Test
+    void of_capacityAndName_equalsTheStepwiseLimit() {
+        assertThat(Limit.of(30, Duration.ofMinutes(1), 16, "cell"))
+                .isEqualTo(Limit.of(30, Duration.ofMinutes(1)).withCapacity(16).named("cell"));
+        assertThatThrownBy(() -> Limit.of(1, Duration.ofDays(365), 100, "slow"))
+                .hasMessageContaining("takes longer than");
+    }
+
+    @Test
     void named_blank_isRefused() {
         assertThatThrownBy(() -> Limit.of(1, Duration.ofSeconds(1)).named(" "))
                 .hasMessageContaining("name must not be blank");

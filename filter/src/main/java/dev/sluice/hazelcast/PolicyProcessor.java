@@ -90,7 +90,7 @@ abstract class PolicyProcessor
         for (int i = 0; i < count; i++) {
             long permits = in.readLong();
             Duration period = Duration.ofNanos(in.readLong());
-            limits.add(Limit.of(permits, period).withCapacity(in.readLong()).named(in.readString()));
+            limits.add(Limit.of(permits, period, in.readLong(), in.readString()));
         }
         policy = Policy.of(algorithm, limits);
         cost = in.readLong();

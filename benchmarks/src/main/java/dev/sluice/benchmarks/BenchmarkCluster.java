@@ -1,0 +1,107 @@
+package dev.sluice.benchmarks;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A two-member Hazelcast cluster on 127.0.0.1 for the benchmarks: both members in this JVM, or the second in a
+ * process of its own ({@link #main}). Members know Bucket4j's serializers, so both libraries run on the same cluster
+ * without Java serialization; Sluice's register themselves.
+ */
+final class BenchmarkCluster implements AutoCloseable {
+
+    private final HazelcastInstance local;
+    private final HazelcastInstance secondInJvm;
+    private final Process secondProcess;
+
+    private BenchmarkCluster(HazelcastInstance local, HazelcastInstance secondInJvm, Process secondProcess) {
+        this.local = local;
+        this.secondInJvm = secondInJvm;
+        this.secondProcess = secondProcess;
+    }
+
+    /** Starts two members, the second in another JVM when {@code separateProcess}, and waits until they joined. */
+    static BenchmarkCluster start(boolean separateProcess) throws Exception {
+        String name = "sluice-bench-" + UUID.randomUUID();
+        int firstPort = freePort();
+        int secondPort = freePort();
+        List<Integer> ports = List.of(firstPort, secondPort);
+        HazelcastInstance local = Hazelcast.newHazelcastInstance(config(name, firstPort, ports));
+        HazelcastInstance secondInJvm = null;
+        Process secondProcess = null;
+        if (separateProcess) {
+            secondProcess = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                    "-cp", System.getProperty("java.class.path"), BenchmarkCluster.class.getName(),
+                    name, Integer.toString(secondPort), Integer.toString(firstPort))
+                    .inheritIO().start();
+        } else {
+            secondInJvm = Hazelcast.newHazelcastInstance(config(name, secondPort, ports));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (local.getCluster().getMembers().size() < 2) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the second member did not join within 120 s");
+            }
+            Thread.sleep(100);
+        }
+        return new BenchmarkCluster(local, secondInJvm, secondProcess);
+    }
+
+    /** The member in this JVM that the benchmark calls through. */
+    HazelcastInstance local() {
+        return local;
+    }
+
+    static Config config(String clusterName, int port, List<Integer> ports) {
+        Config config = new Config().setClusterName(clusterName);
+        config.setProperty("hazelcast.logging.type", "none");
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.setProperty("hazelcast.wait.seconds.before.join", "0");
+        config.setProperty("hazelcast.max.wait.seconds.before.join", "1");
+        NetworkConfig network = config.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
+        network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true).setMembers(ports.stream().map(p -> "127.0.0.1:" + p).toList());
+        HazelcastProxyManager.addCustomSerializers(config.getSerializationConfig(), 10_000);
+        return config;
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        local.shutdown();
+        if (secondInJvm != null) {
+            secondInJvm.shutdown();
+        }
+        if (secondProcess != null) {
+            secondProcess.destroy();
+            secondProcess.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The second member in its own process: {@code clusterName port joinPort}; runs until killed. */
+    public static void main(String[] args) throws InterruptedException {
+        int port = Integer.parseInt(args[1]);
+        Hazelcast.newHazelcastInstance(config(args[0], port, List.of(Integer.parseInt(args[2]), port)));
+        Thread.currentThread().join();
+    }
+}
