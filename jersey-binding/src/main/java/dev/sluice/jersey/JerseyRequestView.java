@@ -1,7 +1,6 @@
 package dev.sluice.jersey;
 
 import dev.sluice.rules.RequestView;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Cookie;
 import jakarta.ws.rs.core.UriInfo;
@@ -12,18 +11,19 @@ import java.util.List;
 /**
  * The rules' view of a JAX-RS request after matching: the path relative to the application's base URI (what
  * {@code @Path} sees), path parameters from the matched template, the principal from the {@code SecurityContext}
- * that authentication filters set, and the client's address from the servlet request.
+ * that authentication filters set, and the client's address from the servlet request ({@link ServletAddressCapture});
+ * outside a servlet container the address is unknown and reads as {@value #UNKNOWN_ADDRESS}.
  */
 final class JerseyRequestView implements RequestView {
 
+    static final String UNKNOWN_ADDRESS = "0.0.0.0";
+
     private final ContainerRequestContext request;
     private final Method resourceMethod;
-    private final HttpServletRequest servletRequest;
 
-    JerseyRequestView(ContainerRequestContext request, Method resourceMethod, HttpServletRequest servletRequest) {
+    JerseyRequestView(ContainerRequestContext request, Method resourceMethod) {
         this.request = request;
         this.resourceMethod = resourceMethod;
-        this.servletRequest = servletRequest;
     }
 
     @Override
@@ -61,7 +61,8 @@ final class JerseyRequestView implements RequestView {
 
     @Override
     public String remoteAddress() {
-        return servletRequest.getRemoteAddr();
+        return request.getProperty(ServletAddressCapture.PROPERTY) instanceof String address ? address
+                : UNKNOWN_ADDRESS;
     }
 
     @Override

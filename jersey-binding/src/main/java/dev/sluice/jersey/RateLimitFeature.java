@@ -78,6 +78,9 @@ public final class RateLimitFeature implements Feature {
         context.register(new AnnotationScanner(limiting));
         context.register(new ResourceBinder(limiting));
         context.register(limiting);
+        if (ServletAddressCapture.available()) {
+            context.register(ServletAddressCapture.class);
+        }
         return true;
     }
 

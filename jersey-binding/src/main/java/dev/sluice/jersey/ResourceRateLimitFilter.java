@@ -3,12 +3,10 @@ package dev.sluice.jersey;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.Evaluation;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import java.lang.reflect.Method;
 
@@ -26,10 +24,6 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
     private final Limiting limiting;
     private final Method resourceMethod;
 
-    /** A proxy to the current request's servlet request: the only source of the client's address in JAX-RS. */
-    @Context
-    private HttpServletRequest servletRequest;
-
     ResourceRateLimitFilter(Limiting limiting, Method resourceMethod) {
         this.limiting = limiting;
         this.resourceMethod = resourceMethod;
@@ -41,7 +35,7 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
                 ? earlier : null;
         Evaluation evaluation;
         try {
-            JerseyRequestView view = new JerseyRequestView(request, resourceMethod, servletRequest);
+            JerseyRequestView view = new JerseyRequestView(request, resourceMethod);
             evaluation = limiting.rules().evaluate(view, limiting.store(), counted);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate " + request.getMethod() + " "
