@@ -6,9 +6,12 @@ import java.util.regex.Pattern;
 /**
  * A path pattern such as {@code /api/users/{id}}: literal segments, {@code *} for any one segment, {@code {name}} for
  * any one segment captured as a path parameter, and a final {@code **} for any number of segments, none included.
- * Immutable.
+ *
+ * <p>Rules match patterns through a trie of all their patterns; {@link #matches(String)} matches one pattern on its
+ * own, for adapters that keep a few patterns of their own (the Jersey client filter's rules). Immutable and
+ * thread-safe.
  */
-final class PathPattern {
+public final class PathPattern {
 
     private static final Pattern VARIABLE = Pattern.compile("\\{[A-Za-z_][A-Za-z0-9_.-]*}");
 
@@ -25,7 +28,7 @@ final class PathPattern {
     }
 
     /** Parses a pattern; throws {@link IllegalArgumentException} saying what a pattern may contain. */
-    static PathPattern parse(String text) {
+    public static PathPattern parse(String text) {
         if (!text.startsWith("/")) {
             throw invalid(text, "it must start with \"/\"");
         }
@@ -53,6 +56,25 @@ final class PathPattern {
     private static IllegalArgumentException invalid(String text, String reason) {
         return new IllegalArgumentException("invalid path pattern \"" + text + "\": " + reason
                 + "; expected literal segments, \"*\", \"{name}\" and a final \"**\", such as \"/api/users/{id}\"");
+    }
+
+    /**
+     * Whether {@code rawPath} (as sent, undecoded; a query is ignored) matches this pattern, after the same
+     * normalization rules apply: {@code //} collapses, {@code ;parameters} are dropped, {@code .} and {@code ..}
+     * resolved and percent-escapes decoded.
+     */
+    public boolean matches(String rawPath) {
+        NormalizedPath path = NormalizedPath.of(rawPath);
+        if (path.size() < segments.length || path.size() > segments.length && !trailingWildcard) {
+            return false;
+        }
+        for (int i = 0; i < segments.length; i++) {
+            String literal = literal(i);
+            if (literal != null && !literal.equals(path.segment(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The number of segments before any trailing {@code **}. */

@@ -8,11 +8,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * An immutable set of compiled rules, and the engine entry point for adapters: {@link #evaluate} matches a request,
@@ -143,9 +145,31 @@ public final class RuleSet {
      * key) or that exempt the request. Nothing the request contains makes it throw; the store's failures propagate.
      */
     public Evaluation evaluate(RequestView request, CounterStore store) {
+        return evaluate(request, store, null);
+    }
+
+    /**
+     * Like {@link #evaluate(RequestView, CounterStore)} for a request that another adapter has already evaluated (the
+     * servlet filter in front of a Jersey application): rules whose id is among {@code counted}'s outcomes are not
+     * counted again. The result holds {@code counted}'s outcomes followed by those of the rules counted now, so its
+     * verdict and headers cover both.
+     *
+     * @param counted the earlier evaluation of this request, or {@code null} when there is none
+     */
+    public Evaluation evaluate(RequestView request, CounterStore store, Evaluation counted) {
         RequestContext context = new RequestContext(request, clientAddresses);
         List<RuleDecision> outcomes = new ArrayList<>(2);
+        Set<String> countedIds = new HashSet<>();
+        if (counted != null) {
+            for (RuleDecision outcome : counted.outcomes()) {
+                outcomes.add(outcome);
+                countedIds.add(outcome.rule().id());
+            }
+        }
         forEachMatch(context, (rule, pattern) -> {
+            if (countedIds.contains(rule.id())) {
+                return;
+            }
             RuleDecision outcome = count(rule, pattern, context, store);
             if (outcome != null) {
                 outcomes.add(outcome);

@@ -1,13 +1,10 @@
 package dev.sluice.servlet;
 
-import dev.sluice.Decision;
-import dev.sluice.Limit;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.ProblemDetails;
-import dev.sluice.http.RateLimitHeaders;
+import dev.sluice.http.RateLimitResponse;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.RuleDecision;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
 import jakarta.servlet.AsyncContext;
@@ -24,9 +21,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +43,7 @@ import java.util.concurrent.TimeUnit;
 public class RateLimitFilter implements Filter {
 
     /** The request attribute holding this request's {@link Evaluation}. */
-    public static final String EVALUATION_ATTRIBUTE = "dev.sluice.evaluation";
+    public static final String EVALUATION_ATTRIBUTE = RateLimitResponse.EVALUATION_ATTRIBUTE;
 
     private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
@@ -101,14 +95,14 @@ public class RateLimitFilter implements Filter {
             return;
         }
         request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
-        List<RuleDecision> enforced = evaluation.outcomes().stream().filter(RuleDecision::enforced).toList();
-        if (enforced.isEmpty()) {
+        RateLimitResponse answer = RateLimitResponse.of(evaluation).orElse(null);
+        if (answer == null) {
             chain.doFilter(request, response);
             return;
         }
-        writeHeaders(enforced, evaluation, runtime.headerStyle(), response);
-        if (!evaluation.allowed()) {
-            reject(enforced, evaluation, response);
+        answer.writeHeaders(runtime.headerStyle(), response::setHeader);
+        if (answer.rejected()) {
+            reject(answer.problem(), response);
         } else if (evaluation.delay().isZero()) {
             chain.doFilter(request, response);
         } else {
@@ -116,26 +110,9 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    static void writeHeaders(List<RuleDecision> enforced, Evaluation evaluation, HeaderStyle style,
-                             HttpServletResponse response) {
-        List<Limit> limits = new ArrayList<>();
-        List<Decision> decisions = new ArrayList<>(enforced.size());
-        for (RuleDecision outcome : enforced) {
-            limits.addAll(outcome.policy().limits());
-            decisions.add(outcome.decision());
-        }
-        Decision verdict = evaluation.limiting().orElseThrow().decision();
-        RateLimitHeaders.write(limits, decisions, verdict, style, response::setHeader);
-    }
-
-    private static void reject(List<RuleDecision> enforced, Evaluation evaluation, HttpServletResponse response)
-            throws IOException {
-        List<Decision> rejections = enforced.stream().map(RuleDecision::decision).filter(d -> !d.allowed())
-                .sorted(Comparator.comparingLong(Decision::retryAfterNanos).reversed()).toList();
-        int status = evaluation.response().map(r -> r.status()).orElse(ProblemDetails.TOO_MANY_REQUESTS);
-        String message = evaluation.response().map(r -> r.message()).orElse(null);
-        byte[] body = ProblemDetails.of(rejections, status, message).toJson().getBytes(StandardCharsets.UTF_8);
-        response.setStatus(status);
+    private static void reject(ProblemDetails problem, HttpServletResponse response) throws IOException {
+        byte[] body = problem.toJson().getBytes(StandardCharsets.UTF_8);
+        response.setStatus(problem.status());
         response.setContentType(ProblemDetails.MEDIA_TYPE);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);

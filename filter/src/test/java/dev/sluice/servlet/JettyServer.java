@@ -13,8 +13,11 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
-/** A real Jetty 12 on 127.0.0.1 and a free port, with the contexts a test sets up, and a real HTTP client. */
-final class JettyServer implements AutoCloseable {
+/**
+ * A real Jetty 12 on 127.0.0.1 and a free port, with the contexts a test sets up, and a real HTTP client. Public for
+ * other modules' tests (through this module's test-jar).
+ */
+public final class JettyServer implements AutoCloseable {
 
     private final Server server;
     private final URI base;
@@ -26,7 +29,7 @@ final class JettyServer implements AutoCloseable {
     }
 
     /** Starts Jetty with {@code maxThreads} threads serving the given handlers. */
-    static JettyServer start(int maxThreads, ContextHandler... handlers) throws Exception {
+    public static JettyServer start(int maxThreads, ContextHandler... handlers) throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
         threads.setName("jetty-test");
         Server server = new Server(threads);
@@ -40,18 +43,18 @@ final class JettyServer implements AutoCloseable {
     }
 
     /** Starts Jetty with one servlet context at {@code /}, set up by {@code setUp}. */
-    static JettyServer start(Consumer<ServletContextHandler> setUp) throws Exception {
+    public static JettyServer start(Consumer<ServletContextHandler> setUp) throws Exception {
         ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
         context.setContextPath("/");
         setUp.accept(context);
         return start(50, context);
     }
 
-    URI uri(String pathAndQuery) {
+    public URI uri(String pathAndQuery) {
         return base.resolve(pathAndQuery);
     }
 
-    HttpResponse<String> get(String pathAndQuery, String... headers) throws Exception {
+    public HttpResponse<String> get(String pathAndQuery, String... headers) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri(pathAndQuery)).timeout(Duration.ofSeconds(30));
         if (headers.length > 0) {
             request.headers(headers);
@@ -59,7 +62,7 @@ final class JettyServer implements AutoCloseable {
         return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    HttpClient client() {
+    public HttpClient client() {
         return client;
     }
 

@@ -1,0 +1,76 @@
+package dev.sluice.http;
+
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.RuleDecision;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+
+/**
+ * What an adapter answers for an {@link Evaluation}, for any HTTP stack: the rate-limit header fields and, for a
+ * rejection, the status and problem body. The servlet filter and the Jersey binding both answer through this class,
+ * so a request gets the same response from either.
+ *
+ * <p>Only enforcing rules shape the response: a request that only shadow rules counted gets nothing (no headers, no
+ * rejection). Immutable and thread-safe.
+ */
+public final class RateLimitResponse {
+
+    /**
+     * The request attribute (servlet) or property (JAX-RS) under which an adapter leaves the request's
+     * {@link Evaluation}, so that another adapter on the same request counts no rule twice.
+     */
+    public static final String EVALUATION_ATTRIBUTE = "dev.sluice.evaluation";
+
+    private final Evaluation evaluation;
+    private final List<RuleDecision> enforced;
+
+    private RateLimitResponse(Evaluation evaluation, List<RuleDecision> enforced) {
+        this.evaluation = evaluation;
+        this.enforced = enforced;
+    }
+
+    /** The response to {@code evaluation}; empty when no enforcing rule counted the request (nothing to answer). */
+    public static Optional<RateLimitResponse> of(Evaluation evaluation) {
+        List<RuleDecision> enforced = evaluation.outcomes().stream().filter(RuleDecision::enforced).toList();
+        return enforced.isEmpty() ? Optional.empty() : Optional.of(new RateLimitResponse(evaluation, enforced));
+    }
+
+    /** Whether the request is rejected. */
+    public boolean rejected() {
+        return !evaluation.allowed();
+    }
+
+    /** Writes the rate-limit fields of {@code style} (and {@code Retry-After} on a rejection) to {@code header}. */
+    public void writeHeaders(HeaderStyle style, BiConsumer<String, String> header) {
+        List<Limit> limits = new ArrayList<>();
+        List<Decision> decisions = new ArrayList<>(enforced.size());
+        for (RuleDecision outcome : enforced) {
+            limits.addAll(outcome.policy().limits());
+            decisions.add(outcome.decision());
+        }
+        Decision verdict = evaluation.limiting().orElseThrow().decision();
+        RateLimitHeaders.write(limits, decisions, verdict, style, header);
+    }
+
+    /**
+     * The rejection's problem document: its status (429 unless the limiting rule says otherwise) and body, naming
+     * every violated limit, the longest wait first.
+     *
+     * @throws IllegalStateException when the request is not rejected
+     */
+    public ProblemDetails problem() {
+        if (!rejected()) {
+            throw new IllegalStateException("the request is not rejected");
+        }
+        List<Decision> rejections = enforced.stream().map(RuleDecision::decision).filter(d -> !d.allowed())
+                .sorted(Comparator.comparingLong(Decision::retryAfterNanos).reversed()).toList();
+        int status = evaluation.response().map(r -> r.status()).orElse(ProblemDetails.TOO_MANY_REQUESTS);
+        String message = evaluation.response().map(r -> r.message()).orElse(null);
+        return ProblemDetails.of(rejections, status, message);
+    }
+}

@@ -1,0 +1,84 @@
+package dev.sluice.jersey;
+
+import dev.sluice.rules.RequestView;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Cookie;
+import jakarta.ws.rs.core.UriInfo;
+import java.lang.reflect.Method;
+import java.security.Principal;
+import java.util.List;
+
+/**
+ * The rules' view of a JAX-RS request after matching: the path relative to the application's base URI (what
+ * {@code @Path} sees), path parameters from the matched template, the principal from the {@code SecurityContext}
+ * that authentication filters set, and the client's address from the servlet request ({@link ServletAddressCapture});
+ * outside a servlet container the address is unknown and reads as {@value #UNKNOWN_ADDRESS}.
+ */
+final class JerseyRequestView implements RequestView {
+
+    static final String UNKNOWN_ADDRESS = "0.0.0.0";
+
+    private final ContainerRequestContext request;
+    private final Method resourceMethod;
+
+    JerseyRequestView(ContainerRequestContext request, Method resourceMethod) {
+        this.request = request;
+        this.resourceMethod = resourceMethod;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
+    }
+
+    @Override
+    public String rawPath() {
+        return "/" + request.getUriInfo().getPath(false);
+    }
+
+    @Override
+    public String host() {
+        String host = request.getHeaderString("Host");
+        return host != null ? host : request.getUriInfo().getRequestUri().getRawAuthority();
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        List<String> values = request.getHeaders().get(name);
+        return values == null ? List.of() : values;
+    }
+
+    @Override
+    public String cookie(String name) {
+        Cookie cookie = request.getCookies().get(name);
+        return cookie == null ? null : cookie.getValue();
+    }
+
+    @Override
+    public String queryParameter(String name) {
+        return request.getUriInfo().getQueryParameters(true).getFirst(name);
+    }
+
+    @Override
+    public String remoteAddress() {
+        return request.getProperty(ServletAddressCapture.PROPERTY) instanceof String address ? address
+                : UNKNOWN_ADDRESS;
+    }
+
+    @Override
+    public String principalName() {
+        Principal principal = request.getSecurityContext().getUserPrincipal();
+        return principal == null ? null : principal.getName();
+    }
+
+    @Override
+    public String pathParameter(String name) {
+        UriInfo uri = request.getUriInfo();
+        return uri.getPathParameters(true).getFirst(name);
+    }
+
+    @Override
+    public Method resourceMethod() {
+        return resourceMethod;
+    }
+}

@@ -1,0 +1,93 @@
+package dev.sluice.jersey;
+
+import dev.sluice.http.HeaderStyle;
+import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleSet;
+import dev.sluice.rules.RulesFile;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.LocalCounterStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import org.glassfish.jersey.server.spi.Container;
+import org.glassfish.jersey.server.spi.ContainerLifecycleListener;
+
+/**
+ * What one configured {@link RateLimitFeature} holds for one application: the rules (built at deployment, once the
+ * resource model is known), the store and the header style. Closes what it opened when the container shuts down.
+ */
+final class Limiting implements ContainerLifecycleListener {
+
+    private final Path rulesFile;
+    private final Duration reloadInterval;
+    private final CounterStore ownStore;
+    private final CounterStore store;
+    private final HeaderStyle headerStyle;
+    private volatile Supplier<RuleSet> rules = RuleSet::empty;
+    private ReloadingRuleSet reloading;
+
+    Limiting(Path rulesFile, Duration reloadInterval, CounterStore store, HeaderStyle headerStyle) {
+        this.rulesFile = rulesFile;
+        this.reloadInterval = reloadInterval;
+        this.ownStore = store == null ? new LocalCounterStore() : null;
+        this.store = new NonQueueingStore(store == null ? ownStore : store);
+        this.headerStyle = headerStyle;
+    }
+
+    /** Builds the rules from the annotations and the rules file; throws {@code RulesException} when they conflict. */
+    synchronized void load(List<Rule> annotationRules) {
+        closeRules();
+        if (rulesFile == null) {
+            RuleSet combined = RuleSet.combine(RulesFile.empty(), annotationRules);
+            rules = () -> combined;
+            return;
+        }
+        reloading = new ReloadingRuleSet(rulesFile, annotationRules, ReloadingRuleSet.Listener.logging());
+        if (!reloadInterval.isZero()) {
+            reloading.start(reloadInterval);
+        }
+        rules = reloading;
+    }
+
+    /** Whether a rules file may match any resource method, so every one needs the filter. */
+    boolean hasRulesFile() {
+        return rulesFile != null;
+    }
+
+    RuleSet rules() {
+        return rules.get();
+    }
+
+    CounterStore store() {
+        return store;
+    }
+
+    HeaderStyle headerStyle() {
+        return headerStyle;
+    }
+
+    @Override
+    public void onStartup(Container container) {
+    }
+
+    @Override
+    public void onReload(Container container) {
+    }
+
+    @Override
+    public synchronized void onShutdown(Container container) {
+        closeRules();
+        if (ownStore != null) {
+            ownStore.close();
+        }
+    }
+
+    private void closeRules() {
+        if (reloading != null) {
+            reloading.close();
+            reloading = null;
+        }
+    }
+}

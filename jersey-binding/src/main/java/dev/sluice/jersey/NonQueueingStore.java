@@ -1,0 +1,39 @@
+package dev.sluice.jersey;
+
+import dev.sluice.Decision;
+import dev.sluice.Policy;
+import dev.sluice.store.CounterStore;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A store that offers queueing algorithms no delay: a JAX-RS filter cannot suspend the request to wait for a
+ * leaky-bucket slot, so a request whose slot is in the future is rejected (its wait as retry-after) instead of
+ * taking the slot and being held. The underlying store is closed by whoever opened it.
+ */
+final class NonQueueingStore implements CounterStore {
+
+    private final CounterStore delegate;
+
+    NonQueueingStore(CounterStore delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        return delegate.apply(key, policy, cost, 0);
+    }
+
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return delegate.applyAsync(key, policy, cost, 0);
+    }
+
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        return delegate.peek(key, policy, cost);
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,132 @@
+package dev.sluice.jersey;
+
+import dev.sluice.http.HeaderStyle;
+import dev.sluice.store.CounterStore;
+import jakarta.ws.rs.ConstrainedTo;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.RuntimeType;
+import jakarta.ws.rs.core.Feature;
+import jakarta.ws.rs.core.FeatureContext;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Rate-limits a Jersey application: every resource method under {@link dev.sluice.annotation.RateLimited} (class or
+ * method level), and, when a rules file is configured, every resource method whose request a rule of the file
+ * matches.
+ *
+ * <pre>{@code
+ * ResourceConfig app = new ResourceConfig(SearchResource.class)
+ *         .register(RateLimitFeature.builder()
+ *                 .rulesFile(Path.of("/etc/myapp/rules.json"))
+ *                 .store(hazelcastStore)
+ *                 .build());
+ * }</pre>
+ *
+ * <p>Without explicit registration the feature is discovered (Jersey's auto-discovery) with the defaults: the
+ * annotations only, a {@link dev.sluice.store.LocalCounterStore}, both header styles. An explicitly registered
+ * feature replaces the discovered one.
+ *
+ * <p>At deployment the annotations of every resource class are read; a mistake fails the deployment with a message
+ * naming the class and method. Per request, a filter at priority {@link #PRIORITY} (after authentication, before
+ * authorization) evaluates the rules: a rejection aborts with the same status, {@code Retry-After}, header fields and
+ * {@code application/problem+json} body as the servlet filter; an allowed response carries the header fields.
+ * Rules the servlet filter already counted for the request are not counted again.
+ *
+ * <p>Requests are never held: a filter cannot suspend a request, so a leaky-bucket rule's {@code maxDelay} is
+ * treated as zero here, and a request that would have to wait for its slot is rejected with the wait as
+ * {@code Retry-After}, consuming nothing. Put the servlet filter in front to queue requests. Immutable and
+ * thread-safe; a store given to the builder is not closed by the feature, a default one is closed on shutdown.
+ */
+@ConstrainedTo(RuntimeType.SERVER)
+public final class RateLimitFeature implements Feature {
+
+    /**
+     * The priority of the rate-limit filter: after authentication (so a rule keyed by {@code principal} sees the
+     * {@code SecurityContext}), before authorization (so forbidden requests are counted too).
+     */
+    public static final int PRIORITY = Priorities.AUTHORIZATION - 100;
+
+    private final Path rulesFile;
+    private final Duration reloadInterval;
+    private final CounterStore store;
+    private final HeaderStyle headerStyle;
+
+    /** The defaults: annotations only, a local store, both header styles. */
+    public RateLimitFeature() {
+        this(builder());
+    }
+
+    private RateLimitFeature(Builder builder) {
+        this.rulesFile = builder.rulesFile;
+        this.reloadInterval = builder.reloadInterval;
+        this.store = builder.store;
+        this.headerStyle = builder.headerStyle;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public boolean configure(FeatureContext context) {
+        if (context.getConfiguration().getRuntimeType() != RuntimeType.SERVER) {
+            return false;
+        }
+        Limiting limiting = new Limiting(rulesFile, reloadInterval, store, headerStyle);
+        context.register(new AnnotationScanner(limiting));
+        context.register(new ResourceBinder(limiting));
+        context.register(limiting);
+        if (ServletAddressCapture.available()) {
+            context.register(ServletAddressCapture.class);
+        }
+        return true;
+    }
+
+    /** Builds a {@link RateLimitFeature}; not thread-safe. */
+    public static final class Builder {
+        private Path rulesFile;
+        private Duration reloadInterval = Duration.ofSeconds(10);
+        private CounterStore store;
+        private HeaderStyle headerStyle = HeaderStyle.BOTH;
+
+        private Builder() {
+        }
+
+        /**
+         * A rules file (see {@code docs/RULES.md}), merged with the annotations: a file rule with an annotation's id
+         * replaces its limits. With a file, every resource method is filtered, since its rules may match any path
+         * (paths are relative to the application's base URI, as in {@code @Path}).
+         */
+        public Builder rulesFile(Path file) {
+            this.rulesFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /** How often the rules file is checked for changes; {@link Duration#ZERO} for never; default 10 s. */
+        public Builder rulesReloadInterval(Duration interval) {
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("rulesReloadInterval must not be negative, got " + interval);
+            }
+            this.reloadInterval = interval;
+            return this;
+        }
+
+        /** Where counters live (a Hazelcast store to share them); the caller closes it. Default: a local store. */
+        public Builder store(CounterStore counterStore) {
+            this.store = Objects.requireNonNull(counterStore, "store");
+            return this;
+        }
+
+        /** Which rate-limit header fields responses carry; default {@link HeaderStyle#BOTH}. */
+        public Builder headerStyle(HeaderStyle style) {
+            this.headerStyle = Objects.requireNonNull(style, "headerStyle");
+            return this;
+        }
+
+        public RateLimitFeature build() {
+            return new RateLimitFeature(this);
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package dev.sluice.jersey.client;
+
+import dev.sluice.Decision;
+import dev.sluice.RateLimitExceededException;
+import dev.sluice.RateLimiter;
+import dev.sluice.TimeSource;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.LocalCounterStore;
+import jakarta.ws.rs.ConstrainedTo;
+import jakarta.ws.rs.RuntimeType;
+import jakarta.ws.rs.client.ClientRequestContext;
+import jakarta.ws.rs.client.ClientRequestFilter;
+import jakarta.ws.rs.client.ClientResponseContext;
+import jakarta.ws.rs.client.ClientResponseFilter;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Keeps outgoing calls of a Jersey (JAX-RS) client, or of a whole fleet of workers, within a remote API's limits.
+ *
+ * <pre>{@code
+ * Client client = ClientBuilder.newClient().register(RateLimitClientFilter.builder()
+ *         .rule(ClientRule.builder("github").host("api.github.com")
+ *                 .policy(Policy.of(Algorithm.GCRA, Limit.of(5000, Duration.ofHours(1)))).build())
+ *         .store(hazelcastStore)                  // shared by every worker of the fleet
+ *         .maxWait(Duration.ofSeconds(30))
+ *         .build());
+ * }</pre>
+ *
+ * <p>Before a request is sent, every rule matching its host and path takes a permit from its counter, waiting for
+ * the next free slot (on the calling thread) for at most {@link Builder#maxWait}; when none is free in time the call
+ * fails at once with a {@link RateLimitExceededException} naming the limit, which Jersey surfaces wrapped in a
+ * {@code ProcessingException}. Rules are taken in order and a permit taken is not given back when a later rule fails
+ * (the fleet errs on the side of sending less).
+ *
+ * <p>When the remote answers {@code 429} with {@code Retry-After} (seconds or an HTTP date), the keys of that request
+ * are paused in the store until then: every worker sharing the store waits (within its own maximum wait) before its
+ * next call under those keys. A permit taken before a pause began is not used after it: the worker takes a fresh one
+ * once the pause ends, so the remote sees the limit counted from the time requests actually leave.
+ *
+ * <p>Counters live in any {@link CounterStore}: a Hazelcast store shares them across nodes. Requests take time to
+ * reach the remote, and that time varies: configure a window somewhat longer (or a limit somewhat lower) than the
+ * remote's, by the worst variation you expect. Thread-safe.
+ */
+@ConstrainedTo(RuntimeType.CLIENT)
+public final class RateLimitClientFilter implements ClientRequestFilter, ClientResponseFilter {
+
+    private static final String KEYS_PROPERTY = RateLimitClientFilter.class.getName() + ".keys";
+
+    private final List<ClientRule> rules;
+    private final List<RateLimiter> limiters;
+    private final RemotePauses pauses;
+    private final TimeSource time;
+    private final Duration maxWait;
+
+    private RateLimitClientFilter(Builder builder) {
+        this.rules = List.copyOf(builder.rules);
+        this.time = builder.time;
+        this.maxWait = builder.maxWait;
+        CounterStore store = builder.store != null ? builder.store
+                : new LocalCounterStore(time, LocalCounterStore.DEFAULT_MAX_KEYS);
+        this.limiters = rules.stream()
+                .map(rule -> RateLimiter.builder().policy(rule.policy()).store(store).timeSource(time).build())
+                .toList();
+        this.pauses = new RemotePauses(store);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A counter key a request counted under, with the rule that names it. */
+    private record Counted(String key, ClientRule rule) {
+    }
+
+    @Override
+    public void filter(ClientRequestContext request) throws InterruptedIOException {
+        URI uri = request.getUri();
+        String host = hostOf(uri);
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        List<Counted> counted = new ArrayList<>(1);
+        long deadline = saturatedAdd(time.nanos(), maxWait.toNanos());
+        try {
+            for (int i = 0; i < rules.size(); i++) {
+                ClientRule rule = rules.get(i);
+                if (rule.matches(host, path)) {
+                    String key = rule.counterKey(host, path);
+                    admit(key, rule, limiters.get(i), deadline);
+                    counted.add(new Counted(key, rule));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a permit to call " + uri);
+        }
+        request.setProperty(KEYS_PROPERTY, counted);
+    }
+
+    /** Takes a permit under {@code key} that is not older than the key's latest pause. */
+    private void admit(String key, ClientRule rule, RateLimiter limiter, long deadline) throws InterruptedException {
+        while (true) {
+            awaitUnpaused(key, rule, deadline);
+            limiter.acquire(key, 1, Duration.ofNanos(Math.max(0, deadline - time.nanos())));
+            if (pauses.check(key, rule.id()).allowed()) {
+                return;
+            }
+        }
+    }
+
+    private void awaitUnpaused(String key, ClientRule rule, long deadline) throws InterruptedException {
+        Decision pause = pauses.check(key, rule.id());
+        while (!pause.allowed()) {
+            if (pause.retryAfterNanos() > deadline - time.nanos()) {
+                throw new RateLimitExceededException(pause, 1, maxWait);
+            }
+            time.sleep(pause.retryAfterNanos());
+            pause = pauses.check(key, rule.id());
+        }
+    }
+
+    @Override
+    public void filter(ClientRequestContext request, ClientResponseContext response) {
+        if (response.getStatus() != 429 || !(request.getProperty(KEYS_PROPERTY) instanceof List<?> counted)) {
+            return;
+        }
+        Duration pause = retryAfter(response.getHeaderString("Retry-After"));
+        if (pause == null) {
+            return;
+        }
+        for (Object entry : counted) {
+            Counted key = (Counted) entry;
+            pauses.pause(key.key(), key.rule().id(), pause);
+        }
+    }
+
+    /** A {@code Retry-After} value (delay-seconds or an HTTP date) as a wait from now; null when absent or invalid. */
+    static Duration retryAfter(String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        String text = value.trim();
+        try {
+            long seconds = Long.parseLong(text);
+            return seconds <= 0 ? null : Duration.ofSeconds(seconds);
+        } catch (NumberFormatException notSeconds) {
+            try {
+                Duration until = Duration.between(ZonedDateTime.now(),
+                        ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME));
+                return until.isNegative() || until.isZero() ? null : until;
+            } catch (DateTimeParseException invalid) {
+                return null;
+            }
+        }
+    }
+
+    private static String hostOf(URI uri) {
+        String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(Locale.ROOT);
+        return uri.getPort() < 0 ? host : host + ":" + uri.getPort();
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /** Builds a {@link RateLimitClientFilter}; not thread-safe. */
+    public static final class Builder {
+        private final List<ClientRule> rules = new ArrayList<>();
+        private CounterStore store;
+        private TimeSource time = TimeSource.system();
+        private Duration maxWait = Duration.ofSeconds(30);
+
+        private Builder() {
+        }
+
+        /** Adds rules; a request takes a permit of every rule that matches it, in the order added. */
+        public Builder rule(ClientRule... more) {
+            rules.addAll(List.of(more));
+            return this;
+        }
+
+        /** Where counters and pauses live; share one (Hazelcast) store across workers. Default: a local store. */
+        public Builder store(CounterStore counterStore) {
+            this.store = Objects.requireNonNull(counterStore, "store");
+            return this;
+        }
+
+        /** The longest a call waits for its permits (and for a pause to end) before it fails; default 30 s. */
+        public Builder maxWait(Duration wait) {
+            if (wait.isNegative()) {
+                throw new IllegalArgumentException("maxWait must not be negative, got " + wait);
+            }
+            this.maxWait = wait;
+            return this;
+        }
+
+        /** The time used to wait; default {@link TimeSource#system()}. */
+        public Builder timeSource(TimeSource source) {
+            this.time = Objects.requireNonNull(source, "timeSource");
+            return this;
+        }
+
+        public RateLimitClientFilter build() {
+            return new RateLimitClientFilter(this);
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package dev.sluice.jersey;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.servlet.FilterSettings;
+import dev.sluice.servlet.JettyServer;
+import dev.sluice.servlet.RateLimitFilter;
+import jakarta.servlet.DispatcherType;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.glassfish.jersey.server.ApplicationHandler;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.servlet.ServletContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Jersey binding in a real Jersey application on a real Jetty 12, asked over real HTTP. */
+class RateLimitFeatureTest {
+
+    private static final String SHARED_RULE = """
+            {"rules": [{"id": "shared", "match": {"paths": ["/plain"]}, "key": {"type": "constant"},
+                        "limits": [{"permits": 5, "period": "1m"}]}]}
+            """;
+
+    @TempDir
+    Path dir;
+
+    private final List<JettyServer> servers = new ArrayList<>();
+
+    @AfterEach
+    void stopServers() throws Exception {
+        for (JettyServer server : servers) {
+            server.close();
+        }
+    }
+
+    private JettyServer start(ResourceConfig app, RateLimitFilter servletFilter) throws Exception {
+        JettyServer server = JettyServer.start(context -> {
+            if (servletFilter != null) {
+                context.addFilter(new FilterHolder(servletFilter), "/*", EnumSet.of(DispatcherType.REQUEST));
+            }
+            ServletHolder jersey = new ServletHolder(new ServletContainer(app));
+            jersey.setInitOrder(1);
+            context.addServlet(jersey, "/*");
+        });
+        servers.add(server);
+        return server;
+    }
+
+    private static ResourceConfig app(RateLimitFeature feature) {
+        ResourceConfig app = new ResourceConfig(Resources.Items.class, Resources.Plain.class,
+                Resources.HeaderAuthentication.class);
+        return feature == null ? app : app.register(feature);
+    }
+
+    private Path rulesFile(String json) throws Exception {
+        return Files.writeString(Files.createTempFile(dir, "rules", ".json"), json);
+    }
+
+    @Test
+    void classLevelAnnotation_countsEveryMethodWithoutItsOwn_andSendsExactHeaders() throws Exception {
+        JettyServer server = start(app(new RateLimitFeature()), null);
+
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            HttpResponse<String> response = server.get("/items");
+            assertThat(response.statusCode()).isEqualTo(200);
+            long refill = 20L * (3 - remaining);
+            assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"items:3/1m\";q=3;w=60");
+            assertThat(response.headers().firstValue("RateLimit"))
+                    .hasValue("\"items:3/1m\";r=" + remaining + ";t=" + refill);
+            assertThat(response.headers().firstValue("X-RateLimit-Limit")).hasValue("3");
+            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
+            assertThat(response.headers().firstValue("X-RateLimit-Reset")).hasValue(Long.toString(refill));
+            assertThat(response.headers().firstValue("Retry-After")).isEmpty();
+        }
+        HttpResponse<String> rejected = server.get("/items");
+
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.headers().firstValue("Retry-After")).hasValue("20");
+        assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"items:3/1m\";r=0;t=60");
+        assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(rejected.body()).isEqualTo("{\"type\":\"https://sluice.dev/problems/rate-limited\","
+                + "\"title\":\"Too Many Requests\",\"status\":429,"
+                + "\"detail\":\"Rate limit 'items:3/1m' exceeded. Retry in 20 seconds.\","
+                + "\"policies\":[\"items:3/1m\"],\"retryAfter\":20}");
+    }
+
+    @Test
+    void methodLevelAnnotation_keyedByPathParameter_countsEachValueApart() throws Exception {
+        JettyServer server = start(app(new RateLimitFeature()), null);
+
+        assertThat(server.get("/items/by-id/a").statusCode()).isEqualTo(200);
+        assertThat(server.get("/items/by-id/a").statusCode()).isEqualTo(200);
+        HttpResponse<String> third = server.get("/items/by-id/a");
+        HttpResponse<String> other = server.get("/items/by-id/b");
+
+        assertThat(third.statusCode()).isEqualTo(429);
+        assertThat(third.body()).contains("\"policies\":[\"item:2/1m\"]");
+        assertThat(other.statusCode()).isEqualTo(200);
+        assertThat(other.headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
+        assertThat(server.get("/items").headers().firstValue("X-RateLimit-Remaining"))
+                .as("the method's own rule replaces the class's").hasValue("2");
+    }
+
+    @Test
+    void principalKey_usesTheSecurityContextOfAuthentication() throws Exception {
+        JettyServer server = start(app(new RateLimitFeature()), null);
+
+        assertThat(server.get("/items/mine", "X-User", "alice").statusCode()).isEqualTo(200);
+        assertThat(server.get("/items/mine", "X-User", "alice").statusCode()).isEqualTo(429);
+        assertThat(server.get("/items/mine", "X-User", "bob").statusCode()).isEqualTo(200);
+        HttpResponse<String> anonymous = server.get("/items/mine");
+        assertThat(anonymous.statusCode()).as("no principal: the rule is skipped").isEqualTo(200);
+        assertThat(anonymous.headers().firstValue("RateLimit")).isEmpty();
+    }
+
+    @Test
+    void exemptMethod_isNeverLimited() throws Exception {
+        JettyServer server = start(app(new RateLimitFeature()), null);
+
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> response = server.get("/items/health");
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+        }
+    }
+
+    @Test
+    void rulesFile_limitsMatchingPathsOfUnannotatedResources() throws Exception {
+        RateLimitFeature feature = RateLimitFeature.builder().rulesFile(rulesFile(SHARED_RULE))
+                .rulesReloadInterval(Duration.ZERO).build();
+        JettyServer server = start(app(feature), null);
+
+        for (int remaining = 4; remaining >= 0; remaining--) {
+            assertThat(server.get("/plain").headers().firstValue("X-RateLimit-Remaining"))
+                    .hasValue(Integer.toString(remaining));
+        }
+        assertThat(server.get("/plain").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void servletFilterInFront_ruleCountedThere_isNotCountedAgain() throws Exception {
+        Path rules = rulesFile(SHARED_RULE);
+        RateLimitFilter servletFilter = new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
+                .rulesReloadInterval(Duration.ZERO).build());
+        RateLimitFeature feature = RateLimitFeature.builder().rulesFile(rules).rulesReloadInterval(Duration.ZERO)
+                .build();
+        JettyServer server = start(app(feature), servletFilter);
+
+        for (int remaining = 4; remaining >= 0; remaining--) {
+            HttpResponse<String> response = server.get("/plain");
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
+            assertThat(response.headers().firstValue("RateLimit")).hasValue("\"shared:5/1m\";r=" + remaining
+                    + ";t=" + 12L * (5 - remaining));
+        }
+        assertThat(server.get("/plain").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void servletFilterInFront_annotationRulesStillCountedByJersey_headersCoverBoth() throws Exception {
+        RateLimitFilter servletFilter = new RateLimitFilter(FilterSettings.builder()
+                .rules("file:" + rulesFile("""
+                        {"rules": [{"id": "all-items", "match": {"paths": ["/items/**"]}, "key": {"type": "constant"},
+                                    "limits": [{"permits": 10, "period": "1m"}]}]}
+                        """)).rulesReloadInterval(Duration.ZERO).build());
+        JettyServer server = start(app(new RateLimitFeature()), servletFilter);
+
+        HttpResponse<String> response = server.get("/items");
+
+        assertThat(response.headers().firstValue("RateLimit-Policy"))
+                .hasValue("\"all-items:10/1m\";q=10;w=60, \"items:3/1m\";q=3;w=60");
+        assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
+    }
+
+    @Test
+    void autoDiscovered_withoutRegistration_limitsAnnotatedResources() throws Exception {
+        JettyServer server = start(app(null), null);
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(server.get("/items").statusCode()).isEqualTo(200);
+        }
+        assertThat(server.get("/items").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void annotationMistake_failsTheDeployment_namingTheResourceMethod() {
+        ResourceConfig app = new ResourceConfig(Resources.Broken.class).register(new RateLimitFeature());
+
+        assertThatThrownBy(() -> new ApplicationHandler(app))
+                .hasStackTraceContaining("dev.sluice.jersey.Resources$Broken#get")
+                .hasStackTraceContaining("period: expected a duration");
+    }
+}
