@@ -57,6 +57,13 @@ final class BenchmarkCluster implements AutoCloseable {
         return new BenchmarkCluster(local, secondInJvm, secondProcess);
     }
 
+    /** A cluster of one member, in this JVM. */
+    static BenchmarkCluster startOne() {
+        int port = freePort();
+        return new BenchmarkCluster(Hazelcast.newHazelcastInstance(
+                config("sluice-bench-" + UUID.randomUUID(), port, List.of(port))), null, null);
+    }
+
     /** The member in this JVM that the benchmark calls through. */
     HazelcastInstance local() {
         return local;

@@ -4,24 +4,27 @@ import dev.sluice.Limit;
 import dev.sluice.Policy;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.Semaphore;
 
 /**
- * Heap per key of the local store at 1,000,000 keys, for each algorithm with fixed-size state: the heap in use after
- * a full GC with the keys held, minus the heap before, divided by the number of keys. Keys look like
- * {@code per-ip|203.0.113.7} (about 20 characters), and their strings are counted: they are part of what a key costs.
+ * Heap per key at 1,000,000 keys: of the local store, for each algorithm with fixed-size state, and of a Hazelcast
+ * member's counters map (one member, so no backup copy; a cluster holds each key twice with the default backup). The
+ * heap in use after a full GC with the keys held, minus the heap before, divided by the number of keys. Keys look like
+ * {@code per-ip|10.0.0.7} (15 to 20 characters), and their strings are counted: they are part of what a key costs.
  *
- * <p>Run: {@code java -Xmx4g -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.MemoryPerKey [keys]}
+ * <p>Run: {@code java -Xmx6g -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.MemoryPerKey [keys]}
  */
 public final class MemoryPerKey {
 
     private MemoryPerKey() {
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         int keys = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         // A day-long period keeps every key from expiring during the measurement.
         Limit limit = Limit.of(100, Duration.ofDays(1));
@@ -31,14 +34,35 @@ public final class MemoryPerKey {
             long before = usedAfterGc();
             LocalCounterStore store = new LocalCounterStore(TimeSource.system(), keys + 1L);
             for (int i = 0; i < keys; i++) {
-                store.apply("per-ip|" + (10 + i / 65_536 % 200) + "." + (i / 256 % 256) + "." + (i % 256) + ".7",
-                        policy, 1, Long.MAX_VALUE);
+                store.apply(key(i), policy, 1, Long.MAX_VALUE);
             }
             long after = usedAfterGc();
-            System.out.printf(Locale.ROOT, "%-24s %,d keys held: %.1f bytes per key%n", algorithm, store.size(),
-                    (after - before) / (double) keys);
+            System.out.printf(Locale.ROOT, "local %-24s %,d keys held: %.1f bytes per key%n", algorithm,
+                    store.size(), (after - before) / (double) keys);
             store.close();
         }
+        hazelcast(keys, Policy.of(Algorithm.TOKEN_BUCKET, limit));
+    }
+
+    private static void hazelcast(int keys, Policy policy) throws Exception {
+        try (BenchmarkCluster cluster = BenchmarkCluster.startOne()) {
+            HazelcastCounterStore store = HazelcastCounterStore.builder().instance(cluster.local())
+                    .maxKeysPerMember(2 * keys).build();
+            long before = usedAfterGc();
+            Semaphore inFlight = new Semaphore(256);
+            for (int i = 0; i < keys; i++) {
+                inFlight.acquire();
+                store.applyAsync(key(i), policy, 1, Long.MAX_VALUE).whenComplete((decision, error) -> inFlight.release());
+            }
+            inFlight.acquire(256);
+            long after = usedAfterGc();
+            System.out.printf(Locale.ROOT, "hazelcast member TOKEN_BUCKET      %,d keys held: %.1f bytes per key%n",
+                    store.size(), (after - before) / (double) keys);
+        }
+    }
+
+    private static String key(int i) {
+        return "per-ip|" + (10 + i / 65_536 % 200) + "." + (i / 256 % 256) + "." + (i % 256) + ".7";
     }
 
     private static long usedAfterGc() {
