@@ -52,7 +52,7 @@ public class LimiterServiceResource {
     public Response increment(@PathParam("id") String id) {
         ServiceLimits.ServiceLimit limit = limit(id);
         Decision decision = store().apply(limit.counterKey(), limit.policy(), 1, 0);
-        LimitAnswer answer = answer(id, decision.allowed(), decision);
+        LimitAnswer answer = answer(id, decision.allowed(), decision, decision.remaining());
         if (decision.allowed()) {
             return Response.ok(answer).build();
         }
@@ -65,12 +65,15 @@ public class LimiterServiceResource {
     @Path("/delay")
     public LimitAnswer delay(@PathParam("id") String id) {
         ServiceLimits.ServiceLimit limit = limit(id);
-        return answer(id, null, store().peek(limit.counterKey(), limit.policy(), 1));
+        Decision next = store().peek(limit.counterKey(), limit.policy(), 1);
+        // The peek answers as if the next request were counted: one more is left now than after it.
+        long remainingNow = next.allowed() ? next.remaining() + 1 : next.remaining();
+        return answer(id, null, next, remainingNow);
     }
 
-    private static LimitAnswer answer(String id, Boolean counted, Decision decision) {
+    private static LimitAnswer answer(String id, Boolean counted, Decision decision, long remaining) {
         long delayNanos = decision.allowed() ? 0 : decision.retryAfterNanos();
-        return new LimitAnswer(id, counted, decision.limit(), decision.remaining(), millisCeil(delayNanos),
+        return new LimitAnswer(id, counted, decision.limit(), remaining, millisCeil(delayNanos),
                 millisCeil(decision.resetAfterNanos()));
     }
 
