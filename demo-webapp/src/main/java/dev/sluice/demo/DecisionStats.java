@@ -78,7 +78,7 @@ public final class DecisionStats {
         }
     }
 
-    static Outcome outcomeOf(RuleDecision outcome) {
+    private static Outcome outcomeOf(RuleDecision outcome) {
         if (!outcome.decision().allowed()) {
             return outcome.enforced() ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
         }
@@ -152,7 +152,7 @@ public final class DecisionStats {
             long[][] perOutcome = new long[Outcome.values().length][BUCKETS];
             for (int age = 0; age < BUCKETS; age++) {
                 long bucket = currentBucket - (BUCKETS - 1) + age;
-                int slot = (int) Math.floorMod(bucket, BUCKETS);
+                int slot = Math.floorMod(bucket, BUCKETS);
                 if (bucketIds[slot] == bucket) {
                     for (Outcome outcome : Outcome.values()) {
                         perOutcome[outcome.ordinal()][age] = counts[slot][outcome.ordinal()];

@@ -52,7 +52,7 @@ public class LimiterServiceResource {
     public Response increment(@PathParam("id") String id) {
         ServiceLimits.ServiceLimit limit = limit(id);
         Decision decision = store().apply(limit.counterKey(), limit.policy(), 1, 0);
-        LimitAnswer answer = answer(id, decision.allowed(), decision, decision.remaining());
+        LimitAnswer answer = answer(id, decision.allowed(), decision);
         if (decision.allowed()) {
             return Response.ok(answer).build();
         }
@@ -60,20 +60,25 @@ public class LimiterServiceResource {
         return Response.status(429).header(HttpHeaders.RETRY_AFTER, retryAfterSeconds).entity(answer).build();
     }
 
-    /** How long until one more request fits; counts nothing. */
+    /**
+     * How long until one more request fits; counts nothing. Two reads of the store: the state now (remaining, reset)
+     * and the answer one more request would get (delay).
+     */
     @GET
     @Path("/delay")
     public LimitAnswer delay(@PathParam("id") String id) {
         ServiceLimits.ServiceLimit limit = limit(id);
-        Decision next = store().peek(limit.counterKey(), limit.policy(), 1);
-        // The peek answers as if the next request were counted: one more is left now than after it.
-        long remainingNow = next.allowed() ? next.remaining() + 1 : next.remaining();
-        return answer(id, null, next, remainingNow);
+        CounterStore store = store();
+        Decision now = store.peek(limit.counterKey(), limit.policy(), 0);
+        Decision next = store.peek(limit.counterKey(), limit.policy(), 1);
+        long delayNanos = next.allowed() ? 0 : next.retryAfterNanos();
+        return new LimitAnswer(id, null, now.limit(), now.remaining(), millisCeil(delayNanos),
+                millisCeil(now.resetAfterNanos()));
     }
 
-    private static LimitAnswer answer(String id, Boolean counted, Decision decision, long remaining) {
+    private static LimitAnswer answer(String id, boolean counted, Decision decision) {
         long delayNanos = decision.allowed() ? 0 : decision.retryAfterNanos();
-        return new LimitAnswer(id, counted, decision.limit(), remaining, millisCeil(delayNanos),
+        return new LimitAnswer(id, counted, decision.limit(), decision.remaining(), millisCeil(delayNanos),
                 millisCeil(decision.resetAfterNanos()));
     }
 

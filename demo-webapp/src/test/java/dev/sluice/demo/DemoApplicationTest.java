@@ -167,6 +167,7 @@ class DemoApplicationTest {
         assertThat(delay.path("delayMs").asLong()).isZero();
         assertThat(delay.path("remaining").asLong()).isEqualTo(10);
         assertThat(delay.path("limit").asLong()).isEqualTo(10);
+        assertThat(delay.path("resetMs").asLong()).as("already full").isZero();
     }
 
     @Test

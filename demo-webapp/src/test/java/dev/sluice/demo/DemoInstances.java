@@ -6,8 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Options to start demo instances as users do, through {@code DemoLauncher} with the module's {@code web.xml} and rules, on
- * 127.0.0.1 and free ports, in a cluster of their own (a fresh cluster name, joined over TCP-IP, multicast off).
+ * Launcher options for test instances of the demo: started as users start them, through {@code DemoLauncher} with
+ * the module's {@code web.xml} and rules, but on 127.0.0.1 and free ports, in a cluster of their own (a fresh
+ * cluster name, joined over TCP-IP, multicast off).
  */
 final class DemoInstances {
 

@@ -33,6 +33,8 @@ public final class DemoLauncher {
             level("org.eclipse.jetty", Level.WARNING),
             level("org.glassfish.jersey.server.wadl", Level.SEVERE),
             level("com.hazelcast", Level.WARNING),
+            // Its advice to open JDK internals for speed; the demo does not need the speed.
+            level("com.hazelcast.instance.impl.HazelcastInstanceFactory", Level.SEVERE),
             level("com.hazelcast.internal.cluster.ClusterService", Level.INFO));
 
     private DemoLauncher() {
@@ -114,8 +116,15 @@ public final class DemoLauncher {
 
         /** Stops the instance: Jetty, and with the application the Sluice filter's Hazelcast member. */
         @Override
-        public void close() throws Exception {
-            server.stop();
+        public void close() {
+            try {
+                server.stop();
+            } catch (Exception e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new IllegalStateException("cannot stop the demo at " + uri, e);
+            }
         }
     }
 }
