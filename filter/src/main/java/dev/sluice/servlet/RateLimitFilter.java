@@ -38,17 +38,26 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The filter never throws to the container: a store that fails follows the configured failure policy, and any
  * other failure lets the request through and is logged. The evaluation is left in the request attribute
- * {@link #EVALUATION_ATTRIBUTE}, so the Jersey binding does not count a rule twice. Thread-safe.
+ * {@link #EVALUATION_ATTRIBUTE}, so the Jersey binding does not count a rule twice. While started, the filter
+ * publishes its store in the servlet context attribute {@link #STORE_ATTRIBUTE}, so the application can count its own
+ * limits in the same store (and cluster). Thread-safe.
  */
 public class RateLimitFilter implements Filter {
 
     /** The request attribute holding this request's {@link Evaluation}. */
     public static final String EVALUATION_ATTRIBUTE = RateLimitResponse.EVALUATION_ATTRIBUTE;
 
+    /**
+     * The servlet context attribute holding the started filter's {@link CounterStore} (set in {@link #init},
+     * removed in {@link #destroy}). With several Sluice filters in one context, the one initialised last.
+     */
+    public static final String STORE_ATTRIBUTE = RateLimitFilter.class.getName() + ".store";
+
     private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
     private final FilterSettings programmaticSettings;
     private FilterRuntime runtime;
+    private ServletContext context;
     private volatile boolean warnedAboutBlockingDelay;
 
     /** For {@code web.xml}: the settings come from init-params. */
@@ -67,6 +76,8 @@ public class RateLimitFilter implements Filter {
             FilterSettings settings = programmaticSettings != null ? programmaticSettings
                     : FilterSettings.fromInitParameters(config::getInitParameter);
             runtime = FilterRuntime.start(settings, config.getServletContext(), config.getFilterName());
+            context = config.getServletContext();
+            context.setAttribute(STORE_ATTRIBUTE, runtime.store());
         } catch (RuntimeException e) {
             throw new ServletException("Sluice filter '" + config.getFilterName() + "' cannot start: "
                     + e.getMessage(), e);
@@ -142,6 +153,9 @@ public class RateLimitFilter implements Filter {
 
     @Override
     public void destroy() {
+        if (context != null && context.getAttribute(STORE_ATTRIBUTE) == runtime.store()) {
+            context.removeAttribute(STORE_ATTRIBUTE);
+        }
         if (runtime != null) {
             runtime.close();
         }

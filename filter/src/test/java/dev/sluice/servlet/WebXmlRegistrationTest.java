@@ -14,11 +14,12 @@ import org.junit.jupiter.api.Test;
  */
 class WebXmlRegistrationTest {
 
+    private WebAppContext webapp;
     private JettyServer server;
 
     @BeforeEach
     void deploy() throws Exception {
-        WebAppContext webapp = new WebAppContext("src/test/webapp", "/");
+        webapp = new WebAppContext("src/test/webapp", "/");
         webapp.setParentLoaderPriority(true);
         server = JettyServer.start(50, webapp);
     }
@@ -26,6 +27,16 @@ class WebXmlRegistrationTest {
     @AfterEach
     void undeploy() throws Exception {
         server.close();
+    }
+
+    @Test
+    void webXml_startedFilter_publishesItsStoreInTheServletContext() throws Exception {
+        RateLimitFilter filter = (RateLimitFilter) webapp.getServletHandler().getFilter("sluice").getFilter();
+        assertThat(webapp.getServletContext().getAttribute(RateLimitFilter.STORE_ATTRIBUTE))
+                .isNotNull().isSameAs(filter.store());
+
+        server.close();
+        assertThat(webapp.getServletContext().getAttribute(RateLimitFilter.STORE_ATTRIBUTE)).isNull();
     }
 
     @Test

@@ -1,0 +1,64 @@
+package dev.sluice.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** Real HTTP requests to one running demo instance. Thread-safe. */
+final class DemoHttp {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI base;
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    DemoHttp(URI base) {
+        this.base = base;
+    }
+
+    /** Sends {@code method path} with the given header name, value pairs. */
+    HttpResponse<String> send(String method, String path, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+        return send("GET", path, headers);
+    }
+
+    HttpResponse<String> post(String path, String... headers) throws IOException, InterruptedException {
+        return send("POST", path, headers);
+    }
+
+    static JsonNode json(HttpResponse<String> response) throws IOException {
+        return JSON.readTree(response.body());
+    }
+
+    /** The stats of one rule from {@code GET /api/stats}, or a missing node when it has seen nothing yet. */
+    JsonNode ruleStats(String ruleId) throws IOException, InterruptedException {
+        for (JsonNode rule : json(get("/api/stats")).path("rules")) {
+            if (rule.path("id").asText().equals(ruleId)) {
+                return rule;
+            }
+        }
+        return JSON.missingNode();
+    }
+
+    /** The sum of one outcome's series ({@code allowed}, {@code rejected}, ...) of a rule's stats. */
+    static long total(JsonNode rule, String outcome) {
+        long total = 0;
+        for (JsonNode count : rule.path(outcome)) {
+            total += count.asLong();
+        }
+        return total;
+    }
+}

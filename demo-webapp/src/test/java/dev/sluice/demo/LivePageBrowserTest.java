@@ -1,0 +1,93 @@
+package dev.sluice.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.sluice.demo.launcher.DemoLauncher;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The live page in a real headless Chromium (Debian's {@code chromium}; CI installs it): after a burst, the page
+ * has loaded the stats and drawn the rule's chart, and reported no error. Chromium's DOM dump is taken once the
+ * page's scripts and fetches are done ({@code --virtual-time-budget}); the page writes any script error or
+ * {@code console.error} into {@code #errors}, which the dump shows.
+ */
+class LivePageBrowserTest {
+
+    private static final Pattern HELLO_CARD = Pattern.compile(
+            "<article class=\"rule\" data-rule=\"hello-per-ip\" data-allowed=\"(\\d+)\" data-delayed=\"(\\d+)\""
+                    + " data-rejected=\"(\\d+)\"");
+
+    private static DemoLauncher.RunningDemo demo;
+
+    @TempDir
+    Path temp;
+
+    @BeforeAll
+    static void start() throws Exception {
+        demo = DemoLauncher.start(DemoInstances.cluster(1).get(0));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (demo != null) {
+            demo.close();
+        }
+    }
+
+    @Test
+    void livePage_afterABurst_chartsTheRulesDecisionsWithoutErrors() throws Exception {
+        DemoHttp http = new DemoHttp(demo.uri());
+        for (int i = 0; i < 8; i++) {
+            http.get("/api/hello", "X-Forwarded-For", "198.51.100.30");
+        }
+
+        String dom = dumpDom(demo.uri().toString());
+
+        assertThat(dom).contains("<ul id=\"errors\" data-count=\"0\"></ul>");
+        assertThat(dom).containsPattern("<body data-renders=\"[1-9]");
+        Matcher card = HELLO_CARD.matcher(dom);
+        assertThat(card.find()).as("the hello-per-ip rule's card in\n" + dom).isTrue();
+        assertThat(card.group(1)).isEqualTo("5");
+        assertThat(card.group(3)).isEqualTo("3");
+        assertThat(dom).contains("<rect class=\"bar allowed\"", "<rect class=\"bar rejected\"");
+        assertThat(dom).doesNotContain("198.51.100.30");
+    }
+
+    /** The page's DOM after its scripts ran, from headless Chromium. */
+    private String dumpDom(String url) throws Exception {
+        Path chromium = chromium().orElseGet(() -> fail("chromium is not installed, and this test needs it: run "
+                + "'apt-get install -y chromium' (.ci/run does so when it is missing)"));
+        Path out = temp.resolve("dom.html");
+        Path err = temp.resolve("chromium.log");
+        Process process = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--user-data-dir=" + temp.resolve("profile"), "--virtual-time-budget=10000", "--dump-dom", url)
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            fail("chromium did not finish within 120 s; its log:\n" + Files.readString(err));
+        }
+        assertThat(process.exitValue()).as("chromium's exit code; its log:\n%s", Files.readString(err)).isZero();
+        return Files.readString(out, StandardCharsets.UTF_8);
+    }
+
+    private static Optional<Path> chromium() {
+        return List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)).stream()
+                .map(directory -> Path.of(directory, "chromium"))
+                .filter(Files::isExecutable)
+                .findFirst();
+    }
+}
