@@ -1,5 +1,6 @@
 package dev.sluice.demo;
 
+import dev.sluice.annotation.RateLimited;
 import jakarta.ws.rs.BadRequestException;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
@@ -13,19 +14,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The endpoints the demo limits. None of them knows about limits: the rules in {@code WEB-INF/sluice-rules.json}
- * match their paths, and the Sluice servlet filter in front of Jersey enforces them.
- *
- * <p>Where the Jersey binding (module {@code jersey-binding}, in progress) will be wired: each method here is to
- * carry {@code @RateLimited(rule = "<id>")} naming its rule in the rules file, so that the rule follows the
- * method rather than its path: {@link #hello} {@code hello-per-ip}, {@link #login} {@code login-per-user},
- * {@link #search} {@code search-by-cost}, {@link #reports} {@code reports-by-plan}, {@link #catalog}
- * {@code catalog-shadow}, {@link #order} {@code orders-queued}; the rules then drop their {@code match}. Until
- * then, the filter limits them by path. One instance per request (Jersey's default); stateless.
+ * The endpoints the demo limits. Most know nothing about limits: the rules in {@code WEB-INF/sluice-rules.json}
+ * match their paths, and the Sluice servlet filter in front of Jersey enforces them (the filter alone can queue
+ * requests, which the leaky-bucket order endpoint needs). {@link #export} shows the other way: an
+ * {@code @RateLimited} annotation, enforced by the Sluice Jersey binding ({@link DemoApplication}). One instance per
+ * request (Jersey's default); stateless.
  */
 @Path("/")
 @Produces(MediaType.APPLICATION_JSON)
 public class ShowcaseResource {
+
+    /** An export, limited by its annotation: 2 per minute per API key, counted by the Jersey binding. */
+    @GET
+    @Path("export")
+    @RateLimited(id = "export", permits = 2, period = "1m", key = "header:X-Api-Key")
+    public Map<String, String> export() {
+        return Map.of("export", "widgets.csv", "status", "ready");
+    }
 
     /** A public endpoint, limited per client IP (token bucket). */
     @GET

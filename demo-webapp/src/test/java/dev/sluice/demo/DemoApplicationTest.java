@@ -75,6 +75,19 @@ class DemoApplicationTest {
     }
 
     @Test
+    void export_annotatedMethod_limitedByTheJerseyBinding() throws Exception {
+        for (int remaining = 1; remaining >= 0; remaining--) {
+            HttpResponse<String> response = http.get("/api/export", "X-Api-Key", "export-test-key");
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
+        }
+        HttpResponse<String> rejected = http.get("/api/export", "X-Api-Key", "export-test-key");
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.body()).contains("\"policies\":[\"export:2/1m\"]");
+        assertThat(http.get("/api/export", "X-Api-Key", "another-key").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void search_costsTwoPermits_fiveSearchesFitInTen() throws Exception {
         HttpResponse<String> first = http.get("/api/search?q=gates", client("198.51.100.3"));
         assertThat(first.statusCode()).isEqualTo(200);
