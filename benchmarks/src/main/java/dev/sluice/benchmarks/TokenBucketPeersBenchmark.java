@@ -70,10 +70,23 @@ public class TokenBucketPeersBenchmark {
 
     @Benchmark
     public boolean bucket4j(LocalDecisionBenchmark.Cursor cursor) {
-        return bucket4j.computeIfAbsent(keys[cursor.next(keys.length)], key -> Bucket.builder()
+        return bucket(keys[cursor.next(keys.length)]).tryConsume(1);
+    }
+
+    private Bucket bucket(String key) {
+        return bucket4j.computeIfAbsent(key, newKey -> Bucket.builder()
                 .addLimit(Bandwidth.builder().capacity(PERMITS_PER_SECOND)
                         .refillGreedy(PERMITS_PER_SECOND, Duration.ofSeconds(1)).build())
-                .build()).tryConsume(1);
+                .build());
+    }
+
+    /**
+     * Bucket4j asked for what a Sluice decision carries (remaining permits and the wait for the next), rather than
+     * a bare yes or no.
+     */
+    @Benchmark
+    public boolean bucket4jWithProbe(LocalDecisionBenchmark.Cursor cursor) {
+        return bucket(keys[cursor.next(keys.length)]).tryConsumeAndReturnRemaining(1).isConsumed();
     }
 
     @Benchmark
