@@ -95,6 +95,11 @@ public final class HazelcastCounterStore implements CounterStore {
         return map.executeOnKey(key, new PeekProcessor(policy, cost)).decision();
     }
 
+    @Override
+    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        return map.submitToKey(key, new PeekProcessor(policy, cost)).thenApply(DecisionResult::decision);
+    }
+
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
     public int size() {
         return map.size();

@@ -41,6 +41,15 @@ public interface CounterStore extends AutoCloseable {
      */
     Decision peek(String key, Policy policy, long cost);
 
+    /** Like {@link #peek}, without blocking the caller; the default completes on the calling thread. */
+    default CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        try {
+            return CompletableFuture.completedFuture(peek(key, policy, cost));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /** Releases what the store holds (threads, connections, an embedded cluster member). Idempotent. */
     @Override
     void close();

@@ -11,15 +11,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * Bounds how long a remote {@link CounterStore} may take to decide, and decides by a configured {@link OnFailure}
  * rule when it fails or takes longer: allow, reject, or ask a local fallback store.
  *
- * <p>Each call waits for the remote store's {@link CounterStore#applyAsync} at most the timeout (default
- * {@link #DEFAULT_TIMEOUT}); the remote call is not cancelled and may still count when it completes later. The
- * bound holds for stores whose {@code applyAsync} does not block the caller (the Hazelcast store's does not); a
- * store that decides on the calling thread is waited for. Failures and timeouts are counted. Thread-safe.
+ * <p>Each call waits for the remote store's {@link CounterStore#applyAsync} (or {@link CounterStore#peekAsync}) at
+ * most the timeout (default {@link #DEFAULT_TIMEOUT}); the remote call is not cancelled and may still count when it
+ * completes later. The bound holds for stores whose async calls do not block the caller (the Hazelcast store's do
+ * not); a store that decides on the calling thread is waited for. Failures and timeouts are counted. Thread-safe.
  */
 public final class FailurePolicyStore implements CounterStore {
 
@@ -118,12 +119,18 @@ public final class FailurePolicyStore implements CounterStore {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        Decision decided = withinTimeout(key, () -> remote.applyAsync(key, policy, cost, maxDelayNanos));
+        return decided != null ? decided : decideWithout(key, policy, cost, maxDelayNanos);
+    }
+
+    /** The remote store's answer within the timeout, or null once the failure is recorded. */
+    private Decision withinTimeout(String key, Supplier<CompletionStage<Decision>> call) {
         CompletableFuture<Decision> pending;
         try {
-            pending = remote.applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture();
+            pending = call.get().toCompletableFuture();
         } catch (RuntimeException e) {
             failed(key, false);
-            return decideWithout(key, policy, cost, maxDelayNanos);
+            return null;
         }
         try {
             return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
@@ -135,7 +142,7 @@ public final class FailurePolicyStore implements CounterStore {
             Thread.currentThread().interrupt();
             failed(key, false);
         }
-        return decideWithout(key, policy, cost, maxDelayNanos);
+        return null;
     }
 
     @Override
@@ -159,16 +166,9 @@ public final class FailurePolicyStore implements CounterStore {
     /** Peeks at the remote store within the timeout; on failure reports what the failure rule would decide. */
     @Override
     public Decision peek(String key, Policy policy, long cost) {
-        CompletableFuture<Decision> pending = CompletableFuture.supplyAsync(() -> remote.peek(key, policy, cost));
-        try {
-            return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            failed(key, true);
-        } catch (ExecutionException e) {
-            failed(key, false);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failed(key, false);
+        Decision peeked = withinTimeout(key, () -> remote.peekAsync(key, policy, cost));
+        if (peeked != null) {
+            return peeked;
         }
         return switch (onFailure) {
             case ALLOW -> allowed(policy, cost);

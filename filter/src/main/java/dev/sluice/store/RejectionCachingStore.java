@@ -79,6 +79,11 @@ public final class RejectionCachingStore implements CounterStore {
     }
 
     @Override
+    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        return remote.peekAsync(key, policy, cost);
+    }
+
+    @Override
     public Decision peek(String key, Policy policy, long cost) {
         return remote.peek(key, policy, cost);
     }

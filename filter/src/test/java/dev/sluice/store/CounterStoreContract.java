@@ -208,6 +208,14 @@ public abstract class CounterStoreContract {
         assertThat(rejected.allowed()).isFalse();
     }
 
+    @Test
+    void peekAsync_completesWithThePeekAndCountsNothing() throws Exception {
+        drain("k", TOKEN_BUCKET, 3);
+        Decision peeked = store.peekAsync("k", TOKEN_BUCKET, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(peeked.remaining()).isEqualTo(7);
+        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(7);
+    }
+
     /** Lets the store drop keys whose time to live has passed; stores that expire lazily sweep here. */
     protected abstract void awaitExpiry();
 

@@ -84,7 +84,12 @@ class FailurePolicyStoreTest {
 
         @Override
         public Decision peek(String key, Policy policy, long cost) {
-            return new CompletableFuture<Decision>().join();
+            return peekAsync(key, policy, cost).toCompletableFuture().join();
+        }
+
+        @Override
+        public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+            return new CompletableFuture<>();
         }
 
         @Override
