@@ -78,23 +78,7 @@ class RateLimitFilterTest {
     void filter_sequenceOfRequests_sendsExactHeaderValues() throws Exception {
         JettyServer server = start(PER_IP, s -> s);
 
-        for (int remaining = 2; remaining >= 0; remaining--) {
-            HttpResponse<String> response = server.get("/api/items");
-            assertThat(response.statusCode()).isEqualTo(200);
-            long refill = 20L * (3 - remaining);
-            assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"per-ip:3/1m\";q=3;w=60");
-            assertThat(response.headers().firstValue("RateLimit"))
-                    .hasValue("\"per-ip:3/1m\";r=" + remaining + ";t=" + refill);
-            assertThat(response.headers().firstValue("X-RateLimit-Limit")).hasValue("3");
-            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
-            assertThat(response.headers().firstValue("X-RateLimit-Reset")).hasValue(Long.toString(refill));
-            assertThat(response.headers().firstValue("Retry-After")).isEmpty();
-        }
-        HttpResponse<String> rejected = server.get("/api/items");
-        assertThat(rejected.statusCode()).isEqualTo(429);
-        assertThat(rejected.headers().firstValue("Retry-After")).hasValue("20");
-        assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
-        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"per-ip:3/1m\";r=0;t=60");
+        ResponseContract.assertThreePerMinuteThenRejected(server, "/api/items", "per-ip:3/1m");
 
         assertThat(server.get("/other").headers().firstValue("RateLimit")).as("no rule, no headers").isEmpty();
     }

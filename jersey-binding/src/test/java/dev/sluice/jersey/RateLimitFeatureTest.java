@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.RateLimitFilter;
+import dev.sluice.servlet.ResponseContract;
 import jakarta.servlet.DispatcherType;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -71,24 +72,8 @@ class RateLimitFeatureTest {
     void classLevelAnnotation_countsEveryMethodWithoutItsOwn_andSendsExactHeaders() throws Exception {
         JettyServer server = start(app(new RateLimitFeature()), null);
 
-        for (int remaining = 2; remaining >= 0; remaining--) {
-            HttpResponse<String> response = server.get("/items");
-            assertThat(response.statusCode()).isEqualTo(200);
-            long refill = 20L * (3 - remaining);
-            assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"items:3/1m\";q=3;w=60");
-            assertThat(response.headers().firstValue("RateLimit"))
-                    .hasValue("\"items:3/1m\";r=" + remaining + ";t=" + refill);
-            assertThat(response.headers().firstValue("X-RateLimit-Limit")).hasValue("3");
-            assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
-            assertThat(response.headers().firstValue("X-RateLimit-Reset")).hasValue(Long.toString(refill));
-            assertThat(response.headers().firstValue("Retry-After")).isEmpty();
-        }
-        HttpResponse<String> rejected = server.get("/items");
-
-        assertThat(rejected.statusCode()).isEqualTo(429);
-        assertThat(rejected.headers().firstValue("Retry-After")).hasValue("20");
-        assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
-        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"items:3/1m\";r=0;t=60");
+        HttpResponse<String> rejected = ResponseContract.assertThreePerMinuteThenRejected(server, "/items",
+                "items:3/1m");
         assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(rejected.body()).isEqualTo("{\"type\":\"https://sluice.dev/problems/rate-limited\","
                 + "\"title\":\"Too Many Requests\",\"status\":429,"
