@@ -28,7 +28,7 @@ import java.util.Map;
 /**
  * A JSON rules file, read strictly: unknown fields, wrong types, missing required fields, duplicate ids and values
  * the limits or algorithms cannot take are {@link RulesException}s naming the file, line, column, JSON path and what
- * was expected. The format is described in {@code docs/RULES.md}. Immutable and thread-safe.
+ * was expected. The format is described in the README (Rules). Immutable and thread-safe.
  */
 public final class RulesFile {
 

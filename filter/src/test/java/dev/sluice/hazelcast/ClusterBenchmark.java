@@ -15,7 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * A rough measurement, not a test: decisions per second with 1 and 4 threads, and the latency of one decision, on a
  * two-member cluster in this JVM (so about half the keys are owned by the other member and cross loopback). Uses
- * cluster time, 10,000 keys under a token bucket of 1,000/s. Run it from the command line (see docs/CLUSTER.md).
+ * cluster time, 10,000 keys under a token bucket of 1,000/s. Run it from the command line (see the README, Cluster, Measuring).
  */
 public final class ClusterBenchmark {
 

@@ -95,7 +95,7 @@ class RulesFileTest {
         assertThat(file.rules().get(4).paths()).isEmpty();
     }
 
-    /** The annotated resource of docs/RULES.md, without its JAX-RS annotations. */
+    /** The annotated resource of the README (Rules, Annotations), without its JAX-RS annotations. */
     @RateLimited(id = "search-resource", permits = 600, period = "1m")
     public static class SearchResource {
         @RateLimited(id = "search", permits = 10, period = "1s", key = {"principal", "header:X-Tenant"})
