@@ -161,11 +161,6 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    /** The rules this filter applies now, for tests and diagnostics. */
-    public RuleSet rules() {
-        return runtime.rules();
-    }
-
     /** The store this filter counts in. */
     public CounterStore store() {
         return runtime.store();

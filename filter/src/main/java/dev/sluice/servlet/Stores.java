@@ -18,17 +18,20 @@ final class Stores {
     }
 
     static CounterStore open(FilterSettings settings, String namespace) {
-        LocalCounterStore local = new LocalCounterStore(TimeSource.system(), settings.maxKeys());
         if (settings.store() == FilterSettings.StoreKind.LOCAL) {
-            return local;
+            return local(settings);
         }
         CounterStore remote = Hazelcast.open(settings, namespace);
         FailurePolicyStore guarded = switch (settings.failurePolicy()) {
             case ALLOW -> FailurePolicyStore.allowing(remote, settings.storeTimeout());
             case REJECT -> FailurePolicyStore.rejecting(remote, settings.storeTimeout());
-            case FALLBACK -> FailurePolicyStore.fallingBackTo(remote, settings.storeTimeout(), local);
+            case FALLBACK -> FailurePolicyStore.fallingBackTo(remote, settings.storeTimeout(), local(settings));
         };
         return guarded.listeningTo((key, timedOut) -> settings.metrics().storeFailed(Rule.idOfCounterKey(key)));
+    }
+
+    private static LocalCounterStore local(FilterSettings settings) {
+        return new LocalCounterStore(TimeSource.system(), settings.maxKeys());
     }
 
     /** Kept apart so that Hazelcast's classes are resolved only when this is called. */

@@ -37,9 +37,10 @@ class LocalCounterStoreTest extends CounterStoreContract {
     @Test
     void apply_fullStore_evictsTheKeyClosestToExpiry() {
         LocalCounterStore bounded = new LocalCounterStore(time, 2, Runnable::run);
-        Policy hourly = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE.withCapacity(10));
+        // One permit of a token bucket is back in 6 s; a fixed window's count lasts to the end of its minute.
+        Policy perMinuteWindow = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE);
         bounded.apply("soon", TOKEN_BUCKET, 1, 0);
-        bounded.apply("late", hourly, 1, 0);
+        bounded.apply("late", perMinuteWindow, 1, 0);
         time.advance(Duration.ofSeconds(1));
 
         bounded.apply("new", TOKEN_BUCKET, 1, 0);
