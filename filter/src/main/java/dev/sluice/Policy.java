@@ -15,6 +15,9 @@ import java.util.Objects;
  */
 public final class Policy {
 
+    /** The most limits one policy holds; real policies have a handful, and the bound keeps wire reads bounded. */
+    public static final int MAX_LIMITS = 64;
+
     private final Algorithm algorithm;
     private final List<Limit> limits;
     private final long capacity;
@@ -23,6 +26,10 @@ public final class Policy {
         this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
         if (limits.isEmpty()) {
             throw new IllegalArgumentException("a policy needs at least one limit");
+        }
+        if (limits.size() > MAX_LIMITS) {
+            throw new IllegalArgumentException("a policy holds at most " + MAX_LIMITS + " limits, got "
+                    + limits.size());
         }
         this.limits = List.copyOf(limits);
         long smallest = Long.MAX_VALUE;

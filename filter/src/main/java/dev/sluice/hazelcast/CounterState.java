@@ -57,8 +57,8 @@ final class CounterState implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        algorithm = Algorithm.values()[in.readByte()];
-        state = new long[in.readInt()][];
+        algorithm = SluiceSerializerHook.readAlgorithm(in);
+        state = new long[SluiceSerializerHook.readLimitCount(in)][];
         for (int i = 0; i < state.length; i++) {
             state[i] = in.readLongArray();
         }

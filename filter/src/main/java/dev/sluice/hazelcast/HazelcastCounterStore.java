@@ -5,11 +5,13 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.client.config.XmlClientConfigBuilder;
 import com.hazelcast.client.config.YamlClientConfigBuilder;
+import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.EvictionConfig;
 import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.InvalidConfigurationException;
+import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
@@ -100,6 +102,17 @@ public final class HazelcastCounterStore implements CounterStore {
         return map.submitToKey(key, new PeekProcessor(policy, cost)).thenApply(DecisionResult::decision);
     }
 
+    /**
+     * The Java deserialization filter of the builder's simple configurations: only JDK and Hazelcast classes, minus
+     * Hazelcast's built-in list of known gadget classes. Hazelcast still Java-serializes the exceptions members send
+     * each other, which is why the JDK and Hazelcast stay allowed. Put it in a configuration of your own with
+     * {@code config.getSerializationConfig().setJavaSerializationFilterConfig(...)}.
+     */
+    public static JavaSerializationFilterConfig javaSerializationFilter() {
+        return new JavaSerializationFilterConfig()
+                .setWhitelist(new ClassFilter().addPrefixes("java.", "com.hazelcast."));
+    }
+
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
     public int size() {
         return map.size();
@@ -131,6 +144,11 @@ public final class HazelcastCounterStore implements CounterStore {
      * {@link #maxKeysPerMember} keys and the {@link MoreConsumedMergePolicy}, unless the configuration already has a
      * map of that name, which is then used as it is. A client or an existing instance adds this map configuration to
      * the running cluster (Hazelcast's dynamic configuration) when the cluster has none for that name.
+     *
+     * <p>A member or client configured by the simple settings refuses Java deserialization of anything outside the JDK
+     * and Hazelcast ({@link HazelcastCounterStore#javaSerializationFilter()}): the store never needs it, and a
+     * Java-serialized object from a peer is how deserialization gadgets arrive. A configuration given as a file or
+     * object is used as it is; set the same filter there.
      */
     public static final class Builder {
 
@@ -273,6 +291,7 @@ public final class HazelcastCounterStore implements CounterStore {
 
         private Config simpleMemberConfig() {
             Config config = new Config().setClusterName(clusterName);
+            config.getSerializationConfig().setJavaSerializationFilterConfig(javaSerializationFilter());
             NetworkConfig network = config.getNetworkConfig().setPort(port);
             JoinConfig join = network.getJoin();
             join.getMulticastConfig().setEnabled(false);
@@ -300,6 +319,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 config = loadClientConfig(clientConfigFile);
             } else {
                 config = new ClientConfig().setClusterName(clusterName);
+                config.getSerializationConfig().setJavaSerializationFilterConfig(javaSerializationFilter());
                 config.getNetworkConfig().setAddresses(new ArrayList<>(members));
                 // While the cluster is unreachable, fail calls at once (the failure policy decides) rather than
                 // queueing them until the client reconnects.

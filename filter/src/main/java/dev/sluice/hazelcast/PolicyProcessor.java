@@ -84,8 +84,8 @@ abstract class PolicyProcessor
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        Algorithm algorithm = Algorithm.values()[in.readByte()];
-        int count = in.readInt();
+        Algorithm algorithm = SluiceSerializerHook.readAlgorithm(in);
+        int count = SluiceSerializerHook.readLimitCount(in);
         List<Limit> limits = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             long permits = in.readLong();

@@ -1,14 +1,22 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.internal.serialization.DataSerializerHook;
+import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import java.io.IOException;
 
 /**
  * Registers Sluice's {@link IdentifiedDataSerializable} types with Hazelcast. Listed in
  * {@code META-INF/services/com.hazelcast.DataSerializerHook}, so a member or client that has the Sluice jar on its
  * class path can (de)serialize the store's entry processors, values and merge policy with no serialization config on
  * either side, and Java serialization is never used.
+ *
+ * <p>Reads check what they allocate by: bytes from a peer that name no algorithm, or more limits than a policy can
+ * hold, fail the one read with an {@link IOException} instead of an index error or an allocation as large as the peer
+ * asks.
  *
  * <p>Public only because Hazelcast instantiates it by reflection; not part of Sluice's API. Thread-safe.
  */
@@ -40,5 +48,24 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case MERGE_POLICY -> new MoreConsumedMergePolicy();
             default -> null;
         };
+    }
+
+    /** Reads an algorithm written as its ordinal. */
+    static Algorithm readAlgorithm(ObjectDataInput in) throws IOException {
+        int ordinal = in.readByte();
+        Algorithm[] algorithms = Algorithm.values();
+        if (ordinal < 0 || ordinal >= algorithms.length) {
+            throw new IOException("no algorithm has ordinal " + ordinal);
+        }
+        return algorithms[ordinal];
+    }
+
+    /** Reads how many limits (or per-limit states) follow: 1 to {@link Policy#MAX_LIMITS}. */
+    static int readLimitCount(ObjectDataInput in) throws IOException {
+        int count = in.readInt();
+        if (count < 1 || count > Policy.MAX_LIMITS) {
+            throw new IOException("a policy holds 1 to " + Policy.MAX_LIMITS + " limits, read " + count);
+        }
+        return count;
     }
 }

@@ -1,0 +1,42 @@
+package dev.sluice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.algorithm.Algorithm;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PolicyTest {
+
+    private static final Limit TEN_PER_SECOND = Limit.of(10, Duration.ofSeconds(1));
+
+    @Test
+    void of_noLimits_isRefused() {
+        assertThatThrownBy(() -> Policy.of(Algorithm.TOKEN_BUCKET, List.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one limit");
+    }
+
+    @Test
+    void of_moreLimitsThanTheMaximum_isRefused() {
+        List<Limit> limits = Collections.nCopies(Policy.MAX_LIMITS + 1, TEN_PER_SECOND);
+        assertThatThrownBy(() -> Policy.of(Algorithm.TOKEN_BUCKET, limits))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most " + Policy.MAX_LIMITS);
+    }
+
+    @Test
+    void of_theMaximumNumberOfLimits_isAccepted() {
+        assertThat(Policy.of(Algorithm.TOKEN_BUCKET, Collections.nCopies(Policy.MAX_LIMITS, TEN_PER_SECOND)).limits())
+                .hasSize(Policy.MAX_LIMITS);
+    }
+
+    @Test
+    void capacity_severalLimits_isTheSmallest() {
+        assertThat(Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_SECOND, Limit.of(3, Duration.ofMinutes(1))).capacity())
+                .isEqualTo(3);
+    }
+}

@@ -1,0 +1,148 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.serialization.impl.HeapData;
+import com.hazelcast.map.IMap;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import java.io.ObjectInputStream;
+import java.io.Serial;
+import java.io.Serializable;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What may not enter a cluster of members built by the simple settings: Java-serialized objects (refused by the
+ * deserialization filter before any of their code runs), Sluice values whose bytes were forged, and members of
+ * another cluster name.
+ */
+class ClusterBoundaryTest {
+
+    private static final Policy THREE_PER_HOUR = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofHours(1)));
+
+    private final List<HazelcastCounterStore> stores = new ArrayList<>();
+    private final List<HazelcastInstance> rawClients = new ArrayList<>();
+    private List<HazelcastCounterStore> members;
+
+    @BeforeEach
+    void startCluster() {
+        members = ClusterSupport.startCluster(2, new ManualTimeSource());
+        Gadget.READS.set(0);
+    }
+
+    @AfterEach
+    void stopAll() {
+        rawClients.forEach(HazelcastInstance::shutdown);
+        ClusterSupport.closeAll(stores);
+        ClusterSupport.closeAll(members);
+    }
+
+    @Test
+    void put_javaSerializedObjectFromAMember_isRefusedUnread() {
+        IMap<String, Object> counters = members.get(0).instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME);
+        assertGadgetRefused(counters, ClusterSupport.keyOwnedBy(members.get(1).instance(), "gadget-"));
+    }
+
+    @Test
+    void put_javaSerializedObjectFromAClientWithoutFilter_isRefusedUnread() {
+        HazelcastInstance member = members.get(0).instance();
+        ClientConfig config = new ClientConfig().setClusterName(member.getConfig().getClusterName());
+        config.getNetworkConfig().addAddress(ClusterSupport.LOOPBACK + ":"
+                + member.getCluster().getLocalMember().getAddress().getPort());
+        HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
+        rawClients.add(client);
+        assertGadgetRefused(client.getMap(HazelcastCounterStore.DEFAULT_MAP_NAME), "gadget-from-client");
+    }
+
+    @Test
+    void put_counterStateClaimingTwoBillionLimits_isRefusedWithoutAllocatingThem() {
+        ByteBuffer payload = ByteBuffer.allocate(5).put((byte) 0).putInt(Integer.MAX_VALUE);
+        assertForgedValueRefused(payload, "limits, read " + Integer.MAX_VALUE);
+    }
+
+    @Test
+    void put_counterStateNamingNoAlgorithm_isRefused() {
+        ByteBuffer payload = ByteBuffer.allocate(5).put((byte) 99).putInt(1);
+        assertForgedValueRefused(payload, "no algorithm has ordinal 99");
+    }
+
+    /** The filter still lets the errors members send each other through: they are JDK classes. */
+    @Test
+    void apply_keyHoldingAValueOfAnotherType_failsWithTheOwnersError() {
+        String key = ClusterSupport.keyOwnedBy(members.get(1).instance(), "foreign-");
+        members.get(0).instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME).put(key, "not a counter");
+
+        assertThatThrownBy(() -> members.get(0).apply(key, THREE_PER_HOUR, 1, 0))
+                .isInstanceOf(ClassCastException.class);
+    }
+
+    @Test
+    void join_memberWithAnotherClusterName_staysOutsideAndCountsApart() {
+        int memberPort = members.get(0).instance().getCluster().getLocalMember().getAddress().getPort();
+        HazelcastCounterStore stranger = ClusterSupport.member(ClusterSupport.newClusterName(),
+                ClusterSupport.freePort(), List.of(memberPort)).build();
+        stores.add(stranger);
+
+        assertThat(stranger.instance().getCluster().getMembers()).hasSize(1);
+        assertThat(members.get(0).instance().getCluster().getMembers()).hasSize(2);
+        members.get(0).apply("shared-name", THREE_PER_HOUR, 3, 0);
+        assertThat(stranger.apply("shared-name", THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
+    }
+
+    /**
+     * Puts hand-made bytes that claim to be a {@link CounterState} ({@code payload} being what its {@code readData}
+     * reads) into the counters map, from a member that does not own the key: the owner's read fails with
+     * {@code message} and the key stays usable.
+     */
+    private void assertForgedValueRefused(ByteBuffer payload, String message) {
+        String key = ClusterSupport.keyOwnedBy(members.get(1).instance(), "forged-");
+        ByteBuffer bytes = ByteBuffer.allocate(4 + 4 + 1 + 4 + 4 + payload.position())
+                .putInt(0) // no partition hash
+                .putInt(-2) // Hazelcast's type id of DataSerializable
+                .put((byte) 1) // header: identified
+                .putInt(SluiceSerializerHook.FACTORY_ID)
+                .putInt(SluiceSerializerHook.COUNTER_STATE)
+                .put(payload.array(), 0, payload.position());
+        IMap<String, Object> counters = members.get(0).instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME);
+
+        assertThatThrownBy(() -> counters.put(key, new HeapData(bytes.array()))).hasStackTraceContaining(message);
+        assertThat(members.get(0).apply(key, THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
+    }
+
+    private void assertGadgetRefused(IMap<String, Object> counters, String key) {
+        assertThatThrownBy(() -> counters.put(key, new Gadget()))
+                .hasStackTraceContaining("is not allowed");
+        assertThat(Gadget.READS).as("gadget code run on deserialization").hasValue(0);
+        assertThat(counters.containsKey(key)).isFalse();
+        for (int i = 0; i < 3; i++) {
+            assertThat(members.get(0).apply(key, THREE_PER_HOUR, 1, 0).allowed()).isTrue();
+        }
+        assertThat(members.get(1).apply(key, THREE_PER_HOUR, 1, 0).allowed()).isFalse();
+    }
+
+    /** Stands for a deserialization gadget: counts every time Java deserialization runs its code. */
+    static final class Gadget implements Serializable {
+        @Serial
+        private static final long serialVersionUID = 1L;
+        static final AtomicInteger READS = new AtomicInteger();
+
+        @Serial
+        private void readObject(ObjectInputStream in) throws java.io.IOException, ClassNotFoundException {
+            in.defaultReadObject();
+            READS.incrementAndGet();
+        }
+    }
+}
