@@ -1,0 +1,114 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.config.Config;
+import dev.sluice.Limit;
+import dev.sluice.Policy;
+import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Algorithm;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One cluster member in a JVM of its own, for {@link MemberProcesses}: an embedded member of the Sluice store on
+ * loopback that prints {@code ready} once the cluster has {@code size} members and serves until its standard input
+ * closes (then it leaves cleanly), or until it is killed.
+ *
+ * <p>Arguments: cluster name, cluster size, own port, then options, then the ports of every member:
+ * <ul>
+ *   <li>{@code latency=<ms>}: every decision this member owns takes that much longer (its clock read sleeps on the
+ *       partition thread, as a slow store would);</li>
+ *   <li>{@code hot=<threads>x<attempts>}: once ready, spends that many attempts from each of that many threads on
+ *       {@link #HOT_KEY} under {@link #HOT_POLICY}, then prints {@code admitted=<count>}.</li>
+ * </ul>
+ * The listening socket reuses its address so that a member restarted after a kill gets the same port.
+ */
+public final class MemberProcess {
+
+    static final String HOT_KEY = "hot-across-processes";
+    static final Policy HOT_POLICY = Policy.of(Algorithm.SLIDING_WINDOW_LOG, Limit.of(300, Duration.ofHours(1)));
+
+    private MemberProcess() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String clusterName = args[0];
+        int size = Integer.parseInt(args[1]);
+        int port = Integer.parseInt(args[2]);
+        long latencyMillis = 0;
+        int hotThreads = 0;
+        int hotAttempts = 0;
+        List<Integer> ports = new ArrayList<>();
+        for (String arg : Arrays.asList(args).subList(3, args.length)) {
+            if (arg.startsWith("latency=")) {
+                latencyMillis = Long.parseLong(arg.substring("latency=".length()));
+            } else if (arg.startsWith("hot=")) {
+                String[] spec = arg.substring("hot=".length()).split("x");
+                hotThreads = Integer.parseInt(spec[0]);
+                hotAttempts = Integer.parseInt(spec[1]);
+            } else {
+                ports.add(Integer.valueOf(arg));
+            }
+        }
+        HazelcastCounterStore.Builder builder = ClusterSupport.member(clusterName, port, ports);
+        if (latencyMillis > 0) {
+            builder.memberTimeSource(slowClock(Duration.ofMillis(latencyMillis)));
+        }
+        Config config = builder.toMemberConfig();
+        config.getNetworkConfig().setReuseAddress(true).setPortAutoIncrement(false);
+        try (HazelcastCounterStore store = builder.memberConfig(config).build()) {
+            ClusterSupport.awaitClusterSize(store.instance(), size);
+            System.out.println("ready");
+            System.out.flush();
+            if (hotThreads > 0) {
+                System.out.println("admitted=" + hammer(store, hotThreads, hotAttempts));
+                System.out.flush();
+            }
+            drain(System.in);
+        }
+    }
+
+    /** Hazelcast's cluster time, read {@code latency} late: the member-side delay of a slow store. */
+    private static TimeSource slowClock(Duration latency) {
+        return () -> {
+            LockSupport.parkNanos(latency.toNanos());
+            return System.currentTimeMillis() * 1_000_000L;
+        };
+    }
+
+    private static int hammer(HazelcastCounterStore store, int threads, int attempts) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> counts = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                counts.add(pool.submit(() -> {
+                    int admitted = 0;
+                    for (int i = 0; i < attempts; i++) {
+                        admitted += store.apply(HOT_KEY, HOT_POLICY, 1, 0).allowed() ? 1 : 0;
+                    }
+                    return admitted;
+                }));
+            }
+            int total = 0;
+            for (Future<Integer> count : counts) {
+                total += count.get();
+            }
+            return total;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void drain(InputStream in) throws IOException {
+        while (in.read() >= 0) {
+            // Serve until the parent closes our standard input.
+        }
+    }
+}

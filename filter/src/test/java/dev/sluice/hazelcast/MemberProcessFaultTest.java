@@ -1,0 +1,301 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.cluster.Member;
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.Policy;
+import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.FailurePolicyStore;
+import dev.sluice.store.LocalCounterStore;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntPredicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults of a cluster of three member processes (separate JVMs on loopback), as an application sees them that is a
+ * client of the cluster and decides through a {@link FailurePolicyStore}: a member killed without shutdown, the whole
+ * cluster killed and started again, and members that answer slowly. Each test prints its figures on one line starting
+ * with {@code FAULT}.
+ */
+class MemberProcessFaultTest {
+
+    private static final Duration TIMEOUT = FailurePolicyStore.DEFAULT_TIMEOUT;
+    /** Generous: a bound for "never held much longer than the timeout" that a loaded machine still meets. */
+    private static final Duration MARGIN = Duration.ofSeconds(2);
+    /** 100 per 300 days: nothing refills while a test runs, so every admission is counted against the limit. */
+    /**
+     * The applications' timeout where the test counts shared decisions: long enough that a first, cold call to a
+     * member on a loaded machine is not mistaken for a failure (a call that times out still counts remotely later).
+     */
+    private static final Duration APPLICATION_TIMEOUT = Duration.ofSeconds(1);
+    private static final Policy HUNDRED = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(100, Duration.ofDays(300)));
+    private static final Policy THREE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofDays(300)));
+
+    @TempDir
+    Path logs;
+
+    private MemberProcesses cluster;
+    private final List<HazelcastCounterStore> clients = new ArrayList<>();
+
+    @AfterEach
+    void stopAll() {
+        ClusterSupport.closeAll(clients);
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /**
+     * Eight threads drain 32 keys, half of them owned by one member; when the busy keys are 40% drained that member
+     * is killed. Every key ends admitted at most its limit, beyond the calls in flight at the kill; every decision
+     * returns within the timeout.
+     */
+    @Test
+    void apply_ownerOfBusyKeysKilledUnderLoad_keepsEveryKeysConsumedState() throws Exception {
+        cluster = new MemberProcesses(3, logs, List.of());
+        HazelcastCounterStore client = client();
+        int victim = cluster.port(0);
+        List<String> keys = new ArrayList<>(keys(client, "busy-", 16, port -> port == victim));
+        keys.addAll(keys(client, "other-", 16, port -> port != victim));
+        AtomicLong lastFailure = new AtomicLong();
+        FailurePolicyStore store = FailurePolicyStore.rejecting(client, TIMEOUT)
+                .listeningTo((key, timedOut) -> lastFailure.set(System.nanoTime()));
+
+        try (Load load = new Load(store, keys, HUNDRED, 8)) {
+            ClusterSupport.await(() -> load.admittedOn(0, 16) >= 16 * 100 * 4 / 10, Duration.ofSeconds(60),
+                    "the busy keys 40% drained");
+            int inFlightAtKill = load.inFlight();
+            long killedAt = System.nanoTime();
+            cluster.kill(0);
+            ClusterSupport.await(() -> drained(client, keys), Duration.ofSeconds(90), "every key drained");
+            load.stop();
+            long failoverMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(lastFailure.get() - killedAt));
+
+            long overAdmitted = 0;
+            long underAdmitted = 0;
+            for (int i = 0; i < keys.size(); i++) {
+                long admitted = load.admitted.get(i);
+                overAdmitted += Math.max(0, admitted - 100);
+                underAdmitted += Math.max(0, 100 - admitted);
+            }
+            System.out.printf("FAULT owner killed: keys=%d limit=100 admitted=%d over=%d under=%d inFlightAtKill=%d "
+                            + "decisions=%d timeouts=%d failures=%d lastFailureAfterKillMs=%d maxDecisionMs=%d%n",
+                    keys.size(), load.admittedOn(0, keys.size()), overAdmitted, underAdmitted, inFlightAtKill,
+                    load.decisions.get(), store.timeouts(), store.failures(), failoverMillis,
+                    TimeUnit.NANOSECONDS.toMillis(load.slowestNanos.get()));
+            assertThat(overAdmitted).as("admissions beyond the limit").isLessThanOrEqualTo(inFlightAtKill);
+            assertThat(Duration.ofNanos(load.slowestNanos.get())).isLessThan(TIMEOUT.plus(MARGIN));
+        }
+    }
+
+    /**
+     * Two applications share a limit; the whole cluster is killed, then started again. While it is down each
+     * application counts on its own fallback within the timeout; once it is back they share counters again, with no
+     * restart.
+     */
+    @Test
+    void apply_wholeClusterDownAndBack_fallsBackThenSharesAgain() {
+        cluster = new MemberProcesses(3, logs, List.of());
+        FailurePolicyStore first = withFallback(client());
+        FailurePolicyStore second = withFallback(client());
+        awaitDecidingRemotely(first, second);
+        assertThat(admittedAlternately(first, second, "before", 6)).isEqualTo(3);
+
+        for (int i = 0; i < 3; i++) {
+            cluster.kill(i);
+        }
+        long slowestWhileDown = 0;
+        int admittedWhileDown = 0;
+        for (FailurePolicyStore app : List.of(first, second)) {
+            for (int i = 0; i < 5; i++) {
+                long start = System.nanoTime();
+                admittedWhileDown += app.apply("while-down", THREE, 1, 0).allowed() ? 1 : 0;
+                slowestWhileDown = Math.max(slowestWhileDown, System.nanoTime() - start);
+            }
+        }
+        assertThat(admittedWhileDown).as("each application on its own fallback").isEqualTo(6);
+        assertThat(Duration.ofNanos(slowestWhileDown)).isLessThan(APPLICATION_TIMEOUT.plus(MARGIN));
+
+        cluster.restartAll(List.of());
+        long restartedAt = System.nanoTime();
+        awaitDecidingRemotely(first, second);
+        long reconnectMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartedAt);
+        long failuresBefore = first.failures() + first.timeouts() + second.failures() + second.timeouts();
+
+        assertThat(admittedAlternately(first, second, "after", 6)).as("shared again").isEqualTo(3);
+        assertThat(first.failures() + first.timeouts() + second.failures() + second.timeouts())
+                .isEqualTo(failuresBefore);
+        System.out.printf("FAULT cluster down and back: admittedWhileDown=%d (limit 3 per application) "
+                        + "slowestDecisionWhileDownMs=%d decidingRemotelyAfterClusterReadyMs=%d admittedAfter=3 of 6%n",
+                admittedWhileDown, TimeUnit.NANOSECONDS.toMillis(slowestWhileDown), reconnectMillis);
+    }
+
+    /**
+     * Every member takes 300 ms per decision, three times the timeout. Sixteen threads deciding for three seconds get
+     * every answer within the timeout, and the application's thread count stays where the load put it.
+     */
+    @Test
+    void apply_membersSlowerThanTheTimeout_answersWithinTheTimeoutWithoutPilingUpThreads() throws Exception {
+        cluster = new MemberProcesses(3, logs, List.of("latency=300"));
+        FailurePolicyStore store = FailurePolicyStore.rejecting(client(), TIMEOUT);
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        int threadsBefore = threads.getThreadCount();
+        AtomicInteger peakThreads = new AtomicInteger(threadsBefore);
+        List<String> keys = List.of("slow-0", "slow-1", "slow-2", "slow-3", "slow-4", "slow-5", "slow-6", "slow-7");
+
+        try (Load load = new Load(store, keys, HUNDRED, 16)) {
+            long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+            while (System.nanoTime() < until) {
+                peakThreads.accumulateAndGet(threads.getThreadCount(), Math::max);
+                Thread.sleep(10);
+            }
+            load.stop();
+            System.out.printf("FAULT slow members (300 ms, timeout %d ms): decisions=%d admitted=%d timeouts=%d "
+                            + "maxDecisionMs=%d threadsBefore=%d peakThreads=%d%n", TIMEOUT.toMillis(),
+                    load.decisions.get(), load.admittedOn(0, keys.size()), store.timeouts(),
+                    TimeUnit.NANOSECONDS.toMillis(load.slowestNanos.get()), threadsBefore, peakThreads.get());
+            assertThat(store.timeouts()).isPositive();
+            assertThat(Duration.ofNanos(load.slowestNanos.get())).isLessThan(TIMEOUT.plus(MARGIN));
+            assertThat(peakThreads.get() - threadsBefore).as("threads added while the store was slow")
+                    .isLessThanOrEqualTo(16 + 16);
+        }
+    }
+
+    private HazelcastCounterStore client() {
+        HazelcastCounterStore client = ClusterSupport.withTestProperties(HazelcastCounterStore.builder()
+                        .client()
+                        .clusterName(cluster.clusterName())
+                        .members(cluster.addresses()))
+                .build();
+        clients.add(client);
+        return client;
+    }
+
+    private static FailurePolicyStore withFallback(HazelcastCounterStore client) {
+        return FailurePolicyStore.fallingBackTo(client, APPLICATION_TIMEOUT, new LocalCounterStore(TimeSource.system(), 1000));
+    }
+
+    /** {@code count} keys starting with {@code prefix} whose owner's port passes {@code ownerPort}. */
+    private static List<String> keys(HazelcastCounterStore client, String prefix, int count, IntPredicate ownerPort) {
+        ClusterSupport.await(() -> client.instance().getPartitionService().getPartition(prefix).getOwner() != null,
+                Duration.ofSeconds(30), "the client to learn the partition owners");
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++) {
+            Member owner = client.instance().getPartitionService().getPartition(prefix + i).getOwner();
+            if (ownerPort.test(owner.getAddress().getPort())) {
+                keys.add(prefix + i);
+            }
+        }
+        return keys;
+    }
+
+    private static boolean drained(HazelcastCounterStore client, List<String> keys) {
+        try {
+            return keys.stream().allMatch(key -> client.peek(key, HUNDRED, 1).remaining() == 0);
+        } catch (RuntimeException stillFailingOver) {
+            return false;
+        }
+    }
+
+    /** Waits until both applications' calls are decided by the cluster within the timeout (connected and warm). */
+    private static void awaitDecidingRemotely(FailurePolicyStore first, FailurePolicyStore second) {
+        ClusterSupport.await(() -> decidesRemotely(first) && decidesRemotely(second), Duration.ofSeconds(120),
+                "both applications deciding on the cluster");
+    }
+
+    /** Whether a decision through {@code app} is made by the cluster within the timeout. */
+    private static boolean decidesRemotely(FailurePolicyStore app) {
+        long failures = app.failures() + app.timeouts();
+        app.apply("probe", THREE, 1, 0);
+        return app.failures() + app.timeouts() == failures;
+    }
+
+    private static int admittedAlternately(CounterStore first, CounterStore second, String key, int attempts) {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++) {
+            admitted += (i % 2 == 0 ? first : second).apply(key, THREE, 1, 0).allowed() ? 1 : 0;
+        }
+        return admitted;
+    }
+
+    /**
+     * Threads deciding on keys in turn until stopped, counting admissions per key, decisions, calls in flight and the
+     * slowest decision.
+     */
+    private static final class Load implements AutoCloseable {
+        final AtomicLongArray admitted;
+        final AtomicLong decisions = new AtomicLong();
+        final AtomicLong slowestNanos = new AtomicLong();
+        private final AtomicInteger inFlight = new AtomicInteger();
+        private final AtomicBoolean stopped = new AtomicBoolean();
+        private final ExecutorService pool;
+        private final List<Future<?>> workers = new ArrayList<>();
+
+        Load(CounterStore store, List<String> keys, Policy policy, int threads) {
+            admitted = new AtomicLongArray(keys.size());
+            pool = Executors.newFixedThreadPool(threads);
+            for (int t = 0; t < threads; t++) {
+                int offset = t;
+                workers.add(pool.submit(() -> {
+                    for (int i = offset; !stopped.get(); i++) {
+                        int k = i % keys.size();
+                        inFlight.incrementAndGet();
+                        long start = System.nanoTime();
+                        Decision decision = store.apply(keys.get(k), policy, 1, 0);
+                        slowestNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
+                        inFlight.decrementAndGet();
+                        decisions.incrementAndGet();
+                        if (decision.allowed()) {
+                            admitted.incrementAndGet(k);
+                        }
+                    }
+                    return null;
+                }));
+            }
+        }
+
+        long admittedOn(int from, int to) {
+            long sum = 0;
+            for (int k = from; k < to; k++) {
+                sum += admitted.get(k);
+            }
+            return sum;
+        }
+
+        int inFlight() {
+            return inFlight.get();
+        }
+
+        void stop() throws Exception {
+            stopped.set(true);
+            for (Future<?> worker : workers) {
+                worker.get(60, TimeUnit.SECONDS);
+            }
+        }
+
+        @Override
+        public void close() {
+            stopped.set(true);
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package dev.sluice.hazelcast;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A cluster of {@link MemberProcess}es: real members in JVMs of their own on loopback, which a test can kill without
+ * shutdown ({@code SIGKILL}), restart on the same port, or stop cleanly. Each member's output lines are collected;
+ * its errors go to a file in {@code logs}, quoted when it fails. {@link #close()} kills whatever is left.
+ */
+final class MemberProcesses implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+    private final String clusterName = ClusterSupport.newClusterName();
+    private final List<Integer> ports = new ArrayList<>();
+    private final List<Member> members = new ArrayList<>();
+    private final Path logs;
+
+    /** Starts {@code size} members, each with {@code options} (see {@link MemberProcess}), and waits until ready. */
+    MemberProcesses(int size, Path logs, List<String> options) {
+        this.logs = logs;
+        for (int i = 0; i < size; i++) {
+            ports.add(ClusterSupport.freePort());
+        }
+        for (int i = 0; i < size; i++) {
+            members.add(start(i, options));
+        }
+        for (int i = 0; i < size; i++) {
+            awaitLine(i, "ready", START_TIMEOUT);
+        }
+    }
+
+    String clusterName() {
+        return clusterName;
+    }
+
+    int port(int member) {
+        return ports.get(member);
+    }
+
+    /** Every member's address, for a client. */
+    String[] addresses() {
+        return ports.stream().map(port -> ClusterSupport.LOOPBACK + ":" + port).toArray(String[]::new);
+    }
+
+    /** Kills member {@code i} at once, without shutdown, and waits for its process to end. */
+    void kill(int member) {
+        Process process = members.get(member).process;
+        process.destroyForcibly();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                throw new AssertionError("member " + member + " still runs after SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Starts every member again, on its own port, and waits until the whole cluster is ready. */
+    void restartAll(List<String> options) {
+        for (int i = 0; i < members.size(); i++) {
+            members.set(i, start(i, options));
+        }
+        for (int i = 0; i < members.size(); i++) {
+            awaitLine(i, "ready", START_TIMEOUT);
+        }
+    }
+
+    /** Waits until member {@code i} has printed a line starting with {@code prefix}; returns the rest of it. */
+    String awaitLine(int member, String prefix, Duration timeout) {
+        Member m = members.get(member);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (String line : m.lines) {
+                if (line.startsWith(prefix)) {
+                    return line.substring(prefix.length());
+                }
+            }
+            if (!m.process.isAlive()) {
+                throw new AssertionError("member " + member + " exited with " + m.process.exitValue()
+                        + " before printing " + prefix + "; stderr:\n" + errors(member));
+            }
+            sleep(Duration.ofMillis(50));
+        }
+        throw new AssertionError("member " + member + " printed no " + prefix + " within " + timeout + "; stderr:\n"
+                + errors(member));
+    }
+
+    /** Closes every live member's standard input (it leaves the cluster cleanly), then kills any still running. */
+    @Override
+    public void close() {
+        for (Member m : members) {
+            try {
+                m.process.getOutputStream().close();
+            } catch (IOException e) {
+                // Already gone.
+            }
+        }
+        for (Member m : members) {
+            try {
+                if (!m.process.waitFor(20, TimeUnit.SECONDS)) {
+                    m.process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                m.process.destroyForcibly();
+            }
+        }
+    }
+
+    private Member start(int member, List<String> options) {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"),
+                MemberProcess.class.getName(),
+                clusterName, String.valueOf(ports.size()), String.valueOf(ports.get(member))));
+        command.addAll(options);
+        ports.forEach(port -> command.add(String.valueOf(port)));
+        try {
+            Process process = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(logs.resolve("member-" + member + ".err").toFile()))
+                    .start();
+            Member started = new Member(process);
+            Thread reader = new Thread(started::collect, "member-" + member + "-output");
+            reader.setDaemon(true);
+            reader.start();
+            return started;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private String errors(int member) {
+        try {
+            String text = Files.readString(logs.resolve("member-" + member + ".err"));
+            return text.length() > 4000 ? text.substring(text.length() - 4000) : text;
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** A running member process and the lines it has printed. */
+    private static final class Member {
+        final Process process;
+        final List<String> lines = new CopyOnWriteArrayList<>();
+
+        Member(Process process) {
+            this.process = process;
+        }
+
+        void collect() {
+            try (BufferedReader out = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                out.lines().forEach(lines::add);
+            } catch (IOException | UncheckedIOException e) {
+                // The process died; what it printed is kept.
+            }
+        }
+    }
+}
