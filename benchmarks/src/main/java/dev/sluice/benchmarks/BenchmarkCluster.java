@@ -85,7 +85,7 @@ final class BenchmarkCluster implements AutoCloseable {
         return config;
     }
 
-    private static int freePort() {
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {

@@ -292,6 +292,12 @@ public final class HazelcastCounterStore implements CounterStore {
         private Config simpleMemberConfig() {
             Config config = new Config().setClusterName(clusterName);
             config.getSerializationConfig().setJavaSerializationFilterConfig(javaSerializationFilter());
+            // Counters expire all the time (each once back to full capacity). Hazelcast's background sweep is tuned for
+            // rare expiry: each 5 s round it visits a few partitions and scans a tenth of each, so idle counters would
+            // linger up to the size bound. Scan every partition whole each round instead: a check per entry per 5 s.
+            config.setProperty("hazelcast.internal.map.expiration.cleanup.operation.count",
+                    String.valueOf(Integer.MAX_VALUE));
+            config.setProperty("hazelcast.internal.map.expiration.cleanup.percentage", "100");
             NetworkConfig network = config.getNetworkConfig().setPort(port);
             JoinConfig join = network.getJoin();
             join.getMulticastConfig().setEnabled(false);
