@@ -4,30 +4,26 @@ import dev.sluice.Limit;
 import dev.sluice.Policy;
 import dev.sluice.TimeSource;
 import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.KeyMask;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleDecision;
 import jakarta.servlet.ServletContext;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * This instance's recent rate-limit decisions per rule, for the live page: how many requests each rule allowed,
  * delayed, rejected, and (shadow rules) would have rejected, in {@link #BUCKET}-long buckets over the last
  * {@link #BUCKETS} buckets, plus the few keys that rule saw most recently.
  *
- * <p>Keys (client IPs, user names, API keys) never leave this class in clear: they are replaced by a keyed hash
- * (HMAC-SHA256 with a secret drawn when the instance starts), so the page can tell keys apart without showing them.
+ * <p>Keys (client IPs, user names, API keys) never leave this class in clear: they are replaced by their
+ * {@link KeyMask} (a keyed hash with a secret drawn when the JVM starts), so the page can tell keys apart without
+ * showing them.
  *
  * <p>Thread-safe: one lock guards everything, which is plenty for a demo's traffic.
  */
@@ -49,19 +45,10 @@ public final class DecisionStats {
     enum Outcome { ALLOWED, DELAYED, REJECTED, SHADOW_REJECTED }
 
     private final TimeSource clock;
-    private final Mac keyHash;
     private final Map<String, RuleCounts> rules = new LinkedHashMap<>();
 
     DecisionStats(TimeSource clock) {
         this.clock = clock;
-        byte[] secret = new byte[32];
-        new SecureRandom().nextBytes(secret);
-        try {
-            keyHash = Mac.getInstance("HmacSHA256");
-            keyHash.init(new SecretKeySpec(secret, "HmacSHA256"));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is missing from this JVM", e);
-        }
     }
 
     /** The application's stats, kept in its servlet context. */
@@ -74,7 +61,7 @@ public final class DecisionStats {
         long bucket = clock.nanos() / BUCKET.toNanos();
         for (RuleDecision outcome : evaluation.outcomes()) {
             rules.computeIfAbsent(outcome.rule().id(), id -> new RuleCounts(outcome.rule()))
-                    .add(bucket, mask(outcome.key()), outcomeOf(outcome));
+                    .add(bucket, KeyMask.of(outcome.key()), outcomeOf(outcome));
         }
     }
 
@@ -83,11 +70,6 @@ public final class DecisionStats {
             return outcome.enforced() ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
         }
         return outcome.enforced() && outcome.decision().delayNanos() > 0 ? Outcome.DELAYED : Outcome.ALLOWED;
-    }
-
-    private String mask(String key) {
-        byte[] hash = keyHash.doFinal(key.getBytes(StandardCharsets.UTF_8));
-        return "#" + HexFormat.of().formatHex(hash, 0, 4);
     }
 
     /** The counts now, oldest bucket first, rules in the order they were first seen. */

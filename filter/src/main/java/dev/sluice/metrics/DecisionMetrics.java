@@ -8,6 +8,12 @@ import dev.sluice.rules.Evaluation;
  */
 public interface DecisionMetrics {
 
+    /**
+     * The rule id reported for a store failure on a counter no rule made: the application's own counters in the
+     * filter's store (through {@code RateLimitFilter.STORE_ATTRIBUTE}). Never a valid rule id.
+     */
+    String NOT_A_RULE = "(other)";
+
     /** Records nothing. */
     DecisionMetrics NONE = new DecisionMetrics() {
         @Override
@@ -22,6 +28,9 @@ public interface DecisionMetrics {
     /** One request's evaluation: each counting rule's outcome, and the time it took to decide, in nanoseconds. */
     void recorded(Evaluation evaluation, long decisionNanos);
 
-    /** The store failed or timed out on one of {@code ruleId}'s counters; the failure policy decided instead. */
+    /**
+     * The store failed or timed out on one of {@code ruleId}'s counters ({@link #NOT_A_RULE} for a counter of no
+     * rule); the failure policy decided instead.
+     */
     void storeFailed(String ruleId);
 }

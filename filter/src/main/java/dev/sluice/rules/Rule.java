@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -34,6 +35,9 @@ import java.util.regex.Pattern;
 public final class Rule {
 
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:#$-]{0,199}");
+    private static final int FINGERPRINT_BYTES = 6;
+    private static final int FINGERPRINT_HEX_DIGITS = 2 * FINGERPRINT_BYTES;
+    private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-f]{" + FINGERPRINT_HEX_DIGITS + "}");
 
     /** What an id looks like, for messages. */
     static final String ID_EXPECTED = "an id of 1 to 200 letters, digits or ._:#$- starting with a letter or digit";
@@ -215,10 +219,19 @@ public final class Rule {
         return counterPrefixes.get(policy);
     }
 
-    /** The id of the rule a counter key (as made from {@link #counterPrefix(Policy)}) belongs to. */
-    public static String idOfCounterKey(String counterKey) {
-        int end = counterKey.indexOf('@');
-        return end < 0 ? counterKey : counterKey.substring(0, end);
+    /**
+     * The id of the rule a counter key (as made from {@link #counterPrefix(Policy)}) belongs to; empty for a key of
+     * another shape (an application's own counters in the same store), so that such a key is never taken for an id.
+     */
+    public static Optional<String> idOfCounterKey(String counterKey) {
+        int at = counterKey.indexOf('@');
+        int bar = at + 1 + FINGERPRINT_HEX_DIGITS;
+        if (at < 0 || counterKey.length() <= bar || counterKey.charAt(bar) != '|'
+                || !FINGERPRINT.matcher(counterKey).region(at + 1, bar).matches()) {
+            return Optional.empty();
+        }
+        String id = counterKey.substring(0, at);
+        return isValidId(id) ? Optional.of(id) : Optional.empty();
     }
 
     /** Whether the rule has limits of its own (an annotation naming a JSON rule has not). */
@@ -270,7 +283,8 @@ public final class Rule {
     }
 
     private static String fingerprint(Policy policy) {
-        return HexFormat.of().formatHex(Sha256.of(policy.toString().getBytes(StandardCharsets.UTF_8)), 0, 6);
+        return HexFormat.of().formatHex(Sha256.of(policy.toString().getBytes(StandardCharsets.UTF_8)), 0,
+                FINGERPRINT_BYTES);
     }
 
     private Builder toBuilder() {

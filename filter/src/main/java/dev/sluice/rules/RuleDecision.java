@@ -27,4 +27,14 @@ public record RuleDecision(Rule rule, String key, String counterKey, Policy poli
     public boolean enforced() {
         return rule.mode() == Mode.ENFORCE;
     }
+
+    /**
+     * The rule's id, the {@linkplain KeyMask masked} key, the policy and the decision, such as
+     * {@code RuleDecision[login key #62baf845 Policy[...] Decision[...]]}. Not the record's default, which would print
+     * the key (client data) in clear wherever an {@link Evaluation} is logged.
+     */
+    @Override
+    public String toString() {
+        return "RuleDecision[" + rule.id() + " key " + KeyMask.of(key) + " " + policy + " " + decision + "]";
+    }
 }

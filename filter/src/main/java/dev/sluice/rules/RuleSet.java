@@ -142,7 +142,8 @@ public final class RuleSet {
     /**
      * Matches {@code request} and counts it in {@code store}: one {@link CounterStore#apply} per matching rule (a
      * rule's limits are one policy, decided atomically), skipping rules whose key the request lacks (without a fallback
-     * key) or that exempt the request. Nothing the request contains makes it throw; the store's failures propagate.
+     * key) or that exempt the request. Nothing the request contains makes it throw; the store's failures propagate,
+     * with the request's key {@linkplain KeyMask masked} out of their messages.
      */
     public Evaluation evaluate(RequestView request, CounterStore store) {
         return evaluate(request, store, null);
@@ -193,7 +194,13 @@ public final class RuleSet {
         }
         Policy policy = rule.policyFor(rule.tierKey() == null ? null : context.resolve(rule.tierKey(), pattern));
         String counterKey = rule.counterPrefix(policy) + key;
-        Decision decision = store.apply(counterKey, policy, rule.cost(), rule.maxDelay().toNanos());
+        Decision decision;
+        try {
+            decision = store.apply(counterKey, policy, rule.cost(), rule.maxDelay().toNanos());
+        } catch (RuntimeException e) {
+            // Adapters log what propagates, and a store may name the key it failed on: mask it there.
+            throw KeyMask.redacted(e, key);
+        }
         return new RuleDecision(rule, key, counterKey, policy, decision);
     }
 

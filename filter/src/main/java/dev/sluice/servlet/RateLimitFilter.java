@@ -16,6 +16,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -100,8 +101,8 @@ public class RateLimitFilter implements Filter {
             evaluation = runtime.rules().evaluate(new ServletRequestView(request), runtime.store());
             runtime.metrics().recorded(evaluation, System.nanoTime() - start);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate " + request.getMethod() + " "
-                    + request.getRequestURI() + "; letting it through", e);
+            LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
+                    + " request to " + servletOf(request) + "; letting it through", e);
             chain.doFilter(request, response);
             return;
         }
@@ -119,6 +120,16 @@ public class RateLimitFilter implements Filter {
         } else {
             delay(request, response, chain, evaluation.delay());
         }
+    }
+
+    /**
+     * The servlet a request is mapped to, for log messages: its name and mapping pattern, never the request's URI,
+     * whose path (and so a {@code path} key such as a user name) is client data.
+     */
+    private static String servletOf(HttpServletRequest request) {
+        HttpServletMapping mapping = request.getHttpServletMapping();
+        return mapping == null ? "an unknown servlet"
+                : "servlet '" + mapping.getServletName() + "' (" + mapping.getPattern() + ")";
     }
 
     private static void reject(ProblemDetails problem, HttpServletResponse response) throws IOException {
@@ -139,8 +150,8 @@ public class RateLimitFilter implements Filter {
         }
         if (!warnedAboutBlockingDelay) {
             warnedAboutBlockingDelay = true;
-            LOG.log(System.Logger.Level.WARNING, "Sluice delays " + request.getRequestURI() + " on a container thread: "
-                    + "mark the filter and the servlet async-supported to free it while waiting");
+            LOG.log(System.Logger.Level.WARNING, "Sluice delays requests to " + servletOf(request) + " on a container"
+                    + " thread: mark the filter and the servlet async-supported to free it while waiting");
         }
         try {
             TimeUnit.NANOSECONDS.sleep(delay.toNanos());

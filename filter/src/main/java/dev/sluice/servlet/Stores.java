@@ -2,6 +2,7 @@ package dev.sluice.servlet;
 
 import dev.sluice.TimeSource;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Rule;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
@@ -27,7 +28,9 @@ final class Stores {
             case REJECT -> FailurePolicyStore.rejecting(remote, settings.storeTimeout());
             case FALLBACK -> FailurePolicyStore.fallingBackTo(remote, settings.storeTimeout(), local(settings));
         };
-        return guarded.listeningTo((key, timedOut) -> settings.metrics().storeFailed(Rule.idOfCounterKey(key)));
+        // The key itself is client data: only the rule id it starts with may become a tag.
+        return guarded.listeningTo((key, timedOut) -> settings.metrics().storeFailed(
+                Rule.idOfCounterKey(key).orElse(DecisionMetrics.NOT_A_RULE)));
     }
 
     private static LocalCounterStore local(FilterSettings settings) {

@@ -336,6 +336,14 @@ class RuleSetTest {
     }
 
     @Test
+    void idOfCounterKey_keyOfNoRule_isEmpty() {
+        assertThat(Rule.idOfCounterKey("login@0123456789ab|203.0.113.9")).hasValue("login");
+        assertThat(Rule.idOfCounterKey("203.0.113.9")).isEmpty();
+        assertThat(Rule.idOfCounterKey("ada@example.com")).isEmpty();
+        assertThat(Rule.idOfCounterKey("sluice-client|github|api.github.com")).isEmpty();
+    }
+
+    @Test
     void evaluate_thousandRules_matchesOnlyTheRelevantOnes() {
         List<Rule> many = IntStream.range(0, 1000)
                 .mapToObj(i -> rule("r" + i, 5, "/svc" + i + "/items/{id}", "/svc" + i + "/admin/**").build()).toList();

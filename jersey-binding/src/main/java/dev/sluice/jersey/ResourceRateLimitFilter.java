@@ -38,8 +38,10 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
             JerseyRequestView view = new JerseyRequestView(request, resourceMethod);
             evaluation = limiting.rules().evaluate(view, limiting.store(), counted);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate " + request.getMethod() + " "
-                    + request.getUriInfo().getRequestUri() + "; letting it through", e);
+            // The resource method, not the request URI: its path and query (and so path or query keys) are client data.
+            LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod() + " request to "
+                    + resourceMethod.getDeclaringClass().getName() + "#" + resourceMethod.getName()
+                    + "; letting it through", e);
             return;
         }
         request.setProperty(RateLimitResponse.EVALUATION_ATTRIBUTE, evaluation);
