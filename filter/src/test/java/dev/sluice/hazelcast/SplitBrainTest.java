@@ -9,7 +9,9 @@ import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -48,6 +50,20 @@ class SplitBrainTest {
         members.get(0).apply("more-on-second", TEN_PER_HOUR, 6, 0);
         members.get(1).apply("more-on-second", TEN_PER_HOUR, 8, 0);
         members.get(1).apply("only-on-second", TEN_PER_HOUR, 3, 0);
+        // Every algorithm: one key drawn unevenly on the two sides; what each side had left is the bound after merging.
+        Map<Algorithm, Long> leftOnEitherSide = new EnumMap<>(Algorithm.class);
+        for (Algorithm algorithm : Algorithm.values()) {
+            Policy policy = tenPerHour(algorithm);
+            String key = "drawn-apart-" + algorithm;
+            for (int i = 0; i < 7; i++) {
+                members.get(0).apply(key, policy, 1, Long.MAX_VALUE);
+            }
+            for (int i = 0; i < 4; i++) {
+                members.get(1).apply(key, policy, 1, Long.MAX_VALUE);
+            }
+            leftOnEitherSide.put(algorithm, Math.min(members.get(0).peek(key, policy, 0).remaining(),
+                    members.get(1).peek(key, policy, 0).remaining()));
+        }
         // Fired on the merging member once its entries have been merged into the other cluster.
         CountDownLatch merged = new CountDownLatch(1);
         for (HazelcastCounterStore member : members) {
@@ -68,7 +84,15 @@ class SplitBrainTest {
             assertThat(member.peek("more-on-first", TEN_PER_HOUR, 0).remaining()).isEqualTo(2);
             assertThat(member.peek("more-on-second", TEN_PER_HOUR, 0).remaining()).isEqualTo(2);
             assertThat(member.peek("only-on-second", TEN_PER_HOUR, 0).remaining()).isEqualTo(7);
+            for (Algorithm algorithm : Algorithm.values()) {
+                assertThat(member.peek("drawn-apart-" + algorithm, tenPerHour(algorithm), 0).remaining())
+                        .as("%s after the merge", algorithm).isLessThanOrEqualTo(leftOnEitherSide.get(algorithm));
+            }
         }
+    }
+
+    private static Policy tenPerHour(Algorithm algorithm) {
+        return Policy.of(algorithm, Limit.of(10, Duration.ofHours(1)));
     }
 
     private static HazelcastCounterStore splitBrainMember(String clusterName, int port, List<Integer> joinPorts,
