@@ -26,7 +26,8 @@ final class KeyText {
         StringBuilder escaped = null;
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            boolean escape = c == '%' || c == '|' || c < 0x20 || c == 0x7f;
+            // All ISO controls: C1 (0x80 to 0x9f) as well, which a header value brings as obs-text bytes.
+            boolean escape = c == '%' || c == '|' || Character.isISOControl(c);
             if (escape && escaped == null) {
                 escaped = new StringBuilder(value.length() + 8).append(value, 0, i);
             }

@@ -15,7 +15,11 @@ public interface RequestView {
     /** The HTTP method, such as {@code GET}. */
     String method();
 
-    /** The request path as sent, not decoded, path parameters ({@code ;jsessionid=}) included; a query is ignored. */
+    /**
+     * The request's path inside the application in raw form: percent-escapes, dot segments and path parameters
+     * ({@code ;jsessionid=}) may be left as sent, since the rules resolve them as the container does; a query is
+     * ignored.
+     */
     String rawPath();
 
     /** The host the request was sent to (the {@code Host} header or the URI's authority, port allowed), or null. */

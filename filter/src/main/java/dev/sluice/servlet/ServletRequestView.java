@@ -27,12 +27,45 @@ final class ServletRequestView implements RequestView {
         return request.getMethod();
     }
 
-    /** The path inside the application: the request URI without the context path, still undecoded. */
+    /*
+     * Why the servlet path and path info, not the request URI minus the context path: the container routes a request
+     * into this application by its decoded, dot-resolved path, but the request URI is as the client wrote it. Written
+     * "/%61pp/api/login", "/x/../app/api/login" or "/app/../app/api/login", a request reaches the application at
+     * "/app" and its servlet for "/api/login", yet the URI does not start with "/app" (or does, and then climbs out of
+     * it), so cutting the context path off the URI left the rules "/app/api/login", which no rule of the application
+     * matches: the request went through uncounted. The servlet path and path info are the path the container routed
+     * by; the characters the rules read as syntax in a raw path are escaped again, so nothing is decoded twice.
+     */
+
+    /** The path inside the application as the container routed it, escaped as a raw path. */
     @Override
     public String rawPath() {
-        String uri = request.getRequestURI();
-        String context = request.getContextPath();
-        return !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length()) : uri;
+        String pathInfo = request.getPathInfo();
+        return escapeSyntax(pathInfo == null ? request.getServletPath() : request.getServletPath() + pathInfo);
+    }
+
+    /** The decoded path with "%", ";", "?" and "#" percent-escaped: a raw path that decodes to exactly it. */
+    private static String escapeSyntax(String decodedPath) {
+        StringBuilder raw = null;
+        for (int i = 0; i < decodedPath.length(); i++) {
+            char c = decodedPath.charAt(i);
+            String escape = switch (c) {
+                case '%' -> "%25";
+                case ';' -> "%3B";
+                case '?' -> "%3F";
+                case '#' -> "%23";
+                default -> null;
+            };
+            if (escape != null && raw == null) {
+                raw = new StringBuilder(decodedPath.length() + 8).append(decodedPath, 0, i);
+            }
+            if (escape != null) {
+                raw.append(escape);
+            } else if (raw != null) {
+                raw.append(c);
+            }
+        }
+        return raw == null ? decodedPath : raw.toString();
     }
 
     @Override

@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The application behind the filter in tests: answers 200 with the order in which it served the request and what
  * the filter decided ({@code served=N delay=NANOS slot=NANOS at=NANOS shadowRejected=B}: the slot is the arrival
- * time stamped by {@link #ARRIVAL} plus the delay, {@code at} the time the servlet ran); {@code /forward/...} forwards to the rest of the path and
- * {@code /include/...} includes it.
+ * time stamped by {@link #ARRIVAL} plus the delay, {@code at} the time the servlet ran), followed by the counter keys
+ * ({@link HostileInput#keys}); {@code /forward/...} forwards to the rest of the path and {@code /include/...} includes
+ * it.
  */
 public final class EchoServlet extends HttpServlet {
 
@@ -48,9 +49,15 @@ public final class EchoServlet extends HttpServlet {
         Evaluation evaluation = (Evaluation) request.getAttribute(RateLimitFilter.EVALUATION_ATTRIBUTE);
         long delay = evaluation == null ? 0 : evaluation.delay().toNanos();
         Object arrival = request.getAttribute(ARRIVAL);
-        response.setContentType("text/plain");
+        response.setContentType("text/plain;charset=UTF-8");
         response.getWriter().print("served=" + sequence + " delay=" + delay
                 + " slot=" + (arrival == null ? 0 : (Long) arrival + delay) + " at=" + servedAt
-                + " shadowRejected=" + (evaluation != null && evaluation.shadowRejected()));
+                + " shadowRejected=" + (evaluation != null && evaluation.shadowRejected())
+                + " " + HostileInput.keys(evaluation));
+    }
+
+    /** How many requests this servlet has served (forwards and includes count where they end up). */
+    int served() {
+        return served.get();
     }
 }

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.server.handler.ContextHandler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
@@ -18,6 +20,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * other modules' tests (through this module's test-jar).
  */
 public final class JettyServer implements AutoCloseable {
+
+    /** Jetty's own default limit on the size of a request's headers, in bytes. */
+    public static final int DEFAULT_REQUEST_HEADER_SIZE = new HttpConfiguration().getRequestHeaderSize();
 
     private final Server server;
     private final URI base;
@@ -30,10 +35,21 @@ public final class JettyServer implements AutoCloseable {
 
     /** Starts Jetty with {@code maxThreads} threads serving the given handlers. */
     public static JettyServer start(int maxThreads, ContextHandler... handlers) throws Exception {
+        return start(maxThreads, DEFAULT_REQUEST_HEADER_SIZE, handlers);
+    }
+
+    /**
+     * Starts Jetty with {@code maxThreads} threads serving the given handlers, accepting request headers of up to
+     * {@code requestHeaderSize} bytes in all (larger ones are answered 431 before any filter runs).
+     */
+    public static JettyServer start(int maxThreads, int requestHeaderSize, ContextHandler... handlers)
+            throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
         threads.setName("jetty-test");
         Server server = new Server(threads);
-        ServerConnector connector = new ServerConnector(server, 1, 1);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setRequestHeaderSize(requestHeaderSize);
+        ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);

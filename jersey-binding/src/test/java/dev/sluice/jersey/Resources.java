@@ -2,16 +2,24 @@ package dev.sluice.jersey;
 
 import dev.sluice.annotation.RateLimitExempt;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.http.RateLimitResponse;
+import dev.sluice.rules.Evaluation;
+import dev.sluice.servlet.HostileInput;
 import jakarta.annotation.Priority;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** The resources the Jersey binding tests deploy. */
 final class Resources {
@@ -58,6 +66,32 @@ final class Resources {
         public String get() {
             return "plain";
         }
+    }
+
+    /**
+     * The hostile-input tests' login resource ({@link HostileInput}), unannotated: limited by a rules file. Answers
+     * with the keys it was counted under; counts the requests it serves (register an instance).
+     */
+    @Path(HostileInput.LOGIN)
+    public static class Login {
+        private final AtomicInteger served = new AtomicInteger();
+
+        @GET
+        @Produces(MediaType.TEXT_PLAIN)
+        public String login(@Context HttpServletRequest request) {
+            served.incrementAndGet();
+            return HostileInput.keys((Evaluation) request.getAttribute(RateLimitResponse.EVALUATION_ATTRIBUTE));
+        }
+
+        int served() {
+            return served.get();
+        }
+    }
+
+    /** The login resource limited by its annotation, as {@link HostileInput} describes. */
+    @Path(HostileInput.LOGIN)
+    @RateLimited(id = "login", permits = HostileInput.LOGIN_LIMIT, period = "1h", key = "ip")
+    public static class LimitedLogin extends Login {
     }
 
     /** An annotation mistake: a period that is no duration. */
