@@ -19,6 +19,7 @@ import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.util.ConcurrencyUtil;
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.Policy;
@@ -71,6 +72,7 @@ public final class HazelcastCounterStore implements CounterStore {
     private final boolean ownsInstance;
 
     private HazelcastCounterStore(HazelcastInstance instance, String mapName, boolean ownsInstance) {
+        CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.map = instance.getMap(mapName);
         this.ownsInstance = ownsInstance;
@@ -85,11 +87,11 @@ public final class HazelcastCounterStore implements CounterStore {
         return map.executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
     }
 
-    /** Like {@link #apply}, completing on a Hazelcast thread when the owning member answers. */
+    /** Like {@link #apply}, completing when the owning member answers, on a thread of Hazelcast's callback pool. */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return map.submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos))
-                .thenApply(DecisionResult::decision);
+                .thenApplyAsync(DecisionResult::decision, ConcurrencyUtil.CALLER_RUNS);
     }
 
     @Override
@@ -99,7 +101,8 @@ public final class HazelcastCounterStore implements CounterStore {
 
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return map.submitToKey(key, new PeekProcessor(policy, cost)).thenApply(DecisionResult::decision);
+        return map.submitToKey(key, new PeekProcessor(policy, cost))
+                .thenApplyAsync(DecisionResult::decision, ConcurrencyUtil.CALLER_RUNS);
     }
 
     /**

@@ -9,6 +9,8 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.store.RejectionCachingStore;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +40,20 @@ class SharedClusterTest {
     @AfterAll
     static void stopCluster() {
         ClusterSupport.closeAll(members);
+    }
+
+    /** Hazelcast would start a thread per async callback where the common pool has one thread (see CallbackExecutor). */
+    @Test
+    void applyAsync_thousandsOfCalls_startNoThreadPerCall() {
+        Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000_000, Duration.ofMinutes(1)));
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long startedBefore = threads.getTotalStartedThreadCount();
+        for (int i = 0; i < 2_000; i++) {
+            members.get(i % 3).applyAsync("async-" + i % 20, policy, 1, 0).toCompletableFuture().join();
+            members.get(i % 3).peekAsync("async-" + i % 20, policy, 1).toCompletableFuture().join();
+        }
+        assertThat(threads.getTotalStartedThreadCount() - startedBefore).as("threads started by 4,000 async calls")
+                .isLessThan(100);
     }
 
     @ParameterizedTest
