@@ -24,15 +24,21 @@ public final class DurationText {
         Matcher shortForm = SHORT.matcher(text);
         if (shortForm.matches()) {
             long amount = Long.parseLong(shortForm.group(1));
-            return switch (shortForm.group(2)) {
-                case "ns" -> Duration.ofNanos(amount);
-                case "us" -> Duration.ofNanos(amount * 1_000);
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                case "m" -> Duration.ofMinutes(amount);
-                case "h" -> Duration.ofHours(amount);
-                default -> Duration.ofDays(amount);
-            };
+            try {
+                return switch (shortForm.group(2)) {
+                    case "ns" -> Duration.ofNanos(amount);
+                    case "us" -> Duration.ofNanos(amount * 1_000);
+                    case "ms" -> Duration.ofMillis(amount);
+                    case "s" -> Duration.ofSeconds(amount);
+                    case "m" -> Duration.ofMinutes(amount);
+                    case "h" -> Duration.ofHours(amount);
+                    default -> Duration.ofDays(amount);
+                };
+            } catch (ArithmeticException e) {
+                // Fifteen digits of days overflow Duration's seconds ("999999999999999d"): not a duration, like any
+                // other text that is none, rather than an exception the callers do not expect.
+                return null;
+            }
         }
         if (text.startsWith("P") || text.startsWith("p")) {
             try {

@@ -39,6 +39,21 @@ final class JsonTree {
         }
     }
 
+    /** Where a value is: the file, its 1-based line and column, and its JSON path. */
+    record Location(String source, int line, int column, String path) {
+
+        /** An error at this place. */
+        RulesException error(String problem) {
+            return new RulesException(source, line, column, path, problem);
+        }
+
+        /** {@code source:line:column: path}, as error messages begin. */
+        @Override
+        public String toString() {
+            return source + ":" + line + ":" + column + ": " + path;
+        }
+    }
+
     /** One value: its type, location, path and content. */
     static final class Node {
         final Type type;
@@ -55,6 +70,10 @@ final class JsonTree {
             this.column = location.getColumnNr();
             this.path = path;
             this.value = value;
+        }
+
+        Location location() {
+            return new Location(source, line, column, path);
         }
 
         /** The fields of an object, in file order. */
@@ -85,7 +104,7 @@ final class JsonTree {
 
         /** An error at this value. */
         RulesException error(String problem) {
-            return new RulesException(source, line, column, path, problem);
+            return location().error(problem);
         }
 
         private static String abbreviate(String text) {

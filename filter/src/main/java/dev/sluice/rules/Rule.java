@@ -42,8 +42,18 @@ public final class Rule {
     /** What an id looks like, for messages. */
     static final String ID_EXPECTED = "an id of 1 to 200 letters, digits or ._:#$- starting with a letter or digit";
 
+    /**
+     * The longest {@link #maxDelay()}: as long as a period may be. Without a bound, a delay such as "999999999999999h"
+     * would be accepted and then overflow when converted to nanoseconds for every request the rule counts.
+     */
+    private static final Duration MAX_DELAY = Limit.MAX_PERIOD;
+
+    /** What a maxDelay looks like, for messages. */
+    static final String MAX_DELAY_EXPECTED = "a maxDelay from 0s to " + MAX_DELAY.toDays() + "d";
+
     private final String id;
     private final String origin;
+    private final JsonTree.Location location;
     private final List<PathPattern> paths;
     private final Set<String> methods;
     private final String host;
@@ -68,6 +78,7 @@ public final class Rule {
         }
         this.id = b.id;
         this.origin = b.origin == null ? "rule '" + b.id + "'" : b.origin;
+        this.location = b.location;
         this.paths = b.paths.stream().map(PathPattern::parse).toList();
         this.methods = Set.copyOf(b.methods);
         this.host = b.host == null ? null : normalizeHost(b.host);
@@ -108,8 +119,8 @@ public final class Rule {
         this.fallbackKey = b.fallbackKey;
         this.response = b.response;
         this.maxDelay = Objects.requireNonNull(b.maxDelay, "maxDelay");
-        if (maxDelay.isNegative()) {
-            throw new IllegalArgumentException("maxDelay must not be negative, got " + maxDelay);
+        if (!isValidMaxDelay(maxDelay)) {
+            throw new IllegalArgumentException(MAX_DELAY_EXPECTED + ", got " + maxDelay);
         }
     }
 
@@ -122,6 +133,10 @@ public final class Rule {
         return ID.matcher(id).matches();
     }
 
+    static boolean isValidMaxDelay(Duration delay) {
+        return !delay.isNegative() && delay.compareTo(MAX_DELAY) <= 0;
+    }
+
     /** The unique id; part of every counter key of the rule. */
     public String id() {
         return id;
@@ -130,6 +145,14 @@ public final class Rule {
     /** Where the rule was defined, for messages: {@code rules.json:12:5} or a class and method. */
     public String origin() {
         return origin;
+    }
+
+    /**
+     * An error in this rule, found when it is combined with others: located at the rule in its file, so that a rules
+     * file error always carries a line and column; for an annotation rule, prefixed by its origin.
+     */
+    RulesException error(String problem) {
+        return location != null ? location.error(problem) : new RulesException(origin + ": " + problem);
     }
 
     /** The path patterns, such as {@code /api/users/{id}} or {@code /api/**}. */
@@ -290,6 +313,7 @@ public final class Rule {
     private Builder toBuilder() {
         Builder b = new Builder(id);
         b.origin = origin;
+        b.location = location;
         b.paths.addAll(paths());
         b.methods.addAll(methods);
         b.host = host;
@@ -321,6 +345,7 @@ public final class Rule {
     public static final class Builder {
         private final String id;
         private String origin;
+        private JsonTree.Location location;
         private final List<String> paths = new ArrayList<>();
         private final Set<String> methods = new LinkedHashSet<>();
         private String host;
@@ -345,6 +370,13 @@ public final class Rule {
         /** Where the rule comes from, for messages. */
         public Builder origin(String origin) {
             this.origin = origin;
+            return this;
+        }
+
+        /** The place in a rules file the rule comes from; its origin in messages. */
+        Builder at(JsonTree.Location fileLocation) {
+            this.location = fileLocation;
+            this.origin = fileLocation.toString();
             return this;
         }
 
@@ -440,7 +472,7 @@ public final class Rule {
             return this;
         }
 
-        /** The longest delay a leaky-bucket rule may give a request; zero (no queueing) by default. */
+        /** The longest delay a leaky-bucket rule may give a request, up to 366 days; zero (no queueing) by default. */
         public Builder maxDelay(Duration delay) {
             this.maxDelay = delay;
             return this;

@@ -46,16 +46,14 @@ public final class RuleSet {
             Rule rule = this.rules.get(i);
             Rule duplicate = ids.putIfAbsent(rule.id(), rule);
             if (duplicate != null) {
-                throw new RulesException(rule.origin() + ": duplicate rule id '" + rule.id() + "', also defined at "
-                        + duplicate.origin());
+                throw rule.error("duplicate rule id '" + rule.id() + "', also defined at " + duplicate.origin());
             }
             if (!rule.defined()) {
-                throw new RulesException(rule.origin() + ": rule '" + rule.id() + "' has no limits and no rules file"
-                        + " rule with its id defines them");
+                throw rule.error("rule '" + rule.id() + "' has no limits and no rules file rule with its id defines"
+                        + " them");
             }
             if (rule.matchesNothing()) {
-                throw new RulesException(rule.origin() + ": rule '" + rule.id() + "' has no \"match\" and no"
-                        + " annotated method with its id");
+                throw rule.error("rule '" + rule.id() + "' has no \"match\" and no annotated method with its id");
             }
             for (PathPattern pattern : rule.pathPatterns()) {
                 pathIndex.add(pattern, i);

@@ -81,14 +81,40 @@ public final class RulesFile {
         }
     }
 
-    /** Parses a rules document from its UTF-8 bytes. */
-    static RulesFile parse(String name, byte[] content) {
+    /**
+     * Parses a rules document from its bytes, which must be UTF-8; {@code name} names it in messages.
+     *
+     * @throws RulesException when it is invalid, or not UTF-8 (located at the first byte that is not)
+     */
+    public static RulesFile parse(String name, byte[] content) {
+        ByteBuffer bytes = ByteBuffer.wrap(content);
         try {
             return parse(name, StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(content)).toString());
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(bytes).toString());
         } catch (CharacterCodingException e) {
-            throw new RulesException(name + ": not UTF-8 text", e);
+            // The decoder stops at the start of the malformed sequence.
+            throw notUtf8(name, content, bytes.position());
         }
+    }
+
+    /**
+     * The error at byte {@code offset}, the first that is not UTF-8, located by line and column as the JSON reader
+     * locates characters (a line ends at "\n", "\r\n" or "\r"), so that it can be found in an editor.
+     */
+    private static RulesException notUtf8(String name, byte[] content, int offset) {
+        String before = new String(content, 0, offset, StandardCharsets.UTF_8);
+        int line = 1;
+        int lineStart = 0;
+        for (int i = 0; i < before.length(); i++) {
+            char c = before.charAt(i);
+            if (c == '\n' || c == '\r' && (i + 1 == before.length() || before.charAt(i + 1) != '\n')) {
+                line++;
+                lineStart = i + 1;
+            }
+        }
+        return new RulesException(name, line, before.length() - lineStart + 1, "$", String.format(
+                "not UTF-8 text: byte 0x%02X at offset %d does not begin or continue a UTF-8 character",
+                content[offset] & 0xff, offset));
     }
 
     /**
@@ -154,8 +180,7 @@ public final class RulesFile {
         if (first != null) {
             throw idNode.error("duplicate rule id \"" + id + "\", first defined at line " + first.line);
         }
-        Rule.Builder rule = Rule.builder(id)
-                .origin(node.source + ":" + node.line + ":" + node.column + ": " + node.path);
+        Rule.Builder rule = Rule.builder(id).at(node.location());
         if (fields.has("match")) {
             match(fields.required("match"), rule);
         }
@@ -196,7 +221,12 @@ public final class RulesFile {
             rule.response(new RuleResponse(status, message));
         }
         if (fields.has("maxDelay")) {
-            rule.maxDelay(duration(fields.required("maxDelay")));
+            Node delayNode = fields.required("maxDelay");
+            Duration delay = duration(delayNode);
+            if (!Rule.isValidMaxDelay(delay)) {
+                throw delayNode.expected(Rule.MAX_DELAY_EXPECTED);
+            }
+            rule.maxDelay(delay);
         }
         try {
             return rule.build();

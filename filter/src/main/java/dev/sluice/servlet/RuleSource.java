@@ -9,7 +9,6 @@ import jakarta.servlet.ServletContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -76,8 +75,8 @@ final class RuleSource implements Supplier<RuleSet>, AutoCloseable {
             throw new IllegalArgumentException("init-param 'rules': no resource at " + location);
         }
         try (content) {
-            RuleSet rules = RulesFile.parse(location, new String(content.readAllBytes(), StandardCharsets.UTF_8))
-                    .toRuleSet();
+            // From the bytes, as a file on disk is read: text that is not UTF-8 is an error, not U+FFFD characters.
+            RuleSet rules = RulesFile.parse(location, content.readAllBytes()).toRuleSet();
             return new RuleSource(() -> rules, () -> { }, addresses);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the rules at " + location, e);

@@ -49,9 +49,15 @@ class RulesFileTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("invalidFiles")
     void read_invalidFile_failsNamingFileLineColumnPathAndExpectation(String file, String expected) {
-        assertThatThrownBy(() -> RulesFile.read(resource("invalid/" + file)).toRuleSet())
-                .isInstanceOf(RulesException.class)
-                .hasMessage(file + ":" + expected);
+        RulesException error = org.junit.jupiter.api.Assertions.assertThrows(RulesException.class,
+                () -> RulesFile.read(resource("invalid/" + file)).toRuleSet());
+
+        assertThat(error).hasMessage(file + ":" + expected);
+        assertThat(error.source()).isEqualTo(file);
+        assertThat(error.getMessage()).startsWith(file + ":" + error.line() + ":" + error.column() + ": "
+                + error.jsonPath() + ": ");
+        assertThat(error.line()).isPositive();
+        assertThat(error.column()).isPositive();
     }
 
     @Test
