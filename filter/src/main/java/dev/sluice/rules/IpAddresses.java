@@ -155,9 +155,8 @@ final class IpAddresses {
             int value = 0;
             for (int i = 0; i < group.length(); i++) {
                 char c = group.charAt(i);
-                // Character.digit also takes non-ASCII digits and letters (Arabic-Indic digits, fullwidth letters),
-                // which no IP literal contains: "::" followed by an Arabic-Indic one is not "::1".
-                int digit = c < 0x80 ? Character.digit(c, 16) : -1;
+                // "::" followed by an Arabic-Indic one is not "::1".
+                int digit = HexDigit.value(c);
                 if (digit < 0) {
                     return -1;
                 }

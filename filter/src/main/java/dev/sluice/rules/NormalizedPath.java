@@ -90,8 +90,8 @@ final class NormalizedPath {
         int i = 0;
         while (i < segment.length()) {
             int high = segment.charAt(i) == '%' && i + 2 < segment.length()
-                    ? Character.digit(segment.charAt(i + 1), 16) : -1;
-            int low = high >= 0 ? Character.digit(segment.charAt(i + 2), 16) : -1;
+                    ? HexDigit.value(segment.charAt(i + 1)) : -1;
+            int low = high >= 0 ? HexDigit.value(segment.charAt(i + 2)) : -1;
             if (low >= 0) {
                 bytes.write(high * 16 + low);
                 i += 3;

@@ -50,6 +50,15 @@ class RuleSetTest {
         assertThat(rules.match(TestRequest.get(variant))).extracting(Rule::id).containsExactly("login");
     }
 
+    /** "%\u0666C" is no escape (an Arabic-Indic six is not a hex digit): it stays literal and matches nothing. */
+    @Test
+    void match_percentEscapeWithNonAsciiDigit_staysLiteral() {
+        RuleSet rules = rules(rule("login", 5, "/api/login").build());
+
+        assertThat(rules.match(TestRequest.get("/api/%\u0666Cogin"))).isEmpty();
+        assertThat(rules.match(TestRequest.get("/api/%\uFF16Cogin"))).isEmpty();
+    }
+
     @Test
     void evaluate_pathVariants_shareOneCounter() {
         RuleSet rules = rules(rule("login", 2, "/api/login").build());
