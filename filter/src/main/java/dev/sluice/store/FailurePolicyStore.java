@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -20,12 +21,21 @@ import java.util.function.Supplier;
  * <p>Each call waits for the remote store's {@link CounterStore#applyAsync} (or {@link CounterStore#peekAsync}) at
  * most the timeout (default {@link #DEFAULT_TIMEOUT}); the remote call is not cancelled and may still count when it
  * completes later. The bound holds for stores whose async calls do not block the caller (the Hazelcast store's do
- * not); a store that decides on the calling thread is waited for. Failures and timeouts are counted. Thread-safe.
+ * not); a store that decides on the calling thread is waited for.
+ *
+ * <p>A slow remote store would otherwise pile work up: each call that times out still waits in the cluster, and
+ * callers keep adding more. So at most {@link #maxPending()} remote calls are in flight at once (default
+ * {@link #DEFAULT_MAX_PENDING}, far more than a healthy store ever has); beyond that, a call is decided by the failure
+ * rule at once, without calling the remote store, and counted as {@link #shed()}. Failures, timeouts and shed calls are
+ * counted. Thread-safe.
  */
 public final class FailurePolicyStore implements CounterStore {
 
     /** The default wait for the remote store: 100 ms. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+
+    /** The default bound on remote calls in flight from one store: 1,000. */
+    public static final int DEFAULT_MAX_PENDING = 1_000;
 
     /** How long a {@link OnFailure#REJECT rejection for failure} tells the caller to wait: one second. */
     public static final Duration REJECT_RETRY_AFTER = Duration.ofSeconds(1);
@@ -45,26 +55,36 @@ public final class FailurePolicyStore implements CounterStore {
     private final OnFailure onFailure;
     private final CounterStore fallback;
     private final FailureListener listener;
+    private final int maxPending;
+    private final AtomicInteger pending = new AtomicInteger();
     private final LongAdder failures = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
+    private final LongAdder shed = new LongAdder();
 
-    /** Told of every call the remote store failed or did not answer in time, with the key; must not block. */
+    /**
+     * Told of every call the remote store failed, did not answer in time, or was not asked because too many calls were
+     * in flight ({@code timedOut} false), with the key; must not block.
+     */
     @FunctionalInterface
     public interface FailureListener {
         void failed(String key, boolean timedOut);
     }
 
     private FailurePolicyStore(CounterStore remote, Duration timeout, OnFailure onFailure, CounterStore fallback) {
-        this(remote, positive(timeout).toNanos(), onFailure, fallback, (key, timedOut) -> { });
+        this(remote, positive(timeout).toNanos(), onFailure, fallback, (key, timedOut) -> { }, DEFAULT_MAX_PENDING);
     }
 
     private FailurePolicyStore(CounterStore remote, long timeoutNanos, OnFailure onFailure, CounterStore fallback,
-                               FailureListener listener) {
+                               FailureListener listener, int maxPending) {
         this.remote = Objects.requireNonNull(remote, "remote");
         this.timeoutNanos = timeoutNanos;
         this.onFailure = onFailure;
         this.fallback = fallback;
         this.listener = Objects.requireNonNull(listener, "listener");
+        if (maxPending < 1) {
+            throw new IllegalArgumentException("maxPending must be at least 1, got " + maxPending);
+        }
+        this.maxPending = maxPending;
     }
 
     private static Duration positive(Duration timeout) {
@@ -76,7 +96,12 @@ public final class FailurePolicyStore implements CounterStore {
 
     /** This store, also telling {@code newListener} of every failure (for metrics); counters are not shared. */
     public FailurePolicyStore listeningTo(FailureListener newListener) {
-        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, newListener);
+        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, newListener, maxPending);
+    }
+
+    /** This store, with at most {@code max} remote calls in flight; counters are not shared. */
+    public FailurePolicyStore withMaxPending(int max) {
+        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, listener, max);
     }
 
     private void failed(String key, boolean timedOut) {
@@ -117,6 +142,16 @@ public final class FailurePolicyStore implements CounterStore {
         return timeouts.sum();
     }
 
+    /** Calls decided without the remote store because {@link #maxPending()} calls were in flight. */
+    public long shed() {
+        return shed.sum();
+    }
+
+    /** The most remote calls this store has in flight at once. */
+    public int maxPending() {
+        return maxPending;
+    }
+
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
         Decision decided = withinTimeout(key, () -> remote.applyAsync(key, policy, cost, maxDelayNanos));
@@ -125,15 +160,12 @@ public final class FailurePolicyStore implements CounterStore {
 
     /** The remote store's answer within the timeout, or null once the failure is recorded. */
     private Decision withinTimeout(String key, Supplier<CompletionStage<Decision>> call) {
-        CompletableFuture<Decision> pending;
-        try {
-            pending = call.get().toCompletableFuture();
-        } catch (RuntimeException e) {
-            failed(key, false);
+        CompletableFuture<Decision> answer = startRemote(key, call);
+        if (answer == null) {
             return null;
         }
         try {
-            return pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
+            return answer.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             failed(key, true);
         } catch (ExecutionException e) {
@@ -145,16 +177,36 @@ public final class FailurePolicyStore implements CounterStore {
         return null;
     }
 
+    /**
+     * Starts the remote call unless {@link #maxPending} are in flight; null, with the failure recorded, when it was not
+     * started or threw.
+     */
+    private CompletableFuture<Decision> startRemote(String key, Supplier<CompletionStage<Decision>> call) {
+        if (pending.incrementAndGet() > maxPending) {
+            pending.decrementAndGet();
+            shed.increment();
+            listener.failed(key, false);
+            return null;
+        }
+        try {
+            CompletableFuture<Decision> answer = call.get().toCompletableFuture();
+            answer.whenComplete((decision, error) -> pending.decrementAndGet());
+            return answer;
+        } catch (RuntimeException e) {
+            pending.decrementAndGet();
+            failed(key, false);
+            return null;
+        }
+    }
+
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        CompletableFuture<Decision> pending;
-        try {
-            pending = remote.applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture();
-        } catch (RuntimeException e) {
-            failed(key, false);
+        CompletableFuture<Decision> answer = startRemote(key,
+                () -> remote.applyAsync(key, policy, cost, maxDelayNanos));
+        if (answer == null) {
             return CompletableFuture.completedFuture(decideWithout(key, policy, cost, maxDelayNanos));
         }
-        return pending.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
+        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
             if (error == null) {
                 return decision;
             }

@@ -151,12 +151,13 @@ class MemberProcessFaultTest {
 
     /**
      * Every member takes 300 ms per decision, three times the timeout. Sixteen threads deciding for three seconds get
-     * every answer within the timeout, and the application's thread count stays where the load put it.
+     * every answer within the timeout, the application's thread count stays where the load put it, and once 64 calls
+     * wait in the cluster the store stops adding more (it sheds them to the failure rule).
      */
     @Test
     void apply_membersSlowerThanTheTimeout_answersWithinTheTimeoutWithoutPilingUpThreads() throws Exception {
         cluster = new MemberProcesses(3, logs, List.of("latency=300"));
-        FailurePolicyStore store = FailurePolicyStore.rejecting(client(), TIMEOUT);
+        FailurePolicyStore store = FailurePolicyStore.rejecting(client(), TIMEOUT).withMaxPending(64);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int threadsBefore = threads.getThreadCount();
         AtomicInteger peakThreads = new AtomicInteger(threadsBefore);
@@ -169,11 +170,14 @@ class MemberProcessFaultTest {
                 Thread.sleep(10);
             }
             load.stop();
-            System.out.printf("FAULT slow members (300 ms, timeout %d ms): decisions=%d admitted=%d timeouts=%d "
-                            + "maxDecisionMs=%d threadsBefore=%d peakThreads=%d%n", TIMEOUT.toMillis(),
-                    load.decisions.get(), load.admittedOn(0, keys.size()), store.timeouts(),
-                    TimeUnit.NANOSECONDS.toMillis(load.slowestNanos.get()), threadsBefore, peakThreads.get());
+            System.out.printf("FAULT slow members (300 ms, timeout %d ms, at most 64 pending): decisions=%d "
+                            + "admitted=%d timeouts=%d shed=%d maxDecisionMs=%d threadsBefore=%d peakThreads=%d%n",
+                    TIMEOUT.toMillis(), load.decisions.get(), load.admittedOn(0, keys.size()), store.timeouts(),
+                    store.shed(), TimeUnit.NANOSECONDS.toMillis(load.slowestNanos.get()), threadsBefore,
+                    peakThreads.get());
             assertThat(store.timeouts()).isPositive();
+            assertThat(store.shed()).as("calls not sent while 64 waited in the cluster").isPositive();
+            assertThat(store.timeouts() + store.shed() + store.failures()).isEqualTo(load.decisions.get());
             assertThat(Duration.ofNanos(load.slowestNanos.get())).isLessThan(TIMEOUT.plus(MARGIN));
             assertThat(peakThreads.get() - threadsBefore).as("threads added while the store was slow")
                     .isLessThanOrEqualTo(16 + 16);

@@ -8,8 +8,10 @@ import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.Limit;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -70,8 +72,39 @@ class FailurePolicyStoreTest {
         assertThat(store.timeouts()).isEqualTo(1);
     }
 
-    /** A remote store that never answers. */
+    @Test
+    void apply_maxPendingCallsInFlight_decidesTheNextWithoutCallingTheRemote() {
+        Unresponsive remote = new Unresponsive();
+        FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMillis(1)).withMaxPending(3);
+        for (int i = 0; i < 3; i++) {
+            store.apply("k", POLICY, 1, 0);
+        }
+
+        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isFalse();
+        assertThat(store.applyAsync("k", POLICY, 1, 0).toCompletableFuture().join().allowed()).isFalse();
+        assertThat(store.peek("k", POLICY, 1).allowed()).isFalse();
+        assertThat(store.timeouts()).isEqualTo(3);
+        assertThat(store.shed()).isEqualTo(3);
+        assertThat(remote.unanswered).hasSize(3);
+    }
+
+    @Test
+    void apply_pendingCallsAnsweredLate_callsTheRemoteAgain() {
+        Unresponsive remote = new Unresponsive();
+        FailurePolicyStore store = FailurePolicyStore.allowing(remote, Duration.ofMillis(1)).withMaxPending(2);
+        store.apply("k", POLICY, 1, 0);
+        store.apply("k", POLICY, 1, 0);
+        remote.unanswered.forEach(call -> call.completeExceptionally(new IllegalStateException("late")));
+
+        store.apply("k", POLICY, 1, 0);
+        assertThat(remote.unanswered).hasSize(3);
+        assertThat(store.shed()).isZero();
+    }
+
+    /** A remote store that never answers by itself; its calls wait in {@code unanswered}. */
     private static final class Unresponsive implements CounterStore {
+        final List<CompletableFuture<Decision>> unanswered = new CopyOnWriteArrayList<>();
+
         @Override
         public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
             return applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture().join();
@@ -79,7 +112,7 @@ class FailurePolicyStoreTest {
 
         @Override
         public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-            return new CompletableFuture<>();
+            return call();
         }
 
         @Override
@@ -89,7 +122,13 @@ class FailurePolicyStoreTest {
 
         @Override
         public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-            return new CompletableFuture<>();
+            return call();
+        }
+
+        private CompletableFuture<Decision> call() {
+            CompletableFuture<Decision> call = new CompletableFuture<>();
+            unanswered.add(call);
+            return call;
         }
 
         @Override
