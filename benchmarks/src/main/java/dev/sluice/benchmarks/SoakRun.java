@@ -19,11 +19,11 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A bounded soak: for {@code minutes}, threads decide on keys drawn at random from {@code keys} distinct ones, each
  * decision made on both a two-member Hazelcast cluster (in this JVM, configured by the store's simple settings) and a
- * local store, each bounded to fewer keys than
- * are live at once, so eviction and expiry run all the time. Every 30 s it prints the decision rate, both stores' key
- * counts against their bounds, and the heap in use after a full GC. Then the load stops, and it prints how long the
- * idle keys take to expire (a probe decision per second keeps the local store's sweep running, as any traffic does).
- * Stops after {@code minutes} or {@code maxDecisions}, whichever comes first.
+ * local store, each bounded to fewer keys than are live at once, so eviction and expiry run all the time. Every 30 s
+ * it prints the decision rate, both stores' key counts against their bounds, and the heap in use after a full GC.
+ * Then the load stops, and it prints how long the idle keys take to expire (a probe decision per second keeps the
+ * local store's sweep running, as any traffic does). Stops after {@code minutes} or {@code maxDecisions}, whichever
+ * comes first.
  *
  * <p>Run: {@code java -Xmx2g -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.SoakRun [minutes] [keys]
  * [threads] [maxDecisions]}; defaults 10, 1,000,000, 4, 100,000,000.
@@ -116,7 +116,8 @@ public final class SoakRun {
                             hazelcast.size(), local.size());
                 }
             }
-            System.out.printf(Locale.ROOT, "idle: after %d s, hazelcast keys %,d, local keys %,d, heap after GC %.1f MB%n",
+            System.out.printf(Locale.ROOT,
+                    "idle: after %d s, hazelcast keys %,d, local keys %,d, heap after GC %.1f MB%n",
                     Duration.ofNanos(System.nanoTime() - idleStart).toSeconds(), hazelcast.size(), local.size(),
                     usedAfterGc() / 1e6);
             local.close();

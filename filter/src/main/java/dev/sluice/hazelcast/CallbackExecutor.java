@@ -10,7 +10,9 @@ import java.util.concurrent.ForkJoinPool;
  * CPUs or fewer, the usual small container), a new thread per task. There, each async decision started two threads
  * (measured: 20,000 per 10,000 calls on a 2-CPU machine), which caps throughput and piles up threads under load. So
  * when Hazelcast is about to fall back to a thread per task, Sluice gives it a small fork-join pool instead: what it
- * gets on larger machines, never a thread per call. An executor someone else installed is left alone.
+ * gets on larger machines, never a thread per call. This is a process-wide Hazelcast setting, so it is changed only in
+ * that case: an executor the application installed is left alone, and a Hazelcast without this internal setting
+ * (another version) is used as it is.
  */
 
 /** Keeps Hazelcast's callbacks off a thread-per-task executor. Thread-safe. */
@@ -23,11 +25,15 @@ final class CallbackExecutor {
 
     /** Installs the pool as Hazelcast's default async executor if Hazelcast would otherwise start a thread per task. */
     static synchronized void avoidThreadPerTask() {
-        Executor current = ConcurrencyUtil.getDefaultAsyncExecutor();
-        if (current instanceof ForkJoinPool) {
-            return;
+        try {
+            // Hazelcast's thread-per-task default is a lambda of ConcurrencyUtil; anything else was chosen on purpose.
+            Executor current = ConcurrencyUtil.getDefaultAsyncExecutor();
+            if (current.getClass().getName().startsWith(ConcurrencyUtil.class.getName() + "$$Lambda")) {
+                ConcurrencyUtil.setDefaultAsyncExecutor(new ForkJoinPool(PARALLELISM,
+                        ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, true));
+            }
+        } catch (LinkageError otherHazelcastVersion) {
+            // This Hazelcast has no such setting: it is used as it is.
         }
-        ConcurrencyUtil.setDefaultAsyncExecutor(new ForkJoinPool(PARALLELISM,
-                ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, true));
     }
 }

@@ -60,7 +60,7 @@ final class CounterState implements IdentifiedDataSerializable {
         algorithm = SluiceSerializerHook.readAlgorithm(in);
         state = new long[SluiceSerializerHook.readLimitCount(in)][];
         for (int i = 0; i < state.length; i++) {
-            state[i] = in.readLongArray();
+            state[i] = SluiceSerializerHook.readState(in);
         }
     }
 

@@ -19,7 +19,6 @@ import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.internal.util.ConcurrencyUtil;
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.Policy;
@@ -87,11 +86,14 @@ public final class HazelcastCounterStore implements CounterStore {
         return map.executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
     }
 
-    /** Like {@link #apply}, completing when the owning member answers, on a thread of Hazelcast's callback pool. */
+    /**
+     * Like {@link #apply}, completing when the owning member answers, on Hazelcast's default async executor (never a
+     * partition or I/O thread; see {@code CallbackExecutor} for machines with two CPUs or fewer).
+     */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return map.submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos))
-                .thenApplyAsync(DecisionResult::decision, ConcurrencyUtil.CALLER_RUNS);
+                .thenApply(DecisionResult::decision);
     }
 
     @Override
@@ -102,7 +104,7 @@ public final class HazelcastCounterStore implements CounterStore {
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
         return map.submitToKey(key, new PeekProcessor(policy, cost))
-                .thenApplyAsync(DecisionResult::decision, ConcurrencyUtil.CALLER_RUNS);
+                .thenApply(DecisionResult::decision);
     }
 
     /**

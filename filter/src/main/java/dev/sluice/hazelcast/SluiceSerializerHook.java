@@ -7,6 +7,7 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import java.io.IOException;
+import java.io.InputStream;
 
 /**
  * Registers Sluice's {@link IdentifiedDataSerializable} types with Hazelcast. Listed in
@@ -14,9 +15,9 @@ import java.io.IOException;
  * class path can (de)serialize the store's entry processors, values and merge policy with no serialization config on
  * either side, and Java serialization is never used.
  *
- * <p>Reads check what they allocate by: bytes from a peer that name no algorithm, or more limits than a policy can
- * hold, fail the one read with an {@link IOException} instead of an index error or an allocation as large as the peer
- * asks.
+ * <p>Reads check what they allocate by: bytes from a peer that name no algorithm, claim more limits than a policy can
+ * hold, or a state longer than the bytes that remain, fail the one read with an {@link IOException} instead of an
+ * index error or an allocation as large as the peer asks.
  *
  * <p>Public only because Hazelcast instantiates it by reflection; not part of Sluice's API. Thread-safe.
  */
@@ -67,5 +68,22 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             throw new IOException("a policy holds 1 to " + Policy.MAX_LIMITS + " limits, read " + count);
         }
         return count;
+    }
+
+    /**
+     * Reads one limit's state, as {@code writeLongArray} wrote it: a length, then that many longs. Hazelcast's own
+     * {@code readLongArray} allocates whatever length it reads; this refuses a length the remaining bytes cannot hold
+     * (Hazelcast's inputs are {@link InputStream}s that know how many bytes remain).
+     */
+    static long[] readState(ObjectDataInput in) throws IOException {
+        int length = in.readInt();
+        if (length < 0 || in instanceof InputStream stream && (long) length * Long.BYTES > stream.available()) {
+            throw new IOException("a state of " + length + " longs does not fit in the bytes that remain");
+        }
+        long[] state = new long[length];
+        for (int i = 0; i < length; i++) {
+            state[i] = in.readLong();
+        }
+        return state;
     }
 }

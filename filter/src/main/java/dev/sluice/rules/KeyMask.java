@@ -27,6 +27,8 @@ public final class KeyMask {
 
     private static final String ALGORITHM = "HmacSHA256";
     private static final SecretKeySpec SECRET = newSecret();
+    /** A Mac is not thread-safe and costs a provider lookup to make: one per thread, made once. */
+    private static final ThreadLocal<Mac> MAC = ThreadLocal.withInitial(KeyMask::newMac);
 
     /*
      * Shorter key values are not masked in exception messages: the constant key "*" or a one-letter header value
@@ -43,21 +45,27 @@ public final class KeyMask {
         return new SecretKeySpec(secret, ALGORITHM);
     }
 
-    /** The mask of {@code key}: {@code #} and 8 hex digits of its keyed hash. */
-    public static String of(String key) {
+    private static Mac newMac() {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(SECRET);
-            return "#" + HexFormat.of().formatHex(mac.doFinal(key.getBytes(StandardCharsets.UTF_8)), 0, 4);
+            return mac;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("every Java platform has " + ALGORITHM, e);
         }
     }
 
+    /** The mask of {@code key}: {@code #} and 8 hex digits of its keyed hash. */
+    public static String of(String key) {
+        return "#" + HexFormat.of().formatHex(MAC.get().doFinal(key.getBytes(StandardCharsets.UTF_8)), 0, 4);
+    }
+
     /**
      * {@code error} as it may be logged: itself when no message of it, its causes or suppressed exceptions contains
      * {@code key}; otherwise a copy of the chain whose messages have the key replaced by its {@linkplain #of mask},
-     * with the same stack traces, each printed under its original class name.
+     * with the same stack traces, each printed by {@code toString} and {@code printStackTrace} under its original class
+     * name (a logger that prints {@code getClass()} shows the copy's class). Values shorter than 4 characters are left
+     * as they are.
      */
     static RuntimeException redacted(RuntimeException error, String key) {
         if (key.length() < MIN_REDACTED_LENGTH || !mentions(error, key, identitySet())) {

@@ -11,6 +11,7 @@ import dev.sluice.Limit;
 import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.rules.JsonTree.Node;
+import dev.sluice.rules.JsonTree.Type;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -295,6 +296,9 @@ public final class RulesFile {
     }
 
     private static List<Limit> limits(Node node, Algorithm algorithm, String id, String tier) {
+        if (node.type == Type.ARRAY && node.elements().size() > Policy.MAX_LIMITS) {
+            throw node.error("a policy holds at most " + Policy.MAX_LIMITS + " limits, got " + node.elements().size());
+        }
         return list(node, true, limit -> limit(limit, algorithm, id, tier));
     }
 

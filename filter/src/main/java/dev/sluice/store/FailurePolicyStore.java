@@ -99,7 +99,11 @@ public final class FailurePolicyStore implements CounterStore {
         return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, newListener, maxPending);
     }
 
-    /** This store, with at most {@code max} remote calls in flight; counters are not shared. */
+    /**
+     * This store, with at most {@code max} remote calls in flight; counters are not shared.
+     *
+     * @throws IllegalArgumentException if {@code max} is below 1
+     */
     public FailurePolicyStore withMaxPending(int max) {
         return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, listener, max);
     }
@@ -107,6 +111,11 @@ public final class FailurePolicyStore implements CounterStore {
     private void failed(String key, boolean timedOut) {
         (timedOut ? timeouts : failures).increment();
         listener.failed(key, timedOut);
+    }
+
+    private void shed(String key) {
+        shed.increment();
+        listener.failed(key, false);
     }
 
     /** Grants every request the remote store fails to decide within {@code timeout}. */
@@ -184,13 +193,13 @@ public final class FailurePolicyStore implements CounterStore {
     private CompletableFuture<Decision> startRemote(String key, Supplier<CompletionStage<Decision>> call) {
         if (pending.incrementAndGet() > maxPending) {
             pending.decrementAndGet();
-            shed.increment();
-            listener.failed(key, false);
+            shed(key);
             return null;
         }
         try {
             CompletableFuture<Decision> answer = call.get().toCompletableFuture();
-            answer.whenComplete((decision, error) -> pending.decrementAndGet());
+            // On the completing thread: a remote store's callback pool may be busy, and the slot must free at once.
+            answer.whenCompleteAsync((decision, error) -> pending.decrementAndGet(), Runnable::run);
             return answer;
         } catch (RuntimeException e) {
             pending.decrementAndGet();

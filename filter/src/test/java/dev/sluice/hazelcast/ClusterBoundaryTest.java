@@ -74,6 +74,12 @@ class ClusterBoundaryTest {
     }
 
     @Test
+    void put_counterStateWithAStateLongerThanItsBytes_isRefusedWithoutAllocatingIt() {
+        ByteBuffer payload = ByteBuffer.allocate(5 + 4 + 8).put((byte) 0).putInt(1).putInt(300_000_000).putLong(7);
+        assertForgedValueRefused(payload, "a state of 300000000 longs does not fit");
+    }
+
+    @Test
     void put_counterStateNamingNoAlgorithm_isRefused() {
         ByteBuffer payload = ByteBuffer.allocate(5).put((byte) 99).putInt(1);
         assertForgedValueRefused(payload, "no algorithm has ordinal 99");

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,13 +42,14 @@ class MemberProcessFaultTest {
     private static final Duration TIMEOUT = FailurePolicyStore.DEFAULT_TIMEOUT;
     /** Generous: a bound for "never held much longer than the timeout" that a loaded machine still meets. */
     private static final Duration MARGIN = Duration.ofSeconds(2);
-    /** 100 per 300 days: nothing refills while a test runs, so every admission is counted against the limit. */
     /**
      * The applications' timeout where the test counts shared decisions: long enough that a first, cold call to a
      * member on a loaded machine is not mistaken for a failure (a call that times out still counts remotely later).
      */
     private static final Duration APPLICATION_TIMEOUT = Duration.ofSeconds(1);
+    /** 100 (and 3) per 300 days: nothing refills while a test runs, so every admission counts against the limit. */
     private static final Policy HUNDRED = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(100, Duration.ofDays(300)));
+    private static final int THREADS = 8;
     private static final Policy THREE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofDays(300)));
 
     @TempDir
@@ -65,9 +67,9 @@ class MemberProcessFaultTest {
     }
 
     /**
-     * Eight threads drain 32 keys, half of them owned by one member; when the busy keys are 40% drained that member
-     * is killed. Every key ends admitted at most its limit, beyond the calls in flight at the kill; every decision
-     * returns within the timeout.
+     * Eight threads drain 32 keys, half of them owned by one member; when the cluster has counted 40% of the busy keys'
+     * permits, that member is killed. No key is admitted beyond its limit by more than the calls in flight at the kill
+     * (at most one per thread); every decision returns within the timeout.
      */
     @Test
     void apply_ownerOfBusyKeysKilledUnderLoad_keepsEveryKeysConsumedState() throws Exception {
@@ -80,8 +82,9 @@ class MemberProcessFaultTest {
         FailurePolicyStore store = FailurePolicyStore.rejecting(client, TIMEOUT)
                 .listeningTo((key, timedOut) -> lastFailure.set(System.nanoTime()));
 
-        try (Load load = new Load(store, keys, HUNDRED, 8)) {
-            ClusterSupport.await(() -> load.admittedOn(0, 16) >= 16 * 100 * 4 / 10, Duration.ofSeconds(60),
+        List<String> busy = keys.subList(0, 16);
+        try (Load load = new Load(store, keys, HUNDRED, THREADS)) {
+            ClusterSupport.await(() -> consumed(client, busy) >= 16 * 100 * 4 / 10, Duration.ofSeconds(60),
                     "the busy keys 40% drained");
             int inFlightAtKill = load.inFlight();
             long killedAt = System.nanoTime();
@@ -102,7 +105,7 @@ class MemberProcessFaultTest {
                     keys.size(), load.admittedOn(0, keys.size()), overAdmitted, underAdmitted, inFlightAtKill,
                     load.decisions.get(), store.timeouts(), store.failures(), failoverMillis,
                     TimeUnit.NANOSECONDS.toMillis(load.slowestNanos.get()));
-            assertThat(overAdmitted).as("admissions beyond the limit").isLessThanOrEqualTo(inFlightAtKill);
+            assertThat(overAdmitted).as("admissions beyond the limit").isLessThanOrEqualTo(THREADS);
             assertThat(Duration.ofNanos(load.slowestNanos.get())).isLessThan(TIMEOUT.plus(MARGIN));
         }
     }
@@ -195,11 +198,13 @@ class MemberProcessFaultTest {
     }
 
     private static FailurePolicyStore withFallback(HazelcastCounterStore client) {
-        return FailurePolicyStore.fallingBackTo(client, APPLICATION_TIMEOUT, new LocalCounterStore(TimeSource.system(), 1000));
+        return FailurePolicyStore.fallingBackTo(client, APPLICATION_TIMEOUT,
+                new LocalCounterStore(TimeSource.system(), 1000));
     }
 
     /** {@code count} keys starting with {@code prefix} whose owner's port passes {@code ownerPort}. */
-    private static List<String> keys(HazelcastCounterStore client, String prefix, int count, IntPredicate ownerPort) {
+    private static List<String> keys(HazelcastCounterStore client, String prefix, int count,
+            IntPredicate ownerPort) {
         ClusterSupport.await(() -> client.instance().getPartitionService().getPartition(prefix).getOwner() != null,
                 Duration.ofSeconds(30), "the client to learn the partition owners");
         List<String> keys = new ArrayList<>();
@@ -213,17 +218,28 @@ class MemberProcessFaultTest {
     }
 
     private static boolean drained(HazelcastCounterStore client, List<String> keys) {
+        return consumed(client, keys) == 100L * keys.size();
+    }
+
+    /** The permits the cluster has counted on {@code keys}, or -1 while it cannot tell (failing over). */
+    private static long consumed(HazelcastCounterStore client, List<String> keys) {
         try {
-            return keys.stream().allMatch(key -> client.peek(key, HUNDRED, 1).remaining() == 0);
+            return keys.stream().mapToLong(key -> 100 - client.peek(key, HUNDRED, 1).remaining()).sum();
         } catch (RuntimeException stillFailingOver) {
-            return false;
+            return -1;
         }
     }
 
-    /** Waits until both applications' calls are decided by the cluster within the timeout (connected and warm). */
+    /**
+     * Waits until both applications' calls are decided by the cluster within the timeout (connected and warm): five
+     * in a row each, since the first calls after a start may still be slow.
+     */
     private static void awaitDecidingRemotely(FailurePolicyStore first, FailurePolicyStore second) {
-        ClusterSupport.await(() -> decidesRemotely(first) && decidesRemotely(second), Duration.ofSeconds(120),
-                "both applications deciding on the cluster");
+        int[] inARow = {0};
+        ClusterSupport.await(() -> {
+            inARow[0] = decidesRemotely(first) && decidesRemotely(second) ? inARow[0] + 1 : 0;
+            return inARow[0] >= 5;
+        }, Duration.ofSeconds(120), "both applications deciding on the cluster");
     }
 
     /** Whether a decision through {@code app} is made by the cluster within the timeout. */
@@ -270,6 +286,9 @@ class MemberProcessFaultTest {
                         decisions.incrementAndGet();
                         if (decision.allowed()) {
                             admitted.incrementAndGet(k);
+                        } else {
+                            // Rejections (and shed calls) are instant: without a pause the threads would spin.
+                            LockSupport.parkNanos(1_000_000);
                         }
                     }
                     return null;

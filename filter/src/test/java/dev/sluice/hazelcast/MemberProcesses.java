@@ -33,11 +33,16 @@ final class MemberProcesses implements AutoCloseable {
         for (int i = 0; i < size; i++) {
             ports.add(ClusterSupport.freePort());
         }
-        for (int i = 0; i < size; i++) {
-            members.add(start(i, options));
-        }
-        for (int i = 0; i < size; i++) {
-            awaitLine(i, "ready", START_TIMEOUT);
+        try {
+            for (int i = 0; i < size; i++) {
+                members.add(start(i, options));
+            }
+            for (int i = 0; i < size; i++) {
+                awaitLine(i, "ready", START_TIMEOUT);
+            }
+        } catch (RuntimeException | AssertionError e) {
+            close();
+            throw e;
         }
     }
 
@@ -68,9 +73,10 @@ final class MemberProcesses implements AutoCloseable {
         }
     }
 
-    /** Starts every member again, on its own port, and waits until the whole cluster is ready. */
+    /** Starts every member again (killing any still running), on its own port, and waits until all are ready. */
     void restartAll(List<String> options) {
         for (int i = 0; i < members.size(); i++) {
+            kill(i);
             members.set(i, start(i, options));
         }
         for (int i = 0; i < members.size(); i++) {

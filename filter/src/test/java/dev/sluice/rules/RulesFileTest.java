@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Limit;
@@ -49,7 +50,7 @@ class RulesFileTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("invalidFiles")
     void read_invalidFile_failsNamingFileLineColumnPathAndExpectation(String file, String expected) {
-        RulesException error = org.junit.jupiter.api.Assertions.assertThrows(RulesException.class,
+        RulesException error = catchThrowableOfType(RulesException.class,
                 () -> RulesFile.read(resource("invalid/" + file)).toRuleSet());
 
         assertThat(error).hasMessage(file + ":" + expected);

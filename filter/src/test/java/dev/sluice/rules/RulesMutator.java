@@ -31,7 +31,8 @@ final class RulesMutator {
 
     /** The mutations; the first ones change the JSON tree, the others the bytes of the rendered file. */
     enum Kind {
-        REPLACE_VALUE, SWAP_VALUE, SPLICE_SAME_FIELD, DELETE_MEMBER, DUPLICATE_MEMBER, RENAME_FIELD, ADD_FIELD, NEST_DEEPLY,
+        REPLACE_VALUE, SWAP_VALUE, SPLICE_SAME_FIELD, DELETE_MEMBER, DUPLICATE_MEMBER, RENAME_FIELD, ADD_FIELD,
+        NEST_DEEPLY,
         FLIP_BIT, INSERT_BYTES, DELETE_BYTES, DUPLICATE_BYTES, TRUNCATE, INSERT_UNICODE, INSERT_LONG_RUN;
 
         boolean structural() {

@@ -56,8 +56,8 @@ class KeysNotInClearTest {
               {"id": "shadow", "match": {"paths": ["/api/catalog"]}, "key": {"type": "header", "name": "X-Tenant"},
                "limits": [{"permits": 1, "period": "1m"}], "mode": "shadow"},
               {"id": "queued", "match": {"paths": ["/api/queue/*"]}, "key": {"type": "header", "name": "X-User"},
-               "limits": [{"permits": 10, "period": "1s", "capacity": 3}], "algorithm": "leaky_bucket",
-               "maxDelay": "1s"},
+               "limits": [{"permits": 1, "period": "1s", "capacity": 3}], "algorithm": "leaky_bucket",
+               "maxDelay": "3s"},
               {"id": "audited", "match": {"paths": ["/api/audited/*"]}, "key": {"type": "header", "name": "X-Api-Key"},
                "limits": [{"permits": 5, "period": "1m"}]}
             ]}
@@ -111,16 +111,14 @@ class KeysNotInClearTest {
                     .trustedProxies(List.of("127.0.0.1"))
                     .metrics(new FailingOnAudited(new MicrometerDecisionMetrics(registry)))
                     .build());
-            int sent;
             try (JettyServer server = JettyServer.start(50, blockingContext(filter))) {
-                sent = sendAll(server, 3, responses);
+                sendAll(server, 3, responses);
                 HttpResponse<String> audited = server.get("/api/audited/" + CanaryKeys.PATH,
                         "X-Api-Key", CanaryKeys.API_KEY);
                 assertThat(audited.statusCode()).as("a failed evaluation lets the request through").isEqualTo(200);
-                sent++;
 
                 ClusterSupport.closeAll(cluster);
-                sent += sendAll(server, 1, responses);
+                sendAll(server, 1, responses);
                 RateLimiter ownCounter = RateLimiter.builder().store(filter.store())
                         .policy(Algorithm.FIXED_WINDOW, Limit.of(5, Duration.ofMinutes(1))).build();
                 assertThat(ownCounter.tryAcquire(CanaryKeys.API_KEY).allowed()).as("rejected by the failure policy")
@@ -132,7 +130,6 @@ class KeysNotInClearTest {
                 soft.assertThat(CanaryKeys.leaks(CanaryKeys.meters(registry))).as("meters").isEmpty();
                 soft.assertThat(CanaryKeys.leaks(responses)).as("responses").isEmpty();
             });
-            assertThat(sent).isEqualTo(REQUESTS.size() * 4 + 1);
             assertThat(String.join("\n", logs.records()))
                     .contains("Sluice could not evaluate a GET request to servlet", "cannot record Evaluation[",
                             "RuleDecision[audited key #", "Sluice delays requests to servlet");
@@ -163,16 +160,13 @@ class KeysNotInClearTest {
     }
 
     /** Sends every request of {@link #REQUESTS} {@code times} times; keeps what Sluice put in each response. */
-    private static int sendAll(JettyServer server, int times, List<String> responses) throws Exception {
-        int sent = 0;
+    private static void sendAll(JettyServer server, int times, List<String> responses) throws Exception {
         for (String[] request : REQUESTS) {
             String[] headers = Arrays.copyOfRange(request, 1, request.length);
             for (int i = 0; i < times; i++) {
                 HttpResponse<String> response = server.get(request[0], headers);
                 responses.add(CanaryKeys.rateLimitPart(response));
-                sent++;
             }
         }
-        return sent;
     }
 }

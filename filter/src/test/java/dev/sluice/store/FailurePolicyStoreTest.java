@@ -8,10 +8,15 @@ import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.Limit;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -85,7 +90,7 @@ class FailurePolicyStoreTest {
         assertThat(store.peek("k", POLICY, 1).allowed()).isFalse();
         assertThat(store.timeouts()).isEqualTo(3);
         assertThat(store.shed()).isEqualTo(3);
-        assertThat(remote.unanswered).hasSize(3);
+        assertThat(remote.calls).hasSize(3);
     }
 
     @Test
@@ -94,16 +99,66 @@ class FailurePolicyStoreTest {
         FailurePolicyStore store = FailurePolicyStore.allowing(remote, Duration.ofMillis(1)).withMaxPending(2);
         store.apply("k", POLICY, 1, 0);
         store.apply("k", POLICY, 1, 0);
-        remote.unanswered.forEach(call -> call.completeExceptionally(new IllegalStateException("late")));
+        remote.calls.get(0).complete(new LocalCounterStore(time, 10).apply("k", POLICY, 1, 0));
+        remote.calls.get(1).completeExceptionally(new IllegalStateException("late"));
 
         store.apply("k", POLICY, 1, 0);
-        assertThat(remote.unanswered).hasSize(3);
+        store.apply("k", POLICY, 1, 0);
+        assertThat(remote.calls).hasSize(4);
         assertThat(store.shed()).isZero();
     }
 
-    /** A remote store that never answers by itself; its calls wait in {@code unanswered}. */
+    @Test
+    void apply_shedCall_tellsTheListener() {
+        List<String> told = new CopyOnWriteArrayList<>();
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new Unresponsive(), Duration.ofMillis(1))
+                .withMaxPending(1).listeningTo((key, timedOut) -> told.add(key + (timedOut ? " timed out" : " failed")));
+        store.apply("first", POLICY, 1, 0);
+        store.apply("second", POLICY, 1, 0);
+
+        assertThat(told).containsExactly("first timed out", "second failed");
+        assertThat(store.shed()).isEqualTo(1);
+    }
+
+    @Test
+    void apply_remoteFailsEveryCall_freesEverySlot() {
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new Failing(), TIMEOUT).withMaxPending(1);
+        for (int i = 0; i < 5; i++) {
+            store.apply("k", POLICY, 1, 0);
+        }
+        assertThat(store.failures()).isEqualTo(5);
+        assertThat(store.shed()).isZero();
+    }
+
+    /** 32 threads at once against a remote that answers nothing until released: at most 4 calls ever reach it. */
+    @Test
+    void applyAsync_manyThreadsAtOnce_neverHaveMoreThanMaxPendingInFlight() throws Exception {
+        Unresponsive remote = new Unresponsive();
+        FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMinutes(1)).withMaxPending(4);
+        ExecutorService threads = Executors.newFixedThreadPool(32);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> calls = new ArrayList<>();
+            for (int t = 0; t < 32; t++) {
+                calls.add(threads.submit(() -> {
+                    start.await();
+                    return store.applyAsync("k", POLICY, 1, 0);
+                }));
+            }
+            start.countDown();
+            for (Future<?> call : calls) {
+                call.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(remote.calls).hasSize(4);
+        assertThat(store.shed()).isEqualTo(28);
+    }
+
+    /** A remote store that never answers by itself; every call it got waits in {@code calls}, for a test to answer. */
     private static final class Unresponsive implements CounterStore {
-        final List<CompletableFuture<Decision>> unanswered = new CopyOnWriteArrayList<>();
+        final List<CompletableFuture<Decision>> calls = new CopyOnWriteArrayList<>();
 
         @Override
         public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
@@ -127,7 +182,7 @@ class FailurePolicyStoreTest {
 
         private CompletableFuture<Decision> call() {
             CompletableFuture<Decision> call = new CompletableFuture<>();
-            unanswered.add(call);
+            calls.add(call);
             return call;
         }
 

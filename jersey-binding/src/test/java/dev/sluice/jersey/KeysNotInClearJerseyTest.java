@@ -91,7 +91,6 @@ class KeysNotInClearJerseyTest {
     void bindingAndClient_canaryKeysThroughEveryOutcome_appearInNoLogResponseOrException() throws Exception {
         FailingStore store = new FailingStore();
         List<String> responses = new ArrayList<>();
-        int sent = 0;
         try (LogCapture logs = LogCapture.start()) {
             ResourceConfig app = new ResourceConfig(Resources.Items.class, Resources.Plain.class,
                     Resources.HeaderAuthentication.class).register(RateLimitFeature.builder()
@@ -105,7 +104,6 @@ class KeysNotInClearJerseyTest {
                 for (String[] request : REQUESTS) {
                     for (int i = 0; i < 4; i++) {
                         responses.add(CanaryKeys.rateLimitPart(server.get(request[0], headers(request))));
-                        sent++;
                     }
                 }
                 store.failing = true;
@@ -113,11 +111,9 @@ class KeysNotInClearJerseyTest {
                     HttpResponse<String> response = server.get(request[0], headers(request));
                     assertThat(response.statusCode()).as("a failed evaluation lets the request through").isEqualTo(200);
                     responses.add(CanaryKeys.rateLimitPart(response));
-                    sent++;
                 }
                 store.failing = false;
                 clientFailure = callUntilPaused(server);
-                sent += 2;
             }
 
             assertSoftly(soft -> {
@@ -125,7 +121,6 @@ class KeysNotInClearJerseyTest {
                 soft.assertThat(CanaryKeys.leaks(responses)).as("responses").isEmpty();
                 soft.assertThat(CanaryKeys.leaks(List.of(clientFailure))).as("client exception").isEmpty();
             });
-            assertThat(sent).isEqualTo(REQUESTS.size() * 5 + 2);
             assertThat(responses).filteredOn(response -> response.startsWith("429")).hasSize(REQUESTS.size() * 2);
             assertThat(String.join("\n", logs.records()))
                     .contains("Sluice could not evaluate a GET request to " + Resources.Items.class.getName() + "#one",
