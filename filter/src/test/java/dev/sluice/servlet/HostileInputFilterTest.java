@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,15 +49,9 @@ class HostileInputFilterTest {
     @TempDir
     Path dir;
 
-    private final List<JettyServer> servers = new ArrayList<>();
+    @AutoClose
+    private final JettyServers servers = new JettyServers();
     private final EchoServlet login = new EchoServlet();
-
-    @AfterEach
-    void stopServers() throws Exception {
-        for (JettyServer server : servers) {
-            server.close();
-        }
-    }
 
     /** The filter on {@link #RULES} in front of {@link #login}, mapped at exactly {@code /api/login}. */
     private JettyServer start(String contextPath, int requestHeaderSize, UnaryOperator<FilterSettings.Builder> settings)

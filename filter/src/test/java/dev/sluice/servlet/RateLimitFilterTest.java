@@ -22,7 +22,7 @@ import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,14 +37,8 @@ class RateLimitFilterTest {
     @TempDir
     Path dir;
 
-    private final List<JettyServer> servers = new ArrayList<>();
-
-    @AfterEach
-    void stopServers() throws Exception {
-        for (JettyServer server : servers) {
-            server.close();
-        }
-    }
+    @AutoClose
+    private final JettyServers servers = new JettyServers();
 
     /** A context at {@code contextPath} with the filter on {@code rulesJson} in front of {@link EchoServlet}. */
     private ServletContextHandler context(String contextPath, String rulesJson,

@@ -5,17 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.servlet.HostileInput;
 import dev.sluice.servlet.HostileInput.Outcome;
 import dev.sluice.servlet.JettyServer;
+import dev.sluice.servlet.JettyServers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.servlet.ServletContainer;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,14 +39,8 @@ class HostileInputJerseyTest {
     @TempDir
     Path dir;
 
-    private final List<JettyServer> servers = new ArrayList<>();
-
-    @AfterEach
-    void stopServers() throws Exception {
-        for (JettyServer server : servers) {
-            server.close();
-        }
-    }
+    @AutoClose
+    private final JettyServers servers = new JettyServers();
 
     /** {@code login} in a Jersey application at {@code contextPath}, limited by {@code feature}. */
     private JettyServer start(String contextPath, Resources.Login login, RateLimitFeature feature) throws Exception {

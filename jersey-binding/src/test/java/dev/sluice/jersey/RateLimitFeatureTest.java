@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.JettyServer;
+import dev.sluice.servlet.JettyServers;
 import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.servlet.ResponseContract;
 import jakarta.servlet.DispatcherType;
@@ -12,16 +13,14 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.List;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.glassfish.jersey.server.ApplicationHandler;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.servlet.ServletContainer;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,14 +35,8 @@ class RateLimitFeatureTest {
     @TempDir
     Path dir;
 
-    private final List<JettyServer> servers = new ArrayList<>();
-
-    @AfterEach
-    void stopServers() throws Exception {
-        for (JettyServer server : servers) {
-            server.close();
-        }
-    }
+    @AutoClose
+    private final JettyServers servers = new JettyServers();
 
     private JettyServer start(ResourceConfig app, RateLimitFilter servletFilter) throws Exception {
         JettyServer server = JettyServer.start(context -> {
