@@ -1,12 +1,15 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.core.LifecycleEvent;
 import dev.sluice.Limit;
 import dev.sluice.Policy;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,8 +21,15 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One cluster member in a JVM of its own, for {@link MemberProcesses}: an embedded member of the Sluice store on
- * loopback that prints {@code ready} once the cluster has {@code size} members and serves until its standard input
- * closes (then it leaves cleanly), or until it is killed.
+ * loopback that prints {@code ready} once the cluster has {@code size} members, prints {@code merged} whenever it has
+ * merged into another cluster after a split, and serves until its standard input closes (then it leaves cleanly), or
+ * until it is killed.
+ *
+ * <p>Meanwhile it answers commands, one per line on its standard input, each starting with an id it repeats before
+ * the answer ({@code <id> <answer>}): {@code apply <algorithm> <key> <times>} decides {@code times} requests of cost 1
+ * under {@link #TEN_PER_HOUR} of that algorithm and answers the last remaining count; {@code peek <algorithm> <key>}
+ * answers the remaining count; {@code join <port>} adds a member address to the TCP-IP list (which the split-brain
+ * search reads afresh); {@code members} answers the cluster's size.
  *
  * <p>Arguments: cluster name, cluster size, own port, then options, then the ports of every member:
  * <ul>
@@ -33,6 +43,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class MemberProcess {
 
     static final String HOT_KEY = "hot-across-processes";
+    static final Limit TEN_PER_HOUR = Limit.of(10, Duration.ofHours(1));
     static final Policy HOT_POLICY = Policy.of(Algorithm.SLIDING_WINDOW_LOG, Limit.of(300, Duration.ofHours(1)));
 
     private MemberProcess() {
@@ -63,7 +74,15 @@ public final class MemberProcess {
         }
         Config config = builder.toMemberConfig();
         config.getNetworkConfig().setReuseAddress(true).setPortAutoIncrement(false);
+        config.setProperty("hazelcast.merge.first.run.delay.seconds", "1");
+        config.setProperty("hazelcast.merge.next.run.delay.seconds", "1");
         try (HazelcastCounterStore store = builder.memberConfig(config).build()) {
+            store.instance().getLifecycleService().addLifecycleListener(event -> {
+                if (event.getState() == LifecycleEvent.LifecycleState.MERGED) {
+                    System.out.println("merged");
+                    System.out.flush();
+                }
+            });
             ClusterSupport.awaitClusterSize(store.instance(), size);
             System.out.println("ready");
             System.out.flush();
@@ -71,7 +90,35 @@ public final class MemberProcess {
                 System.out.println("admitted=" + hammer(store, hotThreads, hotAttempts));
                 System.out.flush();
             }
-            drain(System.in);
+            answerCommands(store, config);
+        }
+    }
+
+    private static void answerCommands(HazelcastCounterStore store, Config config) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            String[] words = line.split(" ");
+            String answer = switch (words[1]) {
+                case "apply" -> {
+                    Policy policy = Policy.of(Algorithm.valueOf(words[2]), TEN_PER_HOUR);
+                    long remaining = -1;
+                    for (int i = 0; i < Integer.parseInt(words[4]); i++) {
+                        remaining = store.apply(words[3], policy, 1, Long.MAX_VALUE).remaining();
+                    }
+                    yield String.valueOf(remaining);
+                }
+                case "peek" -> String.valueOf(store.peek(words[3],
+                        Policy.of(Algorithm.valueOf(words[2]), TEN_PER_HOUR), 0).remaining());
+                case "join" -> {
+                    config.getNetworkConfig().getJoin().getTcpIpConfig()
+                            .addMember(ClusterSupport.LOOPBACK + ":" + words[2]);
+                    yield "joining";
+                }
+                case "members" -> String.valueOf(store.instance().getCluster().getMembers().size());
+                default -> "unknown command " + words[1];
+            };
+            System.out.println(words[0] + " " + answer);
+            System.out.flush();
         }
     }
 
@@ -106,9 +153,4 @@ public final class MemberProcess {
         }
     }
 
-    private static void drain(InputStream in) throws IOException {
-        while (in.read() >= 0) {
-            // Serve until the parent closes our standard input.
-        }
-    }
 }

@@ -16,7 +16,9 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -32,10 +34,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Faults of a cluster of three member processes (separate JVMs on loopback), as an application sees them that is a
- * client of the cluster and decides through a {@link FailurePolicyStore}: a member killed without shutdown, the whole
- * cluster killed and started again, and members that answer slowly. Each test prints its figures on one line starting
- * with {@code FAULT}.
+ * Faults of a cluster of member processes (separate JVMs on loopback), as an application sees them that is a client
+ * of the cluster and decides through a {@link FailurePolicyStore}: a member killed without shutdown, the whole cluster
+ * killed and started again, members that answer slowly; and a split brain healed between two processes. Each test
+ * prints its figures on one line starting with {@code FAULT}.
  */
 class MemberProcessFaultTest {
 
@@ -185,6 +187,56 @@ class MemberProcessFaultTest {
             assertThat(peakThreads.get() - threadsBefore).as("threads added while the store was slow")
                     .isLessThanOrEqualTo(16 + 16);
         }
+    }
+
+    /**
+     * Two member processes of one cluster name that do not know each other (a split brain) count the same keys apart,
+     * one per algorithm, drawn 7 times on one side and 4 on the other; then one learns the other's address and they
+     * merge. No key then has more left than either side had.
+     */
+    @Test
+    void merge_twoProcessesCountedApart_leaveNoKeyMoreThanEitherSideHad() {
+        cluster = MemberProcesses.apart(2, logs);
+        Map<Algorithm, Long> leftOnEitherSide = new EnumMap<>(Algorithm.class);
+        for (Algorithm algorithm : Algorithm.values()) {
+            long first = Long.parseLong(cluster.ask(0, "apply " + algorithm + " split-" + algorithm + " 7"));
+            long second = Long.parseLong(cluster.ask(1, "apply " + algorithm + " split-" + algorithm + " 4"));
+            leftOnEitherSide.put(algorithm, Math.min(first, second));
+        }
+        assertThat(cluster.ask(0, "members")).isEqualTo("1");
+
+        long joinedAt = System.nanoTime();
+        cluster.ask(0, "join " + cluster.port(1));
+        String merged = awaitMerge();
+        long mergeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - joinedAt);
+
+        Map<Algorithm, Long> leftAfter = new EnumMap<>(Algorithm.class);
+        for (Algorithm algorithm : Algorithm.values()) {
+            for (int member = 0; member < 2; member++) {
+                long left = Long.parseLong(cluster.ask(member, "peek " + algorithm + " split-" + algorithm));
+                assertThat(left).as("%s after the merge, seen from member %d", algorithm, member)
+                        .isLessThanOrEqualTo(leftOnEitherSide.get(algorithm));
+                leftAfter.put(algorithm, left);
+            }
+        }
+        System.out.printf("FAULT split brain: limit 10, drawn 7 and 4 apart; merged (%s) %d ms after the address was "
+                + "given; left on either side %s; left after the merge %s%n", merged, mergeMillis, leftOnEitherSide,
+                leftAfter);
+    }
+
+    /** Waits until both members form one cluster and one of them has merged its entries; names which. */
+    private String awaitMerge() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (System.nanoTime() < deadline) {
+            for (int member = 0; member < 2; member++) {
+                if (cluster.printed(member, "merged") && cluster.ask(0, "members").equals("2")
+                        && cluster.ask(1, "members").equals("2")) {
+                    return "member " + member + " merged into the other";
+                }
+            }
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+        }
+        throw new AssertionError("the two processes did not merge within 90 s");
     }
 
     private HazelcastCounterStore client() {

@@ -3,6 +3,7 @@ package dev.sluice.hazelcast;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A cluster of {@link MemberProcess}es: real members in JVMs of their own on loopback, which a test can kill without
@@ -26,10 +28,25 @@ final class MemberProcesses implements AutoCloseable {
     private final List<Integer> ports = new ArrayList<>();
     private final List<Member> members = new ArrayList<>();
     private final Path logs;
+    private final boolean apart;
+    private final AtomicInteger commandIds = new AtomicInteger();
 
     /** Starts {@code size} members, each with {@code options} (see {@link MemberProcess}), and waits until ready. */
     MemberProcesses(int size, Path logs, List<String> options) {
+        this(size, logs, options, false);
+    }
+
+    /**
+     * Starts {@code size} members of one cluster name that do not know each other's address: a cluster of one each,
+     * as after a split, until told to {@code join}.
+     */
+    static MemberProcesses apart(int size, Path logs) {
+        return new MemberProcesses(size, logs, List.of(), true);
+    }
+
+    private MemberProcesses(int size, Path logs, List<String> options, boolean apart) {
         this.logs = logs;
+        this.apart = apart;
         for (int i = 0; i < size; i++) {
             ports.add(ClusterSupport.freePort());
         }
@@ -84,6 +101,24 @@ final class MemberProcesses implements AutoCloseable {
         }
     }
 
+    /** Sends member {@code i} a command (see {@link MemberProcess}) and returns its answer. */
+    String ask(int member, String command) {
+        int id = commandIds.incrementAndGet();
+        try {
+            OutputStream in = members.get(member).process.getOutputStream();
+            in.write((id + " " + command + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("member " + member + " takes no more commands", e);
+        }
+        return awaitLine(member, id + " ", Duration.ofSeconds(60));
+    }
+
+    /** Whether member {@code i} has printed the line {@code line}. */
+    boolean printed(int member, String line) {
+        return members.get(member).lines.contains(line);
+    }
+
     /** Waits until member {@code i} has printed a line starting with {@code prefix}; returns the rest of it. */
     String awaitLine(int member, String prefix, Duration timeout) {
         Member m = members.get(member);
@@ -132,9 +167,9 @@ final class MemberProcesses implements AutoCloseable {
                 "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"),
                 MemberProcess.class.getName(),
-                clusterName, String.valueOf(ports.size()), String.valueOf(ports.get(member))));
+                clusterName, String.valueOf(apart ? 1 : ports.size()), String.valueOf(ports.get(member))));
         command.addAll(options);
-        ports.forEach(port -> command.add(String.valueOf(port)));
+        (apart ? List.of(ports.get(member)) : ports).forEach(port -> command.add(String.valueOf(port)));
         try {
             Process process = new ProcessBuilder(command)
                     .redirectError(ProcessBuilder.Redirect.appendTo(logs.resolve("member-" + member + ".err").toFile()))
