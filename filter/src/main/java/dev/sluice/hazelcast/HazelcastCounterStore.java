@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.client.config.XmlClientConfigBuilder;
@@ -13,12 +14,15 @@ import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.InvalidConfigurationException;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.LifecycleEvent;
+import com.hazelcast.core.LifecycleListener;
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.Policy;
@@ -28,12 +32,17 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A {@link CounterStore} in a Hazelcast {@link IMap}, shared by every application instance that joins the cluster.
@@ -56,6 +65,8 @@ import java.util.concurrent.CompletionStage;
  */
 public final class HazelcastCounterStore implements CounterStore {
 
+    private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
+
     /**
      * The key under which a member's user context ({@link Config#getUserContext()}) may hold a {@link TimeSource}
      * for the decisions that member makes, instead of Hazelcast's cluster time. For tests and simulations; every
@@ -67,13 +78,15 @@ public final class HazelcastCounterStore implements CounterStore {
     public static final String DEFAULT_MAP_NAME = "sluice-counters";
 
     private final HazelcastInstance instance;
-    private final IMap<String, CounterState> map;
+    private final String mapName;
+    /** Got on first use: a client that has not yet connected cannot make the proxy. */
+    private volatile IMap<String, CounterState> map;
     private final boolean ownsInstance;
 
     private HazelcastCounterStore(HazelcastInstance instance, String mapName, boolean ownsInstance) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
-        this.map = instance.getMap(mapName);
+        this.mapName = mapName;
         this.ownsInstance = ownsInstance;
     }
 
@@ -83,7 +96,7 @@ public final class HazelcastCounterStore implements CounterStore {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        return map.executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
+        return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
     }
 
     /**
@@ -92,18 +105,18 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return map.submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos))
+        return map().submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos))
                 .thenApply(DecisionResult::decision);
     }
 
     @Override
     public Decision peek(String key, Policy policy, long cost) {
-        return map.executeOnKey(key, new PeekProcessor(policy, cost)).decision();
+        return map().executeOnKey(key, new PeekProcessor(policy, cost)).decision();
     }
 
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return map.submitToKey(key, new PeekProcessor(policy, cost))
+        return map().submitToKey(key, new PeekProcessor(policy, cost))
                 .thenApply(DecisionResult::decision);
     }
 
@@ -120,7 +133,16 @@ public final class HazelcastCounterStore implements CounterStore {
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
     public int size() {
-        return map.size();
+        return map().size();
+    }
+
+    private IMap<String, CounterState> map() {
+        IMap<String, CounterState> known = map;
+        if (known == null) {
+            known = instance.getMap(mapName);
+            map = known;
+        }
+        return known;
     }
 
     /** The Hazelcast member or client this store talks through. */
@@ -143,12 +165,14 @@ public final class HazelcastCounterStore implements CounterStore {
      * {@link #bindAddress}, joining the {@link #members} over TCP-IP (multicast and auto-detection off); or, with
      * {@link #memberConfig(Path)}, a member configured entirely by a {@code hazelcast.yaml}/{@code .xml} file.
      * Client: {@link #client()} connects to {@link #members} of {@link #clusterName}, or as {@link #clientConfig(Path)}
-     * says. Existing instance: {@link #instance(HazelcastInstance)}.
+     * says; {@link #build()} waits at most {@link #clientStartWait} for the first connection. Existing instance:
+     * {@link #instance(HazelcastInstance)}.
      *
      * <p>The counters map ({@link #mapName}) gets {@link #backupCount} synchronous backups, a per-member bound of
      * {@link #maxKeysPerMember} keys and the {@link MoreConsumedMergePolicy}, unless the configuration already has a
-     * map of that name, which is then used as it is. A client or an existing instance adds this map configuration to
-     * the running cluster (Hazelcast's dynamic configuration) when the cluster has none for that name.
+     * map of that name, which is then used as it is. A client (on every connection) or an existing instance adds this
+     * map configuration to the running cluster (Hazelcast's dynamic configuration) when the cluster has none for that
+     * name.
      *
      * <p>A member or client configured by the simple settings refuses Java deserialization of anything outside the JDK
      * and Hazelcast ({@link HazelcastCounterStore#javaSerializationFilter()}): the store never needs it, and a
@@ -171,6 +195,7 @@ public final class HazelcastCounterStore implements CounterStore {
         private int backupCount = 1;
         private int maxKeysPerMember = 1_000_000;
         private TimeSource memberTime;
+        private Duration clientStartWait = Duration.ofSeconds(5);
 
         private Builder() {
         }
@@ -226,6 +251,19 @@ public final class HazelcastCounterStore implements CounterStore {
             return this;
         }
 
+        /**
+         * How long {@link #build()} waits for a client's first connection (default 5 s). A client of the simple
+         * settings then goes on without one; a client configuration file decides that itself
+         * ({@code async-start}).
+         */
+        public Builder clientStartWait(Duration wait) {
+            if (wait.isNegative()) {
+                throw new IllegalArgumentException("clientStartWait must not be negative, got " + wait);
+            }
+            this.clientStartWait = wait;
+            return this;
+        }
+
         /** Connects as a client configured by a {@code hazelcast-client.yaml}, {@code .yml} or {@code .xml} file. */
         public Builder clientConfig(Path file) {
             this.clientConfigFile = Objects.requireNonNull(file, "file");
@@ -273,9 +311,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 return new HazelcastCounterStore(existing, mapName, false);
             }
             if (client) {
-                HazelcastInstance started = HazelcastClient.newHazelcastClient(clientConfig());
-                addMapConfigToCluster(started);
-                return new HazelcastCounterStore(started, mapName, true);
+                return new HazelcastCounterStore(startClient(), mapName, true);
             }
             return new HazelcastCounterStore(Hazelcast.newHazelcastInstance(toMemberConfig()), mapName, true);
         }
@@ -324,6 +360,51 @@ public final class HazelcastCounterStore implements CounterStore {
             }
         }
 
+        /**
+         * Starts the client and waits up to {@link #clientStartWait} for its first connection. A client of the simple
+         * settings starts without one, so that an application starts while the cluster is down (or unreachable under
+         * the name given); its calls fail, and the failure policy decides, until it connects. The counters map's
+         * configuration goes to the cluster on every connection, since a cluster restarted whole has forgotten it.
+         */
+        private HazelcastInstance startClient() {
+            ClientConfig config = clientConfig();
+            AtomicReference<HazelcastInstance> started = new AtomicReference<>();
+            CountDownLatch firstConnection = new CountDownLatch(1);
+            config.addListenerConfig(new ListenerConfig((LifecycleListener) event -> {
+                if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
+                    firstConnection.countDown();
+                    HazelcastInstance connected = started.get();
+                    if (connected != null) {
+                        // Not on the event thread: adding configuration is a call to the cluster.
+                        CompletableFuture.runAsync(() -> addMapConfigWhileConnected(connected));
+                    }
+                }
+            }));
+            HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
+            started.set(client);
+            try {
+                if (firstConnection.await(clientStartWait.toNanos(), TimeUnit.NANOSECONDS)) {
+                    addMapConfigWhileConnected(client);
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "Hazelcast client not connected to cluster \"{0}\" at {1} "
+                            + "after {2} ms; decisions follow the failure policy until it connects",
+                            config.getClusterName(), config.getNetworkConfig().getAddresses(),
+                            clientStartWait.toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return client;
+        }
+
+        private void addMapConfigWhileConnected(HazelcastInstance client) {
+            try {
+                addMapConfigToCluster(client);
+            } catch (HazelcastClientOfflineException disconnectedAgain) {
+                // The next connection adds it.
+            }
+        }
+
         private ClientConfig clientConfig() {
             ClientConfig config;
             if (clientConfigFile != null) {
@@ -334,7 +415,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 config.getNetworkConfig().setAddresses(new ArrayList<>(members));
                 // While the cluster is unreachable, fail calls at once (the failure policy decides) rather than
                 // queueing them until the client reconnects.
-                config.getConnectionStrategyConfig().setReconnectMode(ReconnectMode.ASYNC);
+                config.getConnectionStrategyConfig().setReconnectMode(ReconnectMode.ASYNC).setAsyncStart(true);
             }
             properties.forEach(config::setProperty);
             return config;

@@ -1,0 +1,93 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.config.MapConfig;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.Policy;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.store.FailurePolicyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client store built while it cannot reach its cluster: the application starts anyway (after a bounded wait), decides
+ * by the failure policy, and counts on the cluster, with the counters map configured, once the cluster is there.
+ */
+class ClientStartTest {
+
+    private static final Policy THREE_PER_HOUR = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofHours(1)));
+    private static final Duration START_WAIT = Duration.ofMillis(500);
+
+    private final List<HazelcastCounterStore> stores = new ArrayList<>();
+
+    @AfterEach
+    void stopAll() {
+        ClusterSupport.closeAll(stores);
+    }
+
+    @Test
+    void build_clusterNotYetUp_startsThenCountsOnTheClusterOnceItIs() {
+        String clusterName = ClusterSupport.newClusterName();
+        int port = ClusterSupport.freePort();
+        HazelcastCounterStore client = client(clusterName, port);
+        FailurePolicyStore guarded = FailurePolicyStore.rejecting(client, FailurePolicyStore.DEFAULT_TIMEOUT);
+        assertThat(guarded.apply("k", THREE_PER_HOUR, 1, 0).allowed()).as("rejected while there is no cluster")
+                .isFalse();
+        assertThat(guarded.failures() + guarded.timeouts()).isEqualTo(1);
+
+        // A member whose own configuration lacks the counters map: the client brings it when it connects.
+        HazelcastCounterStore member = ClusterSupport.member(clusterName, port, List.of(port))
+                .mapName("not-the-counters").memberTimeSource(new ManualTimeSource()).build();
+        stores.add(member);
+        ClusterSupport.await(() -> decidesRemotely(guarded), Duration.ofSeconds(60), "the client to connect");
+
+        assertThat(guarded.apply("shared", THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
+        assertThat(member.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME).containsKey("shared"))
+                .as("counted on the member").isTrue();
+        ClusterSupport.await(() -> countersMapConfig(member).getEvictionConfig().getSize() == 1234,
+                Duration.ofSeconds(30), "the client's counters map configuration on the member");
+    }
+
+    @Test
+    void build_wrongClusterName_startsAndDecidesByThePolicy() {
+        int port = ClusterSupport.freePort();
+        HazelcastCounterStore member = ClusterSupport.member(ClusterSupport.newClusterName(), port, List.of(port))
+                .build();
+        stores.add(member);
+
+        HazelcastCounterStore stranger = client(ClusterSupport.newClusterName(), port);
+        FailurePolicyStore guarded = FailurePolicyStore.allowing(stranger, FailurePolicyStore.DEFAULT_TIMEOUT);
+        for (int i = 0; i < 5; i++) {
+            assertThat(guarded.apply("k", THREE_PER_HOUR, 1, 0).allowed()).isTrue();
+        }
+        assertThat(guarded.failures() + guarded.timeouts()).isEqualTo(5);
+        assertThat(member.peek("k", THREE_PER_HOUR, 0).remaining()).as("nothing reached the cluster").isEqualTo(3);
+    }
+
+    private HazelcastCounterStore client(String clusterName, int port) {
+        HazelcastCounterStore client = ClusterSupport.withTestProperties(HazelcastCounterStore.builder()
+                        .client()
+                        .clusterName(clusterName)
+                        .members(ClusterSupport.LOOPBACK + ":" + port)
+                        .maxKeysPerMember(1234)
+                        .clientStartWait(START_WAIT))
+                .build();
+        stores.add(client);
+        return client;
+    }
+
+    private static MapConfig countersMapConfig(HazelcastCounterStore member) {
+        return member.instance().getConfig().getMapConfig(HazelcastCounterStore.DEFAULT_MAP_NAME);
+    }
+
+    private static boolean decidesRemotely(FailurePolicyStore store) {
+        long failures = store.failures() + store.timeouts();
+        store.peek("probe", THREE_PER_HOUR, 1);
+        return store.failures() + store.timeouts() == failures;
+    }
+}
