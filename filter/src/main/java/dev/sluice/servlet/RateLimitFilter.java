@@ -99,7 +99,6 @@ public class RateLimitFilter implements Filter {
         long start = System.nanoTime();
         try {
             evaluation = runtime.rules().evaluate(new ServletRequestView(request), runtime.store());
-            runtime.metrics().recorded(evaluation, System.nanoTime() - start);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
                     + " request to " + servletOf(request) + "; letting it through", e);
@@ -107,6 +106,13 @@ public class RateLimitFilter implements Filter {
             return;
         }
         request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
+        try {
+            runtime.metrics().recorded(evaluation, System.nanoTime() - start);
+        } catch (RuntimeException e) {
+            // The request is counted and decided: a broken metrics sink must not undo that.
+            LOG.log(System.Logger.Level.WARNING, "Sluice could not record metrics for a " + request.getMethod()
+                    + " request to " + servletOf(request), e);
+        }
         RateLimitResponse answer = RateLimitResponse.of(evaluation).orElse(null);
         if (answer == null) {
             chain.doFilter(request, response);

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
+import dev.sluice.rules.Evaluation;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.net.http.HttpRequest;
@@ -66,6 +68,24 @@ class RateLimitFilterTest {
         JettyServer server = JettyServer.start(50, context("/", rulesJson, settings));
         servers.add(server);
         return server;
+    }
+
+    @Test
+    void filter_metricsSinkThrows_stillRejectsOverTheLimit() throws Exception {
+        DecisionMetrics broken = new DecisionMetrics() {
+            @Override
+            public void recorded(Evaluation evaluation, long decisionNanos) {
+                throw new IllegalStateException("metrics backend down");
+            }
+
+            @Override
+            public void storeFailed(String ruleId) {
+                throw new IllegalStateException("metrics backend down");
+            }
+        };
+        JettyServer server = start(PER_IP, s -> s.metrics(broken));
+
+        ResponseContract.assertThreePerMinuteThenRejected(server, "/api/items", "per-ip:3/1m");
     }
 
     @Test
