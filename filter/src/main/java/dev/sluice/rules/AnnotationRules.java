@@ -42,7 +42,7 @@ public final class AnnotationRules {
                 continue;
             }
             for (Rule rule : forMethod(resourceClass, method)) {
-                rules.merge(rule.id(), rule, (a, b) -> a.withResourceMethods(b.resourceMethods()));
+                rules.merge(rule.id(), rule, RuleSet::mergeAnnotated);
             }
         }
         return List.copyOf(rules.values());

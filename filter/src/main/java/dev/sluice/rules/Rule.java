@@ -7,6 +7,7 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -18,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * One rate-limiting rule: which requests it matches, what it counts them by, and the limits they must all pass.
@@ -28,7 +30,7 @@ import java.util.regex.Pattern;
  * resolved from the request; the request is then counted under the policy of its {@linkplain #tierKey() tier}, or the
  * default {@link #policy()}, at {@link #cost()} permits.
  *
- * <p>Counters are named by the rule's id and a fingerprint of the policy ({@link #counterPrefix(Policy)}): after a
+ * <p>Counters are named by the rule's id and a fingerprint of the policy, such as {@code login@3f2a9c1b07de|}: after a
  * reload, a rule with the same id and limits keeps counting where it was, and changed limits start afresh. Built by
  * {@link #builder(String)}, which validates every field. Immutable and thread-safe.
  */
@@ -62,13 +64,20 @@ public final class Rule {
     private final Policy policy;
     private final KeySpec tierKey;
     private final Map<String, Policy> tiers;
-    private final Map<Policy, String> counterPrefixes;
+    /** The default policy's counter; null for an annotation that only names a JSON rule. */
+    private final Counter defaultCounter;
+    /** Each tier's counter, by the tier value as a request's key resolves it (escaped and bounded). */
+    private final Map<String, Counter> tierCounters;
     private final long cost;
     private final Mode mode;
     private final List<String> exemptAddresses;
     private final CidrSet exemptRanges;
     private final Set<String> exemptKeys;
+    /** {@link #exemptKeys} as a request's key resolves them, so they compare equal. */
+    private final Set<String> exemptKeyValues;
     private final String fallbackKey;
+    /** {@link #fallbackKey} as a counter key part. */
+    private final String fallbackKeyValue;
     private final RuleResponse response;
     private final Duration maxDelay;
 
@@ -96,27 +105,29 @@ public final class Rule {
         if (policy == null && !tiers.isEmpty()) {
             throw new IllegalArgumentException("tiers need default limits, for requests of no listed tier");
         }
-        Map<Policy, String> prefixes = new LinkedHashMap<>();
-        if (policy != null) {
-            prefixes.put(policy, id + "@" + fingerprint(policy) + "|");
-        }
-        tiers.values().forEach(p -> prefixes.put(p, id + "@" + fingerprint(p) + "|"));
-        this.counterPrefixes = Map.copyOf(prefixes);
+        this.defaultCounter = policy == null ? null : new Counter(policy, id + "@" + fingerprint(policy) + "|");
+        Map<String, Counter> byValue = new LinkedHashMap<>();
+        tiers.forEach((value, p) -> byValue.put(asKeyValue(tierKey, value),
+                new Counter(p, id + "@" + fingerprint(p) + "|")));
+        this.tierCounters = Map.copyOf(byValue);
         this.cost = b.cost;
-        for (Policy p : prefixes.keySet()) {
-            if (cost < 1 || cost > p.capacity()) {
-                throw new IllegalArgumentException("cost must be between 1 and the capacity " + p.capacity()
-                        + " of the smallest limit, got " + cost);
-            }
+        for (Policy p : tiers.values()) {
+            checkCost(p);
+        }
+        if (policy != null) {
+            checkCost(policy);
         }
         this.mode = Objects.requireNonNull(b.mode, "mode");
         this.exemptAddresses = List.copyOf(b.exemptAddresses);
         this.exemptRanges = CidrSet.parse(exemptAddresses);
         this.exemptKeys = Set.copyOf(b.exemptKeys);
+        this.exemptKeyValues = exemptKeys.stream().map(value -> asKeyValue(key, value))
+                .collect(Collectors.toUnmodifiableSet());
         if (b.fallbackKey != null && b.fallbackKey.isBlank()) {
             throw new IllegalArgumentException("the fallback key must not be blank");
         }
         this.fallbackKey = b.fallbackKey;
+        this.fallbackKeyValue = fallbackKey == null ? null : KeyText.bound(fallbackKey);
         this.response = b.response;
         this.maxDelay = Objects.requireNonNull(b.maxDelay, "maxDelay");
         if (!isValidMaxDelay(maxDelay)) {
@@ -235,15 +246,7 @@ public final class Rule {
     }
 
     /**
-     * The prefix of this rule's counter keys under {@code policy} (its default or a tier's): the id and a fingerprint
-     * of the policy's algorithm and limits, such as {@code login@3f2a9c1b07de|}.
-     */
-    public String counterPrefix(Policy policy) {
-        return counterPrefixes.get(policy);
-    }
-
-    /**
-     * The id of the rule a counter key (as made from {@link #counterPrefix(Policy)}) belongs to; empty for a key of
+     * The id of the rule a counter key ({@code <id>@<fingerprint>|<key>}) belongs to; empty for a key of
      * another shape (an application's own counters in the same store), so that such a key is never taken for an id.
      */
     public static Optional<String> idOfCounterKey(String counterKey) {
@@ -274,10 +277,42 @@ public final class Rule {
         return !exemptRanges.isEmpty();
     }
 
-    /** The policy for a request whose tier key has {@code tierValue} (null when absent). */
-    Policy policyFor(String tierValue) {
-        Policy tier = tierValue == null ? null : tiers.get(tierValue);
-        return tier == null ? policy : tier;
+    /** The counter for a request whose tier key resolved to {@code tierValue} (null when absent). */
+    Counter counterFor(String tierValue) {
+        Counter tier = tierValue == null ? null : tierCounters.get(tierValue);
+        return tier == null ? defaultCounter : tier;
+    }
+
+    /** Whether a request whose key resolved to {@code keyValue} is exempt. */
+    boolean exemptsKey(String keyValue) {
+        return exemptKeyValues.contains(keyValue);
+    }
+
+    /** The fallback key as a counter key part, or null. */
+    String fallbackKeyValue() {
+        return fallbackKeyValue;
+    }
+
+    /**
+     * A configured key value (an exempt key, a tier value) the way a request's key of {@code spec} resolves: each
+     * part escaped and bounded, a composite's parts joined by {@code |}.
+     */
+    private static String asKeyValue(KeySpec spec, String configured) {
+        if (spec.kind() != KeySpec.Kind.COMPOSITE) {
+            return KeyText.bound(configured);
+        }
+        return Arrays.stream(configured.split("\\|", -1)).map(KeyText::bound).collect(Collectors.joining("|"));
+    }
+
+    private void checkCost(Policy p) {
+        if (cost < 1 || cost > p.capacity()) {
+            throw new IllegalArgumentException("cost must be between 1 and the capacity " + p.capacity()
+                    + " of the smallest limit, got " + cost);
+        }
+    }
+
+    /** A policy and the prefix its counter keys take. */
+    record Counter(Policy policy, String prefix) {
     }
 
     /** This rule also matching {@code more} resource methods. */

@@ -105,7 +105,8 @@ public final class RuleSet {
         return new RuleSet(merged, file.clientAddresses());
     }
 
-    private static Rule mergeAnnotated(Rule first, Rule second) {
+    /** Two annotated rules of one id as one rule over both methods; they must agree on the definition. */
+    static Rule mergeAnnotated(Rule first, Rule second) {
         boolean sameDefinition = Objects.equals(first.policy(), second.policy()) && first.key().equals(second.key())
                 && first.cost() == second.cost() && first.mode() == second.mode();
         if (!sameDefinition) {
@@ -183,15 +184,17 @@ public final class RuleSet {
         }
         String key = context.resolve(rule.key(), pattern);
         if (key == null) {
-            key = rule.fallbackKey() == null ? null : KeyText.bound(rule.fallbackKey());
-        } else if (rule.exemptKeys().contains(key)) {
+            key = rule.fallbackKeyValue();
+        } else if (rule.exemptsKey(key)) {
             return null;
         }
         if (key == null) {
             return null;
         }
-        Policy policy = rule.policyFor(rule.tierKey() == null ? null : context.resolve(rule.tierKey(), pattern));
-        String counterKey = rule.counterPrefix(policy) + key;
+        Rule.Counter counter = rule.counterFor(rule.tierKey() == null ? null
+                : context.resolve(rule.tierKey(), pattern));
+        Policy policy = counter.policy();
+        String counterKey = counter.prefix() + key;
         Decision decision;
         try {
             decision = store.apply(counterKey, policy, rule.cost(), rule.maxDelay().toNanos());

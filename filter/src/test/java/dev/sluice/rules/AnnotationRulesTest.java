@@ -22,6 +22,10 @@ class AnnotationRulesTest {
             return "";
         }
 
+        public int count() {
+            return 0;
+        }
+
         @RateLimited(id = "user-get", permits = 5, period = "1s", key = "path:id", algorithm = Algorithm.GCRA)
         public String get(String id) {
             return id;
@@ -64,6 +68,16 @@ class AnnotationRulesTest {
     public static class HeaderWithoutName {
         @RateLimited(permits = 5, period = "1s", key = "header")
         public void keyed() {
+        }
+    }
+
+    public static class DisagreeingMethods {
+        @RateLimited(id = "x", permits = 5, period = "1s")
+        public void first() {
+        }
+
+        @RateLimited(id = "x", permits = 50, period = "1s")
+        public void second() {
         }
     }
 
@@ -140,11 +154,11 @@ class AnnotationRulesTest {
         assertThat(rules).extracting(Rule::id).containsExactlyInAnyOrder("users", "user-get", "search", "login",
                 UserResource.class.getName() + "#export");
         Rule users = rules.stream().filter(r -> r.id().equals("users")).findFirst().orElseThrow();
-        assertThat(users.resourceMethods()).containsExactlyInAnyOrder(method("list"));
+        assertThat(users.resourceMethods()).containsExactlyInAnyOrder(method("list"), method("count"));
     }
 
     @Test
-    void forMethod_badPeriod_namesClassAndMethod() {
+    void forClass_badPeriod_namesClassAndMethod() {
         assertThatThrownBy(() -> AnnotationRules.forClass(BadPeriod.class))
                 .isInstanceOf(RulesException.class)
                 .hasMessageContaining(BadPeriod.class.getName() + "#slow")
@@ -153,7 +167,7 @@ class AnnotationRulesTest {
     }
 
     @Test
-    void forMethod_unknownKeyType_namesClassAndMethod() {
+    void forClass_unknownKeyType_namesClassAndMethod() {
         assertThatThrownBy(() -> AnnotationRules.forClass(UnknownKeyType.class))
                 .isInstanceOf(RulesException.class)
                 .hasMessageContaining(UnknownKeyType.class.getName() + "#keyed")
@@ -161,7 +175,7 @@ class AnnotationRulesTest {
     }
 
     @Test
-    void forMethod_headerKeyWithoutName_namesClassAndMethod() {
+    void forClass_headerKeyWithoutName_namesClassAndMethod() {
         assertThatThrownBy(() -> AnnotationRules.forClass(HeaderWithoutName.class))
                 .isInstanceOf(RulesException.class)
                 .hasMessageContaining(HeaderWithoutName.class.getName() + "#keyed")
@@ -169,7 +183,7 @@ class AnnotationRulesTest {
     }
 
     @Test
-    void forMethod_sameIdDifferentKeys_isAnError() {
+    void forClass_sameIdDifferentKeys_isAnError() {
         assertThatThrownBy(() -> AnnotationRules.forClass(DisagreeingLimits.class))
                 .isInstanceOf(RulesException.class)
                 .hasMessageContaining(DisagreeingLimits.class.getName() + "#mixed")
@@ -177,7 +191,16 @@ class AnnotationRulesTest {
     }
 
     @Test
-    void forMethod_capacityTheAlgorithmCannotHave_namesClassAndMethod() {
+    void forClass_twoMethodsDefiningOneIdDifferently_isAnErrorNamingBoth() {
+        assertThatThrownBy(() -> AnnotationRules.forClass(DisagreeingMethods.class))
+                .isInstanceOf(RulesException.class)
+                .hasMessageContaining(DisagreeingMethods.class.getName() + "#first")
+                .hasMessageContaining(DisagreeingMethods.class.getName() + "#second")
+                .hasMessageContaining("must agree");
+    }
+
+    @Test
+    void forClass_capacityTheAlgorithmCannotHave_namesClassAndMethod() {
         assertThatThrownBy(() -> AnnotationRules.forClass(WindowWithCapacity.class))
                 .isInstanceOf(RulesException.class)
                 .hasMessageContaining(WindowWithCapacity.class.getName() + "#any (from the class)")

@@ -246,6 +246,28 @@ class RuleSetTest {
                 .isFalse();
     }
 
+    /** Configured values are compared the way request keys are made: escaped ("%", "|") and bounded. */
+    @Test
+    void evaluate_exemptKeysAndTierValuesWithEscapedCharacters_matchTheRequestsValues() {
+        String longPlan = "p".repeat(KeyText.MAX_LENGTH + 1);
+        Rule rule = rule("api", 1, "/a").key(KeySpec.composite(KeySpec.principal(),
+                        KeySpec.of(KeySpec.Kind.HEADER, "X-Team")))
+                .exemptKeys(List.of("ops|50%"))
+                .tierKey(KeySpec.of(KeySpec.Kind.HEADER, "X-Plan"))
+                .tier("gold|plus", List.of(Limit.of(10, Duration.ofMinutes(1))))
+                .tier(longPlan, List.of(Limit.of(20, Duration.ofMinutes(1)))).build();
+        RuleSet rules = rules(rule);
+
+        assertThat(rules.evaluate(TestRequest.get("/a").principal("ops").header("X-Team", "50%"), store)
+                .outcomes()).as("exempt: the composite of \"ops\" and \"50%\"").isEmpty();
+        assertThat(rules.evaluate(TestRequest.get("/a").principal("ops|50").header("X-Team", "%"), store)
+                .outcomes()).as("not exempt: another split of the same text").hasSize(1);
+        assertThat(evaluate(rules, TestRequest.get("/a").principal("g").header("X-Team", "t")
+                .header("X-Plan", "gold|plus"), 1).limiting().orElseThrow().decision().limit()).isEqualTo(10);
+        assertThat(evaluate(rules, TestRequest.get("/a").principal("l").header("X-Team", "t")
+                .header("X-Plan", longPlan), 1).limiting().orElseThrow().decision().limit()).isEqualTo(20);
+    }
+
     @Test
     void evaluate_shadowRule_countsAndReportsButNeverRejects() {
         RuleSet rules = rules(rule("trial", 1, "/a").mode(Mode.SHADOW).build());
