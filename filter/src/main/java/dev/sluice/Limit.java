@@ -32,6 +32,8 @@ public final class Limit {
     private final long periodNanos;
     private final long capacity;
     private final String name;
+    /** Cached: limits are hashed as part of a policy, which is a map key. */
+    private final int hash;
 
     private Limit(long permits, long periodNanos, long capacity, String name) {
         if (permits < 1 || permits > MAX_PERMITS) {
@@ -55,6 +57,7 @@ public final class Limit {
         this.periodNanos = periodNanos;
         this.capacity = capacity;
         this.name = name;
+        this.hash = Objects.hash(permits, periodNanos, capacity, name);
     }
 
     /** Whether {@code capacity * period / permits} exceeds {@link #MAX_REFILL}; 128-bit only when 64 overflow. */
@@ -124,7 +127,8 @@ public final class Limit {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Limit other
+        return o == this || o instanceof Limit other
+                && hash == other.hash
                 && permits == other.permits
                 && periodNanos == other.periodNanos
                 && capacity == other.capacity
@@ -133,7 +137,7 @@ public final class Limit {
 
     @Override
     public int hashCode() {
-        return Objects.hash(permits, periodNanos, capacity, name);
+        return hash;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.RuleDecision;
+import dev.sluice.rules.RuleResponse;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -36,8 +37,11 @@ public final class RateLimitResponse {
 
     /** The response to {@code evaluation}; empty when no enforcing rule counted the request (nothing to answer). */
     public static Optional<RateLimitResponse> of(Evaluation evaluation) {
+        if (evaluation.limiting().isEmpty()) {
+            return Optional.empty();
+        }
         List<RuleDecision> enforced = evaluation.outcomes().stream().filter(RuleDecision::enforced).toList();
-        return enforced.isEmpty() ? Optional.empty() : Optional.of(new RateLimitResponse(evaluation, enforced));
+        return Optional.of(new RateLimitResponse(evaluation, enforced));
     }
 
     /** Whether the request is rejected. */
@@ -69,8 +73,8 @@ public final class RateLimitResponse {
         }
         List<Decision> rejections = enforced.stream().map(RuleDecision::decision).filter(d -> !d.allowed())
                 .sorted(Comparator.comparingLong(Decision::retryAfterNanos).reversed()).toList();
-        int status = evaluation.response().map(r -> r.status()).orElse(ProblemDetails.TOO_MANY_REQUESTS);
-        String message = evaluation.response().map(r -> r.message()).orElse(null);
-        return ProblemDetails.of(rejections, status, message);
+        RuleResponse response = evaluation.response().orElse(null);
+        return response == null ? ProblemDetails.of(rejections, ProblemDetails.TOO_MANY_REQUESTS, null)
+                : ProblemDetails.of(rejections, response.status(), response.message());
     }
 }

@@ -26,7 +26,8 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
 
     private final MeterRegistry registry;
     private final Timer decisionTime;
-    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    /** Per rule id, one counter per outcome (by ordinal), each registered on first use. */
+    private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
 
     public MicrometerDecisionMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -54,10 +55,17 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     }
 
     private Counter counter(String ruleId, Outcome outcome) {
-        return counters.computeIfAbsent(ruleId + '\n' + outcome.tag(), name -> Counter.builder(DECISIONS)
-                .description("Requests decided by a rate-limit rule, by outcome")
-                .tag("rule", ruleId)
-                .tag("outcome", outcome.tag())
-                .register(registry));
+        Counter[] byOutcome = counters.computeIfAbsent(ruleId, id -> new Counter[Outcome.values().length]);
+        Counter counter = byOutcome[outcome.ordinal()];
+        if (counter == null) {
+            // Racing threads may both build it: the registry returns the one meter for the same name and tags.
+            counter = Counter.builder(DECISIONS)
+                    .description("Requests decided by a rate-limit rule, by outcome")
+                    .tag("rule", ruleId)
+                    .tag("outcome", outcome.tag())
+                    .register(registry);
+            byOutcome[outcome.ordinal()] = counter;
+        }
+        return counter;
     }
 }

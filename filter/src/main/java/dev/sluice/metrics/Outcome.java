@@ -16,6 +16,8 @@ public enum Outcome {
     /** The store failed; the failure policy decided. */
     STORE_ERROR;
 
+    private final String tag = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
     /** The outcome of a rule's decision. */
     public static Outcome of(RuleDecision decision) {
         if (!decision.decision().allowed()) {
@@ -26,6 +28,6 @@ public enum Outcome {
 
     /** The tag value: {@code allowed}, {@code delayed}, {@code rejected}, {@code shadow-rejected}, ... */
     public String tag() {
-        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return tag;
     }
 }

@@ -16,6 +16,7 @@ final class RequestContext {
     private String host;
     private boolean clientResolved;
     private byte[] clientAddress;
+    private String ipKey;
 
     RequestContext(RequestView view, ClientAddresses clientAddresses) {
         this.view = view;
@@ -46,6 +47,14 @@ final class RequestContext {
         return view.resourceMethod();
     }
 
+    /** The client address as a key, made once per request however many rules key by it. */
+    private String ipKey() {
+        if (ipKey == null) {
+            ipKey = KeyText.bound(ClientAddresses.format(clientAddress(), view.remoteAddress()));
+        }
+        return ipKey;
+    }
+
     byte[] clientAddress() {
         if (!clientResolved) {
             clientAddress = clientAddresses.resolveBytes(view);
@@ -60,7 +69,7 @@ final class RequestContext {
      */
     String resolve(KeySpec key, PathPattern pattern) {
         return switch (key.kind()) {
-            case IP -> KeyText.bound(ClientAddresses.format(clientAddress(), view.remoteAddress()));
+            case IP -> ipKey();
             case CONSTANT -> "*";
             case COMPOSITE -> resolveComposite(key, pattern);
             default -> {

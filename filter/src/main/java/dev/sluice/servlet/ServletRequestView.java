@@ -74,6 +74,11 @@ final class ServletRequestView implements RequestView {
     }
 
     @Override
+    public String header(String name) {
+        return request.getHeader(name);
+    }
+
+    @Override
     public List<String> headers(String name) {
         Enumeration<String> values = request.getHeaders(name);
         return values == null ? List.of() : Collections.list(values);

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * not); a store that decides on the calling thread is waited for.
  *
  * <p>A slow remote store would otherwise pile work up: each call that times out still waits in the cluster, and
- * callers keep adding more. So at most {@link #maxPending()} remote calls are in flight at once (default
+ * callers keep adding more. So at most {@link #withMaxPending maxPending} remote calls are in flight at once (default
  * {@link #DEFAULT_MAX_PENDING}, far more than a healthy store ever has); beyond that, a call is decided by the failure
  * rule at once, without calling the remote store, and counted as {@link #shed()}. Failures, timeouts and shed calls are
  * counted. Thread-safe.
@@ -137,10 +137,6 @@ public final class FailurePolicyStore implements CounterStore {
         return new FailurePolicyStore(remote, timeout, OnFailure.FALLBACK, fallback);
     }
 
-    public OnFailure onFailure() {
-        return onFailure;
-    }
-
     /** Calls the remote store failed (threw or completed exceptionally), since this store was built. */
     public long failures() {
         return failures.sum();
@@ -151,14 +147,9 @@ public final class FailurePolicyStore implements CounterStore {
         return timeouts.sum();
     }
 
-    /** Calls decided without the remote store because {@link #maxPending()} calls were in flight. */
+    /** Calls decided without the remote store because the most calls allowed were in flight. */
     public long shed() {
         return shed.sum();
-    }
-
-    /** The most remote calls this store has in flight at once. */
-    public int maxPending() {
-        return maxPending;
     }
 
     @Override
@@ -231,11 +222,7 @@ public final class FailurePolicyStore implements CounterStore {
         if (peeked != null) {
             return peeked;
         }
-        return switch (onFailure) {
-            case ALLOW -> allowed(policy, cost);
-            case REJECT -> rejected(policy, cost);
-            case FALLBACK -> fallback.peek(key, policy, cost);
-        };
+        return byFailureRule(policy, cost, () -> fallback.peek(key, policy, cost));
     }
 
     /** Closes the remote store and the fallback. */
@@ -251,10 +238,15 @@ public final class FailurePolicyStore implements CounterStore {
     }
 
     private Decision decideWithout(String key, Policy policy, long cost, long maxDelayNanos) {
+        return byFailureRule(policy, cost, () -> fallback.apply(key, policy, cost, maxDelayNanos));
+    }
+
+    /** What the failure rule decides; {@code onFallback} asks the fallback store. */
+    private Decision byFailureRule(Policy policy, long cost, Supplier<Decision> onFallback) {
         return switch (onFailure) {
             case ALLOW -> allowed(policy, cost);
             case REJECT -> rejected(policy, cost);
-            case FALLBACK -> fallback.apply(key, policy, cost, maxDelayNanos);
+            case FALLBACK -> onFallback.get();
         };
     }
 

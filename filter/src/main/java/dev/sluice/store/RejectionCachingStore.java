@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -22,16 +23,20 @@ import java.util.concurrent.atomic.LongAdder;
  * above capacity) are not cached: they cost the remote nothing to repeat. What is not covered: members whose clocks
  * disagree, where the next owner of a key may run ahead of the one that answered.
  *
- * <p>At most {@code maxEntries} rejections are kept; when full, expired ones are dropped, and if none has expired a
- * new rejection is simply not cached. Thread-safe.
+ * <p>At most {@code maxEntries} rejections are kept; when full, expired ones are dropped (at most once a second), and
+ * while none has expired a new rejection is simply not cached. Thread-safe.
  */
 public final class RejectionCachingStore implements CounterStore {
+
+    private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
 
     private final CounterStore remote;
     private final TimeSource time;
     private final int maxEntries;
     private final ConcurrentHashMap<CacheKey, Rejection> rejections = new ConcurrentHashMap<>();
     private final LongAdder hits = new LongAdder();
+    /** When a full cache may next be swept for expired rejections: at most once a second, not on every rejection. */
+    private final AtomicLong nextSweepAt = new AtomicLong(Long.MIN_VALUE);
 
     /**
      * Caches {@code remote}'s rejections on {@code time} (this node's clock; must run at the rate of the remote
@@ -125,6 +130,10 @@ public final class RejectionCachingStore implements CounterStore {
         }
         if (rejections.size() >= maxEntries) {
             long now = time.nanos();
+            long sweepAt = nextSweepAt.get();
+            if (now < sweepAt || !nextSweepAt.compareAndSet(sweepAt, now + SWEEP_INTERVAL_NANOS)) {
+                return;
+            }
             rejections.values().removeIf(rejection -> rejection.until <= now);
             if (rejections.size() >= maxEntries) {
                 return;

@@ -16,7 +16,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -190,53 +190,46 @@ class MemberProcessFaultTest {
     }
 
     /**
-     * Two member processes of one cluster name that do not know each other (a split brain) count the same keys apart,
-     * one per algorithm, drawn 7 times on one side and 4 on the other; then one learns the other's address and they
-     * merge. No key then has more left than either side had.
+     * Two member processes of one cluster name that do not know each other (a split brain) count the same keys apart:
+     * per algorithm, one key drawn 7 times on the first side and 4 on the second, one the other way round, so that
+     * whichever side merges into the other, one key has its more consumed copy on the merging side. Then one learns
+     * the other's address and they merge. No key then has more left than either side had.
      */
     @Test
     void merge_twoProcessesCountedApart_leaveNoKeyMoreThanEitherSideHad() {
         cluster = MemberProcesses.apart(2, logs);
-        Map<Algorithm, Long> leftOnEitherSide = new EnumMap<>(Algorithm.class);
+        Map<String, Long> leftOnEitherSide = new LinkedHashMap<>();
         for (Algorithm algorithm : Algorithm.values()) {
-            long first = Long.parseLong(cluster.ask(0, "apply " + algorithm + " split-" + algorithm + " 7"));
-            long second = Long.parseLong(cluster.ask(1, "apply " + algorithm + " split-" + algorithm + " 4"));
-            leftOnEitherSide.put(algorithm, Math.min(first, second));
+            for (int heavier = 0; heavier < 2; heavier++) {
+                String key = "more-on-" + heavier + "-" + algorithm;
+                long first = Long.parseLong(cluster.ask(0, "apply " + algorithm + " " + key + " "
+                        + (heavier == 0 ? 7 : 4)));
+                long second = Long.parseLong(cluster.ask(1, "apply " + algorithm + " " + key + " "
+                        + (heavier == 1 ? 7 : 4)));
+                leftOnEitherSide.put(key, Math.min(first, second));
+            }
         }
         assertThat(cluster.ask(0, "members")).isEqualTo("1");
 
         long joinedAt = System.nanoTime();
         cluster.ask(0, "join " + cluster.port(1));
-        String merged = awaitMerge();
+        ClusterSupport.await(() -> (cluster.printed(0, "merged") || cluster.printed(1, "merged"))
+                        && cluster.ask(0, "members").equals("2") && cluster.ask(1, "members").equals("2"),
+                Duration.ofSeconds(90), "the two processes to merge");
         long mergeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - joinedAt);
 
-        Map<Algorithm, Long> leftAfter = new EnumMap<>(Algorithm.class);
-        for (Algorithm algorithm : Algorithm.values()) {
+        Map<String, Long> leftAfter = new LinkedHashMap<>();
+        leftOnEitherSide.forEach((key, bound) -> {
+            String algorithm = key.substring(key.lastIndexOf('-') + 1);
             for (int member = 0; member < 2; member++) {
-                long left = Long.parseLong(cluster.ask(member, "peek " + algorithm + " split-" + algorithm));
-                assertThat(left).as("%s after the merge, seen from member %d", algorithm, member)
-                        .isLessThanOrEqualTo(leftOnEitherSide.get(algorithm));
-                leftAfter.put(algorithm, left);
+                long left = Long.parseLong(cluster.ask(member, "peek " + algorithm + " " + key));
+                assertThat(left).as("%s after the merge, seen from member %d", key, member).isLessThanOrEqualTo(bound);
+                leftAfter.put(key, left);
             }
-        }
-        System.out.printf("FAULT split brain: limit 10, drawn 7 and 4 apart; merged (%s) %d ms after the address was "
-                + "given; left on either side %s; left after the merge %s%n", merged, mergeMillis, leftOnEitherSide,
-                leftAfter);
-    }
-
-    /** Waits until both members form one cluster and one of them has merged its entries; names which. */
-    private String awaitMerge() {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (System.nanoTime() < deadline) {
-            for (int member = 0; member < 2; member++) {
-                if (cluster.printed(member, "merged") && cluster.ask(0, "members").equals("2")
-                        && cluster.ask(1, "members").equals("2")) {
-                    return "member " + member + " merged into the other";
-                }
-            }
-            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-        }
-        throw new AssertionError("the two processes did not merge within 90 s");
+        });
+        System.out.printf("FAULT split brain: limit 10, drawn 7 and 4 apart; member %d merged into the other %d ms "
+                + "after the address was given; left on either side %s; left after the merge %s%n",
+                cluster.printed(0, "merged") ? 0 : 1, mergeMillis, leftOnEitherSide.values(), leftAfter.values());
     }
 
     private HazelcastCounterStore client() {

@@ -41,11 +41,10 @@ class SerializationTest {
         }
         ClusterSupport.awaitClusterSize(members.get(0).instance(), 2);
         HazelcastCounterStore caller = members.get(0);
-        String remoteKey = ClusterSupport.keyOwnedBy(members.get(1).instance(), "remote-");
 
         for (Algorithm algorithm : Algorithm.values()) {
             Policy policy = Policy.of(algorithm, Limit.of(3, Duration.ofMinutes(1)), Limit.of(5, Duration.ofHours(1)));
-            String key = remoteKey + algorithm;
+            String key = ClusterSupport.keyOwnedBy(members.get(1).instance(), "remote-" + algorithm + "-");
             for (int i = 0; i < 3; i++) {
                 assertThat(caller.apply(key, policy, 1, Long.MAX_VALUE).allowed()).isTrue();
             }

@@ -117,7 +117,7 @@ class ReloadingRuleSetTest {
         assertThat(allowed(rules.current(), "/changed")).isTrue();
 
         write(rulesJson(rule("kept", "/kept", 1), rule("changed", "/changed", 2), rule("new", "/new", 1)));
-        rules.reload();
+        assertThat(rules.reload()).isTrue();
 
         assertThat(allowed(rules.current(), "/kept")).isFalse();
         assertThat(allowed(rules.current(), "/changed")).isTrue();
@@ -133,7 +133,7 @@ class ReloadingRuleSetTest {
         ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(annotated), listener);
 
         write(rulesJson(rule("a", "/a", 5)));
-        rules.reload();
+        assertThat(rules.reload()).isTrue();
 
         assertThat(rules.current().rules()).extracting(Rule::id).containsExactly("a", "annotated");
     }

@@ -101,7 +101,7 @@ class ClusteredFilterTest {
                 "hazelcast-config", memberYaml(cluster, ports.get(0), ports).toString()));
         JettyServer second = server(Map.of("store", "hazelcast",
                 "hazelcast-config", memberYaml(cluster, ports.get(1), ports).toString()));
-        awaitTwoMembers(first);
+        awaitTwoMembers(cluster);
 
         assertThat(first.get("/api/a").statusCode()).isEqualTo(200);
         assertThat(second.get("/api/b").headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
@@ -110,9 +110,10 @@ class ClusteredFilterTest {
         assertThat(first.get("/api/e").statusCode()).isEqualTo(429);
     }
 
-    private static void awaitTwoMembers(JettyServer server) {
+    private static void awaitTwoMembers(String clusterName) {
         ClusterSupport.await(() -> com.hazelcast.core.Hazelcast.getAllHazelcastInstances().stream()
-                        .anyMatch(instance -> instance.getCluster().getMembers().size() == 2),
+                        .anyMatch(instance -> instance.getConfig().getClusterName().equals(clusterName)
+                                && instance.getCluster().getMembers().size() == 2),
                 java.time.Duration.ofSeconds(60), "two filters' members to join");
     }
 

@@ -8,6 +8,7 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +42,27 @@ class RejectionCachingStoreTest {
         time.advanceNanos(1);
         assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isTrue();
         assertThat(remote.calls.get()).isEqualTo(callsAfterRejection + 1);
+    }
+
+    @Test
+    void apply_cacheFull_cachesNewRejectionsOnlyOnceExpiredOnesAreSwept() {
+        RejectionCachingStore oneEntry = new RejectionCachingStore(remote, time, 1);
+        Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1, Duration.ofSeconds(10)));
+        for (String key : List.of("a", "b")) {
+            oneEntry.apply(key, policy, 1, 0);
+            assertThat(oneEntry.apply(key, policy, 1, 0).allowed()).isFalse();
+        }
+        int calls = remote.calls.get();
+        oneEntry.apply("a", policy, 1, 0);
+        oneEntry.apply("b", policy, 1, 0);
+        assertThat(remote.calls.get()).as("a cached, b not: the cache was full").isEqualTo(calls + 1);
+
+        time.advance(Duration.ofSeconds(10));
+        oneEntry.apply("c", policy, 1, 0);
+        assertThat(oneEntry.apply("c", policy, 1, 0).allowed()).isFalse();
+        calls = remote.calls.get();
+        assertThat(oneEntry.apply("c", policy, 1, 0).allowed()).isFalse();
+        assertThat(remote.calls.get()).as("c cached once a's expired rejection was swept").isEqualTo(calls);
     }
 
     @Test
