@@ -12,11 +12,11 @@ import java.util.SplittableRandom;
  * trace of at least 10 million requests across many keys (a public report measured 0.003% over 400 million).
  *
  * <p>Each key alternates between quiet phases of Poisson arrivals and bursts, with exponentially distributed phase
- * lengths (mean 5 min quiet, 30 s burst). Two profiles: {@code bursty} (quiet at 20% to 120% of the limit, 30% of
- * phases are bursts of 2x to 10x) and {@code typical} (quiet at 5% to 50%, 5% bursts of 1.5x to 3x). Keys are
- * independent, so each key's arrivals are fed
- * through both algorithms in turn, each keeping its own state: a request counts as different when one algorithm
- * grants it and the other does not. Deterministic for a seed.
+ * lengths (mean 5 min quiet, 30 s burst); a quiet phase always follows a burst. Two profiles: {@code bursty} (quiet
+ * at 20% to 120% of the limit; after each quiet phase, a burst of 2x to 10x with probability 30%) and
+ * {@code typical} (quiet at 5% to 50%; after each quiet phase, a burst of 1.5x to 3x with probability 5%). Keys are
+ * independent, so each key's arrivals are fed through both algorithms in turn, each keeping its own state: a request
+ * counts as different when one algorithm grants it and the other does not. Deterministic for a seed.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.AccuracyRun bursty|typical
  * [requests] [seed]}
@@ -31,7 +31,11 @@ public final class AccuracyRun {
     }
 
     public static void main(String[] args) {
-        boolean bursty = args.length == 0 || args[0].equals("bursty");
+        String profile = args.length > 0 ? args[0] : "bursty";
+        if (!profile.equals("bursty") && !profile.equals("typical")) {
+            throw new IllegalArgumentException("unknown trace profile '" + profile + "': expected bursty or typical");
+        }
+        boolean bursty = profile.equals("bursty");
         double quietLow = bursty ? 0.2 : 0.05;
         double quietSpan = bursty ? 1.0 : 0.45;
         double burstShare = bursty ? 0.3 : 0.05;
@@ -88,10 +92,11 @@ public final class AccuracyRun {
             }
         }
         System.out.printf(Locale.ROOT, "%s trace: requests %,d over %,d keys (limit %s, 2 h per key), "
-                        + "exact log granted %.2f%%%n", bursty ? "bursty" : "typical", requests, keys, LIMIT,
+                        + "exact log granted %.2f%%%n", profile, requests, keys, LIMIT,
                 100.0 * exactGranted / requests);
         System.out.printf(Locale.ROOT, "sliding window counter differs on %,d requests: %.4f%% "
-                        + "(granted where the log rejects: %,d = %.4f%%; rejected where the log grants: %,d = %.4f%%)%n",
+                        + "(granted where the log rejects: %,d = %.4f%%; "
+                        + "rejected where the log grants: %,d = %.4f%%)%n",
                 wronglyGranted + wronglyRejected, 100.0 * (wronglyGranted + wronglyRejected) / requests,
                 wronglyGranted, 100.0 * wronglyGranted / requests, wronglyRejected,
                 100.0 * wronglyRejected / requests);

@@ -28,7 +28,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * (entry-processor proxy manager) on the same members and keys: 10,000 keys of 1,000 per second, called through the
  * member in the benchmark's JVM, so about half the calls go to the other member over loopback. The other member is
  * in this JVM or, with {@code topology=two-jvms}, in a process of its own. Run with {@code -t 1}, {@code -t 4},
- * {@code -t 16}; throughput gives ops/s, sample time gives p50/p99/p99.9.
+ * {@code -t 16}; throughput is reported in ops/µs unless run with {@code -bm thrpt -tu s} (ops/s), sample time gives
+ * p50/p99/p99.9 in µs.
  */
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -67,16 +68,17 @@ public class ClusterDecisionBenchmark {
 
     @TearDown
     public void stopCluster() throws Exception {
+        sluice.close();
         cluster.close();
     }
 
     @Benchmark
-    public boolean sluice(LocalDecisionBenchmark.Cursor cursor) {
+    public boolean sluice(Keys.Cursor cursor) {
         return sluice.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
     }
 
     @Benchmark
-    public boolean bucket4j(LocalDecisionBenchmark.Cursor cursor) {
+    public boolean bucket4j(Keys.Cursor cursor) {
         return bucket4j.getProxy(keys[cursor.next(keys.length)], bucket4jConfig).tryConsume(1);
     }
 }

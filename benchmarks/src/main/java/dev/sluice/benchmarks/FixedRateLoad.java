@@ -13,8 +13,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A bounded, fixed-rate HTTP load: {@code rate} requests per second for {@code seconds}, each sent at its scheduled
- * time by one of 64 workers (each on its own kept-alive connection), and timed from that scheduled time, so a
- * stalled server is not hidden by a load generator that waits for it (no coordinated omission). Prints
+ * time by one of 64 workers sharing one HttpClient (so at most 64 concurrent requests), and timed from that scheduled
+ * time, so a stalled server is not hidden by a load generator that waits for it (no coordinated omission). Prints
  * p50/p95/p99/p99.9 and the statuses seen.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.FixedRateLoad GET|POST URL RATE
@@ -55,9 +55,9 @@ public final class FixedRateLoad {
     }
 
     /**
-     * Sends {@code count} requests at {@code rate} per second from {@link #WORKERS} threads, each on its own
-     * kept-alive connection: a bounded number of connections however slow the server gets. A request is sent at its
-     * scheduled time, or as soon as a worker is free when all were busy; its latency counts from the schedule.
+     * Sends {@code count} requests at {@code rate} per second from {@link #WORKERS} threads over one HttpClient: at
+     * most {@link #WORKERS} concurrent requests however slow the server gets. A request is sent at its scheduled time,
+     * or as soon as a worker is free when all were busy; its latency counts from the schedule.
      */
     private static void run(HttpClient client, HttpRequest request, int rate, int count, long[] latencies,
                             AtomicInteger ok, AtomicInteger other) throws InterruptedException {

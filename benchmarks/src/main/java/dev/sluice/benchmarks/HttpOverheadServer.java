@@ -22,8 +22,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * ({@code none}), or behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store
  * ({@code local}) or in an embedded Hazelcast member ({@code hazelcast}). Load it with wrk from another process.
  *
- * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer none|local|hazelcast
- * PORT}; stops when killed.
+ * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer
+ * none|local|hazelcast PORT}; stops when killed.
  */
 public final class HttpOverheadServer {
 

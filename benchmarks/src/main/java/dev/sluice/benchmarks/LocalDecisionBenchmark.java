@@ -50,19 +50,7 @@ public class LocalDecisionBenchmark {
     }
 
     @Benchmark
-    public Decision decide(Cursor cursor) {
+    public Decision decide(Keys.Cursor cursor) {
         return store.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE);
-    }
-
-    /** Each thread walks the keys on its own. */
-    @State(Scope.Thread)
-    public static class Cursor {
-        private int position;
-
-        int next(int bound) {
-            int current = position;
-            position = current + 1 == bound ? 0 : current + 1;
-            return current;
-        }
     }
 }

@@ -45,14 +45,15 @@ public final class MemoryPerKey {
     }
 
     private static void hazelcast(int keys, Policy policy) throws Exception {
-        try (BenchmarkCluster cluster = BenchmarkCluster.startOne()) {
-            HazelcastCounterStore store = HazelcastCounterStore.builder().instance(cluster.local())
-                    .maxKeysPerMember(2 * keys).build();
+        try (BenchmarkCluster cluster = BenchmarkCluster.startOne();
+             HazelcastCounterStore store = HazelcastCounterStore.builder().instance(cluster.local())
+                     .maxKeysPerMember(2 * keys).build()) {
             long before = usedAfterGc();
             Semaphore inFlight = new Semaphore(256);
             for (int i = 0; i < keys; i++) {
                 inFlight.acquire();
-                store.applyAsync(key(i), policy, 1, Long.MAX_VALUE).whenComplete((decision, error) -> inFlight.release());
+                store.applyAsync(key(i), policy, 1, Long.MAX_VALUE)
+                        .whenComplete((decision, error) -> inFlight.release());
             }
             inFlight.acquire(256);
             long after = usedAfterGc();

@@ -15,7 +15,7 @@ import java.util.Locale;
  * <p>Run from the project root:
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
- * java -cp benchmarks/target/classes:filter/target/classes dev.sluice.benchmarks.QuickDecisionLoop
+ * java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.QuickDecisionLoop
  * </pre>
  */
 public final class QuickDecisionLoop {
@@ -27,10 +27,7 @@ public final class QuickDecisionLoop {
 
     public static void main(String[] args) {
         Limit limit = Limit.of(1_000, Duration.ofSeconds(1));
-        String[] keys = new String[10_000];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = "client-" + i;
-        }
+        String[] keys = Keys.named(10_000);
         System.out.printf("%-24s %14s %14s %10s%n", "algorithm", "1 key dec/s", "10k keys dec/s", "granted %");
         for (Algorithm algorithm : Algorithm.values()) {
             Policy policy = Policy.of(algorithm, limit);

@@ -52,7 +52,8 @@ public class RuleMatchingBenchmark {
         for (int i = 0; i < ruleCount; i++) {
             Rule.Builder rule = i % 100 == 99
                     ? Rule.builder("wildcard" + i).paths("/*/health" + i, "/**").methods("DELETE")
-                    : Rule.builder("service" + i).paths("/api/v1/svc" + i + "/items/{id}", "/api/v1/svc" + i + "/admin/**")
+                    : Rule.builder("service" + i)
+                            .paths("/api/v1/svc" + i + "/items/{id}", "/api/v1/svc" + i + "/admin/**")
                             .methods("GET", "POST").key(KeySpec.of(KeySpec.Kind.HEADER, "X-Api-Key"));
             built.add(rule.limits(plenty).build());
         }
@@ -66,12 +67,12 @@ public class RuleMatchingBenchmark {
     }
 
     @Benchmark
-    public List<Rule> match(LocalDecisionBenchmark.Cursor cursor) {
+    public List<Rule> match(Keys.Cursor cursor) {
         return rules.match(requests[cursor.next(requests.length)]);
     }
 
     @Benchmark
-    public Evaluation matchAndCount(LocalDecisionBenchmark.Cursor cursor) {
+    public Evaluation matchAndCount(Keys.Cursor cursor) {
         return rules.evaluate(requests[cursor.next(requests.length)], store);
     }
 

@@ -64,12 +64,12 @@ public class TokenBucketPeersBenchmark {
     }
 
     @Benchmark
-    public boolean sluice(LocalDecisionBenchmark.Cursor cursor) {
+    public boolean sluice(Keys.Cursor cursor) {
         return sluice.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
     }
 
     @Benchmark
-    public boolean bucket4j(LocalDecisionBenchmark.Cursor cursor) {
+    public boolean bucket4j(Keys.Cursor cursor) {
         return bucket(keys[cursor.next(keys.length)]).tryConsume(1);
     }
 
@@ -85,18 +85,18 @@ public class TokenBucketPeersBenchmark {
      * a bare yes or no.
      */
     @Benchmark
-    public boolean bucket4jWithProbe(LocalDecisionBenchmark.Cursor cursor) {
+    public boolean bucket4jWithProbe(Keys.Cursor cursor) {
         return bucket(keys[cursor.next(keys.length)]).tryConsumeAndReturnRemaining(1).isConsumed();
     }
 
     @Benchmark
-    public boolean guava(LocalDecisionBenchmark.Cursor cursor) {
+    public boolean guava(Keys.Cursor cursor) {
         return guava.computeIfAbsent(keys[cursor.next(keys.length)], key -> RateLimiter.create(PERMITS_PER_SECOND))
                 .tryAcquire();
     }
 
     @Benchmark
-    public boolean resilience4j(LocalDecisionBenchmark.Cursor cursor) {
+    public boolean resilience4j(Keys.Cursor cursor) {
         return resilience4j.computeIfAbsent(keys[cursor.next(keys.length)],
                 key -> new AtomicRateLimiter(key, resilience4jConfig)).acquirePermission();
     }

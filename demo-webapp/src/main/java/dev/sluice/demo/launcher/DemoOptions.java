@@ -30,7 +30,10 @@ public record DemoOptions(int port, int hazelcastPort, List<String> members, Str
               --webapp DIR          the web application directory (default: demo-webapp/target/sluice-demo)
             A second instance sharing every limit with the first: --port 8081 --hazelcast-port 5702""";
 
-    /** The defaults: what {@code java -jar sluice-demo-launcher.jar} runs with. */
+    /**
+     * The defaults: what {@code java -cp 'demo-webapp/target/lib/*' dev.sluice.demo.launcher.DemoLauncher} (as
+     * {@code demo.sh} runs it) runs with.
+     */
     public static DemoOptions defaults() {
         return new DemoOptions(8080, 5701, List.of(LOOPBACK + ":5701", LOOPBACK + ":5702"), "sluice-demo", null,
                 false);
