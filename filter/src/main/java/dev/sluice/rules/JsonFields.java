@@ -34,10 +34,6 @@ final class JsonFields {
         }
     }
 
-    Node object() {
-        return object;
-    }
-
     boolean has(String name) {
         return fields.containsKey(name);
     }

@@ -23,7 +23,7 @@ import java.util.function.Supplier;
 /**
  * A {@link RuleSet} read from a rules file (merged with annotation rules) that follows changes to the file.
  *
- * <p>{@link #current()} returns one immutable set; an adapter takes it once per request, so a request sees the old or
+ * <p>{@link #get()} returns one immutable set; an adapter takes it once per request, so a request sees the old or
  * the new rules, never a mix. {@link #reload()} checks the file now; {@link #start(Duration)} checks it periodically
  * on a daemon thread. A file that fails to read or parse leaves the current rules in force and is reported to the
  * {@link Listener}; the initial load, by contrast, throws. Thread-safe.
@@ -82,11 +82,6 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
     }
 
     /** The rules in force now. */
-    public RuleSet current() {
-        return current;
-    }
-
-    /** Same as {@link #current()}. */
     @Override
     public RuleSet get() {
         return current;

@@ -126,11 +126,6 @@ public final class RuleSet {
         return rules.stream().filter(rule -> rule.id().equals(id)).findFirst();
     }
 
-    /** How client addresses are found. */
-    public ClientAddresses clientAddresses() {
-        return clientAddresses;
-    }
-
     /** The rules matching {@code request}, in rule order, without counting anything. */
     public List<Rule> match(RequestView request) {
         List<Rule> matched = new ArrayList<>();

@@ -57,39 +57,39 @@ class ReloadingRuleSetTest {
     void reload_newRule_takesEffectWithoutRestart() throws IOException {
         Path file = write(rulesJson(rule("a", "/a", 5)));
         ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
-        RuleSet before = rules.current();
+        RuleSet before = rules.get();
 
         write(rulesJson(rule("a", "/a", 5), rule("b", "/b", 5)));
 
         assertThat(rules.reload()).isTrue();
-        assertThat(rules.current().rules()).extracting(Rule::id).containsExactly("a", "b");
+        assertThat(rules.get().rules()).extracting(Rule::id).containsExactly("a", "b");
         assertThat(before.rules()).extracting(Rule::id).containsExactly("a");
-        assertThat(reloads).containsExactly(rules.current());
+        assertThat(reloads).containsExactly(rules.get());
     }
 
     @Test
     void reload_unchangedContent_doesNothing() throws IOException {
         Path file = write(rulesJson(rule("a", "/a", 5)));
         ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
-        RuleSet before = rules.current();
+        RuleSet before = rules.get();
 
         write(rulesJson(rule("a", "/a", 5)));
 
         assertThat(rules.reload()).isFalse();
-        assertThat(rules.current()).isSameAs(before);
+        assertThat(rules.get()).isSameAs(before);
     }
 
     @Test
     void reload_badFile_keepsOldRulesAndReportsOnce() throws IOException {
         Path file = write(rulesJson(rule("a", "/a", 5)));
         ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
-        RuleSet before = rules.current();
+        RuleSet before = rules.get();
 
         write("{\"rules\": [{\"id\": \"a\", \"limits\": [{\"permits\": 5, \"period\": \"5 minutes\"}]}]}");
 
         assertThat(rules.reload()).isFalse();
         assertThat(rules.reload()).isFalse();
-        assertThat(rules.current()).isSameAs(before);
+        assertThat(rules.get()).isSameAs(before);
         assertThat(failures).singleElement().satisfies(error -> assertThat(error.getMessage())
                 .startsWith("rules.json:1:60: $.rules[0].limits[0].period: expected a duration"));
 
@@ -105,7 +105,7 @@ class ReloadingRuleSetTest {
         Files.delete(file);
 
         assertThat(rules.reload()).isFalse();
-        assertThat(rules.current().rules()).hasSize(1);
+        assertThat(rules.get().rules()).hasSize(1);
         assertThat(failures).singleElement().satisfies(e -> assertThat(e.getMessage()).contains("cannot read"));
     }
 
@@ -113,16 +113,16 @@ class ReloadingRuleSetTest {
     void reload_unchangedRuleKeepsCounterState_changedLimitsStartFresh() throws IOException {
         Path file = write(rulesJson(rule("kept", "/kept", 1), rule("changed", "/changed", 1)));
         ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
-        assertThat(allowed(rules.current(), "/kept")).isTrue();
-        assertThat(allowed(rules.current(), "/changed")).isTrue();
+        assertThat(allowed(rules.get(), "/kept")).isTrue();
+        assertThat(allowed(rules.get(), "/changed")).isTrue();
 
         write(rulesJson(rule("kept", "/kept", 1), rule("changed", "/changed", 2), rule("new", "/new", 1)));
         assertThat(rules.reload()).isTrue();
 
-        assertThat(allowed(rules.current(), "/kept")).isFalse();
-        assertThat(allowed(rules.current(), "/changed")).isTrue();
-        assertThat(allowed(rules.current(), "/changed")).isTrue();
-        assertThat(allowed(rules.current(), "/changed")).isFalse();
+        assertThat(allowed(rules.get(), "/kept")).isFalse();
+        assertThat(allowed(rules.get(), "/changed")).isTrue();
+        assertThat(allowed(rules.get(), "/changed")).isTrue();
+        assertThat(allowed(rules.get(), "/changed")).isFalse();
     }
 
     @Test
@@ -135,7 +135,7 @@ class ReloadingRuleSetTest {
         write(rulesJson(rule("a", "/a", 5)));
         assertThat(rules.reload()).isTrue();
 
-        assertThat(rules.current().rules()).extracting(Rule::id).containsExactly("a", "annotated");
+        assertThat(rules.get().rules()).extracting(Rule::id).containsExactly("a", "annotated");
     }
 
     @Test
@@ -160,7 +160,7 @@ class ReloadingRuleSetTest {
             write(rulesJson(rule("b", "/b", 5)));
 
             assertThat(reloaded.await(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(rules.current().rules()).extracting(Rule::id).containsExactly("b");
+            assertThat(rules.get().rules()).extracting(Rule::id).containsExactly("b");
             assertThatThrownBy(() -> rules.start(Duration.ofMillis(10))).isInstanceOf(IllegalStateException.class);
         }
     }
