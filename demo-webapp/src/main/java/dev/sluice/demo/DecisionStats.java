@@ -3,6 +3,7 @@ package dev.sluice.demo;
 import dev.sluice.Limit;
 import dev.sluice.Policy;
 import dev.sluice.TimeSource;
+import dev.sluice.metrics.Outcome;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.KeyMask;
 import dev.sluice.rules.Rule;
@@ -41,9 +42,6 @@ public final class DecisionStats {
     /** How many of a rule's most recent keys are shown. */
     static final int RECENT_KEYS = 5;
 
-    /** What a rule did with one request. */
-    enum Outcome { ALLOWED, DELAYED, REJECTED, SHADOW_REJECTED }
-
     private final TimeSource clock;
     private final Map<String, RuleCounts> rules = new LinkedHashMap<>();
 
@@ -56,20 +54,21 @@ public final class DecisionStats {
         return (DecisionStats) context.getAttribute(ATTRIBUTE);
     }
 
-    /** Counts what every rule did with one request. */
-    synchronized void record(Evaluation evaluation) {
-        long bucket = clock.nanos() / BUCKET.toNanos();
-        for (RuleDecision outcome : evaluation.outcomes()) {
-            rules.computeIfAbsent(outcome.rule().id(), id -> new RuleCounts(outcome.rule()))
-                    .add(bucket, KeyMask.of(outcome.key()), outcomeOf(outcome));
+    /**
+     * Counts what every rule did with one request. The rule's latest definition (after a rules reload) replaces the
+     * one shown; the keys are masked before the lock is taken.
+     */
+    void record(Evaluation evaluation) {
+        List<Counted> counted = new ArrayList<>(evaluation.outcomes().size());
+        for (RuleDecision decision : evaluation.outcomes()) {
+            counted.add(new Counted(decision.rule(), KeyMask.of(decision.key()), Outcome.of(decision)));
         }
-    }
-
-    private static Outcome outcomeOf(RuleDecision outcome) {
-        if (!outcome.decision().allowed()) {
-            return outcome.enforced() ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
+        synchronized (this) {
+            long bucket = clock.nanos() / BUCKET.toNanos();
+            for (Counted one : counted) {
+                rules.computeIfAbsent(one.rule().id(), id -> new RuleCounts()).add(bucket, one);
+            }
         }
-        return outcome.enforced() && outcome.decision().delayNanos() > 0 ? Outcome.DELAYED : Outcome.ALLOWED;
     }
 
     /** The counts now, oldest bucket first, rules in the order they were first seen. */
@@ -103,9 +102,13 @@ public final class DecisionStats {
     public record KeyCounts(String key, long allowed, long delayed, long rejected, long shadowRejected) {
     }
 
-    /** One rule's ring of buckets and its recent keys. Guarded by the enclosing instance's lock. */
+    /** What one rule did with one request, its key masked. */
+    private record Counted(Rule rule, String maskedKey, Outcome outcome) {
+    }
+
+    /** One rule's latest definition, ring of buckets and recent keys. Guarded by the enclosing instance's lock. */
     private static final class RuleCounts {
-        private final Rule rule;
+        private Rule rule;
         private final long[] bucketIds = new long[BUCKETS];
         private final long[][] counts = new long[BUCKETS][Outcome.values().length];
         private final Map<String, long[]> recentKeys = new LinkedHashMap<>(16, 0.75f, true) {
@@ -115,19 +118,20 @@ public final class DecisionStats {
             }
         };
 
-        RuleCounts(Rule rule) {
-            this.rule = rule;
+        RuleCounts() {
             Arrays.fill(bucketIds, -1);
         }
 
-        void add(long bucket, String maskedKey, Outcome outcome) {
+        void add(long bucket, Counted counted) {
+            rule = counted.rule();
             int slot = (int) (bucket % BUCKETS);
             if (bucketIds[slot] != bucket) {
                 bucketIds[slot] = bucket;
                 Arrays.fill(counts[slot], 0);
             }
-            counts[slot][outcome.ordinal()]++;
-            recentKeys.computeIfAbsent(maskedKey, key -> new long[Outcome.values().length])[outcome.ordinal()]++;
+            int outcome = counted.outcome().ordinal();
+            counts[slot][outcome]++;
+            recentKeys.computeIfAbsent(counted.maskedKey(), key -> new long[Outcome.values().length])[outcome]++;
         }
 
         RuleSeries series(long currentBucket) {
@@ -142,7 +146,9 @@ public final class DecisionStats {
                 }
             }
             List<KeyCounts> keys = new ArrayList<>();
-            recentKeys.forEach((key, c) -> keys.add(0, new KeyCounts(key, c[0], c[1], c[2], c[3])));
+            recentKeys.forEach((key, c) -> keys.add(0, new KeyCounts(key, c[Outcome.ALLOWED.ordinal()],
+                    c[Outcome.DELAYED.ordinal()], c[Outcome.REJECTED.ordinal()],
+                    c[Outcome.SHADOW_REJECTED.ordinal()])));
             return new RuleSeries(rule.id(), rule.mode().name().toLowerCase(Locale.ROOT),
                     rule.policy().algorithm().name().toLowerCase(Locale.ROOT), limitNames(rule),
                     rule.cost(), perOutcome[Outcome.ALLOWED.ordinal()], perOutcome[Outcome.DELAYED.ordinal()],

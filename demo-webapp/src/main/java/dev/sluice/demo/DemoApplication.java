@@ -10,13 +10,12 @@ import org.glassfish.jersey.server.ResourceConfig;
 /**
  * The demo's Jersey application: its resources, and the Sluice Jersey binding for the {@code @RateLimited}
  * methods, counting in the store of the servlet filter in front (the filter publishes it in the servlet context),
- * so annotated and rules-file limits share one cluster. Built once by Jersey.
+ * so annotated and rules-file limits share one cluster; the limiter service counts there too. Built once by Jersey.
  */
 public class DemoApplication extends ResourceConfig {
 
     public DemoApplication(@Context ServletContext servletContext) {
         register(ShowcaseResource.class);
-        register(LimiterServiceResource.class);
         register(StatsResource.class);
         CounterStore filterStore = (CounterStore) servletContext.getAttribute(RateLimitFilter.STORE_ATTRIBUTE);
         if (filterStore == null) {
@@ -24,5 +23,7 @@ public class DemoApplication extends ResourceConfig {
                     + "context attribute " + RateLimitFilter.STORE_ATTRIBUTE);
         }
         register(RateLimitFeature.builder().store(filterStore).build());
+        register(new LimiterServiceResource(filterStore,
+                (ServiceLimits) servletContext.getAttribute(ServiceLimitsListener.ATTRIBUTE)));
     }
 }

@@ -2,16 +2,14 @@ package dev.sluice.demo;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.sluice.Decision;
-import dev.sluice.servlet.RateLimitFilter;
+import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.store.CounterStore;
-import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.WebApplicationException;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -20,19 +18,23 @@ import java.util.Map;
 /**
  * The limiter as a service, for clients in any language: {@code POST /api/limits/{id}/increment} counts one request
  * made now, {@code GET /api/limits/{id}/delay} tells how long until the next request fits (0: now). The limits come
- * from {@link ServiceLimitsListener#LOCATION}; they count in the Sluice filter's store
- * ({@link RateLimitFilter#STORE_ATTRIBUTE}), so every instance of a cluster shares them. Durations are in whole
- * milliseconds, rounded up. One instance per request (Jersey's default); stateless.
+ * from {@link ServiceLimitsListener#LOCATION}; they count in the Sluice filter's store, so every instance of a cluster
+ * shares them. Durations are in whole milliseconds, rounded up. One instance per application; stateless, so
+ * thread-safe.
  */
 @Path("/limits/{id}")
 @Produces(MediaType.APPLICATION_JSON)
 public class LimiterServiceResource {
 
     private static final long NANOS_PER_MILLI = 1_000_000;
-    private static final long MILLIS_PER_SECOND = 1_000;
 
-    @Context
-    private ServletContext context;
+    private final CounterStore store;
+    private final ServiceLimits limits;
+
+    LimiterServiceResource(CounterStore store, ServiceLimits limits) {
+        this.store = store;
+        this.limits = limits;
+    }
 
     /**
      * A limit's state after an increment or at a delay query.
@@ -51,13 +53,13 @@ public class LimiterServiceResource {
     @Path("/increment")
     public Response increment(@PathParam("id") String id) {
         ServiceLimits.ServiceLimit limit = limit(id);
-        Decision decision = store().apply(limit.counterKey(), limit.policy(), 1, 0);
-        LimitAnswer answer = answer(id, decision.allowed(), decision);
+        Decision decision = store.apply(limit.counterKey(), limit.policy(), 1, 0);
+        LimitAnswer answer = answer(id, decision.allowed(), decision, decision);
         if (decision.allowed()) {
             return Response.ok(answer).build();
         }
-        long retryAfterSeconds = (answer.delayMs() + MILLIS_PER_SECOND - 1) / MILLIS_PER_SECOND;
-        return Response.status(429).header(HttpHeaders.RETRY_AFTER, retryAfterSeconds).entity(answer).build();
+        return Response.status(429).header(HttpHeaders.RETRY_AFTER, RateLimitHeaders.retryAfterSeconds(decision))
+                .entity(answer).build();
     }
 
     /**
@@ -68,18 +70,16 @@ public class LimiterServiceResource {
     @Path("/delay")
     public LimitAnswer delay(@PathParam("id") String id) {
         ServiceLimits.ServiceLimit limit = limit(id);
-        CounterStore store = store();
         Decision now = store.peek(limit.counterKey(), limit.policy(), 0);
         Decision next = store.peek(limit.counterKey(), limit.policy(), 1);
-        long delayNanos = next.allowed() ? 0 : next.retryAfterNanos();
-        return new LimitAnswer(id, null, now.limit(), now.remaining(), millisCeil(delayNanos),
-                millisCeil(now.resetAfterNanos()));
+        return answer(id, null, now, next);
     }
 
-    private static LimitAnswer answer(String id, boolean counted, Decision decision) {
-        long delayNanos = decision.allowed() ? 0 : decision.retryAfterNanos();
-        return new LimitAnswer(id, counted, decision.limit(), decision.remaining(), millisCeil(delayNanos),
-                millisCeil(decision.resetAfterNanos()));
+    /** The answer: limit, remaining and reset from {@code state}, the delay from {@code next}'s decision. */
+    private static LimitAnswer answer(String id, Boolean counted, Decision state, Decision next) {
+        long delayNanos = next.allowed() ? 0 : next.retryAfterNanos();
+        return new LimitAnswer(id, counted, state.limit(), state.remaining(), millisCeil(delayNanos),
+                millisCeil(state.resetAfterNanos()));
     }
 
     private static long millisCeil(long nanos) {
@@ -87,21 +87,8 @@ public class LimiterServiceResource {
     }
 
     private ServiceLimits.ServiceLimit limit(String id) {
-        ServiceLimits limits = (ServiceLimits) context.getAttribute(ServiceLimitsListener.ATTRIBUTE);
-        return limits.find(id).orElseThrow(() -> error(Response.Status.NOT_FOUND,
-                "no limit '" + id + "' in " + ServiceLimitsListener.LOCATION));
-    }
-
-    private CounterStore store() {
-        CounterStore store = (CounterStore) context.getAttribute(RateLimitFilter.STORE_ATTRIBUTE);
-        if (store == null) {
-            throw error(Response.Status.SERVICE_UNAVAILABLE, "the Sluice filter has not started");
-        }
-        return store;
-    }
-
-    private static WebApplicationException error(Response.Status status, String message) {
-        return new WebApplicationException(Response.status(status).type(MediaType.APPLICATION_JSON)
-                .entity(Map.of("error", message)).build());
+        return limits.find(id).orElseThrow(() -> new WebApplicationException(Response.status(Response.Status.NOT_FOUND)
+                .type(MediaType.APPLICATION_JSON)
+                .entity(Map.of("error", "no limit '" + id + "' in " + ServiceLimitsListener.LOCATION)).build()));
     }
 }

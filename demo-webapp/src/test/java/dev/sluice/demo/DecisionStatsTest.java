@@ -3,9 +3,9 @@ package dev.sluice.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ManualTimeSource;
-import dev.sluice.rules.RequestView;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.RulesFile;
+import dev.sluice.rules.TestRequest;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
 import java.util.List;
@@ -13,19 +13,27 @@ import org.junit.jupiter.api.Test;
 
 class DecisionStatsTest {
 
-    private static final RuleSet RULES = RulesFile.parse("test-rules.json", """
+    private static final RuleSet RULES = rules("""
             {"rules": [
               {"id": "enforced", "match": {"paths": ["/enforced"]}, "limits": [{"permits": 2, "period": "1m"}]},
               {"id": "shadow", "match": {"paths": ["/shadow"]}, "limits": [{"permits": 1, "period": "1m"}],
                "mode": "shadow"}
-            ]}""").toRuleSet();
+            ]}""");
 
     private final ManualTimeSource clock = new ManualTimeSource(Duration.ofDays(1).toNanos());
     private final LocalCounterStore store = new LocalCounterStore(clock, 1_000);
     private final DecisionStats stats = new DecisionStats(clock);
 
+    private static RuleSet rules(String json) {
+        return RulesFile.parse("test-rules.json", json).toRuleSet();
+    }
+
     private void request(String path, String clientAddress) {
-        stats.record(RULES.evaluate(new Request(path, clientAddress), store));
+        request(RULES, path, clientAddress);
+    }
+
+    private void request(RuleSet rules, String path, String clientAddress) {
+        stats.record(rules.evaluate(TestRequest.get(path).from(clientAddress), store));
     }
 
     private DecisionStats.RuleSeries series(String ruleId) {
@@ -76,31 +84,20 @@ class DecisionStatsTest {
         assertThat(series("enforced").keys().get(0).allowed()).isEqualTo(2);
     }
 
-    /** A GET from {@code clientAddress}. */
-    private record Request(String rawPath, String remoteAddress) implements RequestView {
-        @Override
-        public String method() {
-            return "GET";
-        }
+    @Test
+    void record_afterARulesReload_showsTheRulesLatestDefinition() {
+        request("/enforced", "192.0.2.1");
+        DecisionStats.RuleSeries before = series("enforced");
+        RuleSet reloaded = rules("""
+                {"rules": [{"id": "enforced", "match": {"paths": ["/enforced"]}, "mode": "shadow",
+                            "algorithm": "leaky_bucket", "limits": [{"permits": 7, "period": "1h"}]}]}""");
 
-        @Override
-        public String host() {
-            return null;
-        }
+        request(reloaded, "/enforced", "192.0.2.1");
 
-        @Override
-        public List<String> headers(String name) {
-            return List.of();
-        }
-
-        @Override
-        public String cookie(String name) {
-            return null;
-        }
-
-        @Override
-        public String queryParameter(String name) {
-            return null;
-        }
+        DecisionStats.RuleSeries after = series("enforced");
+        assertThat(after.mode()).isEqualTo("shadow");
+        assertThat(after.algorithm()).isEqualTo("leaky_bucket");
+        assertThat(after.limits()).isNotEqualTo(before.limits()).singleElement().asString().contains("7");
+        assertThat(after.allowed()).as("the counts are kept").endsWith(2);
     }
 }

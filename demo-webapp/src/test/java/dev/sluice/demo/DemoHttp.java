@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /** Real HTTP requests to one running demo instance. Thread-safe. */
 final class DemoHttp {
@@ -23,12 +24,21 @@ final class DemoHttp {
 
     /** Sends {@code method path} with the given header name, value pairs. */
     HttpResponse<String> send(String method, String path, String... headers) throws IOException, InterruptedException {
+        return client.send(request(method, path, headers), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Like {@link #send}, without waiting for the answer: requests sent this way are in flight together. */
+    CompletableFuture<HttpResponse<String>> sendAsync(String method, String path, String... headers) {
+        return client.sendAsync(request(method, path, headers), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest request(String method, String path, String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
                 .method(method, HttpRequest.BodyPublishers.noBody());
         if (headers.length > 0) {
             request.headers(headers);
         }
-        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return request.build();
     }
 
     HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {

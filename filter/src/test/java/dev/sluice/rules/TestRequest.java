@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** A {@link RequestView} built by hand for tests. */
-final class TestRequest implements RequestView {
+/** A {@link RequestView} built by hand for tests (of this module and of the modules using its test-jar). */
+public final class TestRequest implements RequestView {
 
     private String method = "GET";
     private String rawPath = "/";
@@ -21,7 +21,7 @@ final class TestRequest implements RequestView {
     private final Map<String, String> query = new HashMap<>();
     private final Map<String, String> pathParameters = new HashMap<>();
 
-    static TestRequest get(String path) {
+    public static TestRequest get(String path) {
         return new TestRequest().path(path);
     }
 
@@ -40,7 +40,7 @@ final class TestRequest implements RequestView {
         return this;
     }
 
-    TestRequest from(String address) {
+    public TestRequest from(String address) {
         remoteAddress = address;
         return this;
     }

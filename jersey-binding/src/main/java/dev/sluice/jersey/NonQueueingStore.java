@@ -34,6 +34,11 @@ final class NonQueueingStore implements CounterStore {
     }
 
     @Override
+    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        return delegate.peekAsync(key, policy, cost);
+    }
+
+    @Override
     public void close() {
     }
 }

@@ -12,9 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.glassfish.jersey.server.ResourceConfig;
-import org.glassfish.jersey.servlet.ServletContainer;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,10 +44,7 @@ class HostileInputJerseyTest {
     private JettyServer start(String contextPath, Resources.Login login, RateLimitFeature feature) throws Exception {
         ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
         context.setContextPath(contextPath);
-        ServletHolder jersey = new ServletHolder(new ServletContainer(new ResourceConfig().register(login)
-                .register(feature)));
-        jersey.setInitOrder(1);
-        context.addServlet(jersey, "/*");
+        JerseyServlet.deploy(context, new ResourceConfig().register(login).register(feature));
         JettyServer server = JettyServer.start(20, context);
         servers.add(server);
         return server;

@@ -27,9 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.glassfish.jersey.server.ResourceConfig;
-import org.glassfish.jersey.servlet.ServletContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,11 +94,7 @@ class KeysNotInClearJerseyTest {
                     Resources.HeaderAuthentication.class).register(RateLimitFeature.builder()
                     .rulesFile(Files.writeString(dir.resolve("rules.json"), RULES)).store(store).build());
             String clientFailure;
-            try (JettyServer server = JettyServer.start(context -> {
-                ServletHolder jersey = new ServletHolder(new ServletContainer(app));
-                jersey.setInitOrder(1);
-                context.addServlet(jersey, "/*");
-            })) {
+            try (JettyServer server = JettyServer.start(context -> JerseyServlet.deploy(context, app))) {
                 for (String[] request : REQUESTS) {
                     for (int i = 0; i < 4; i++) {
                         responses.add(CanaryKeys.rateLimitPart(server.get(request[0], headers(request))));

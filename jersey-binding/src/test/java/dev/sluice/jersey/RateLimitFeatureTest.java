@@ -15,11 +15,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.glassfish.jersey.server.ApplicationHandler;
 import org.glassfish.jersey.server.ResourceConfig;
-import org.glassfish.jersey.servlet.ServletContainer;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,9 +40,7 @@ class RateLimitFeatureTest {
             if (servletFilter != null) {
                 context.addFilter(new FilterHolder(servletFilter), "/*", EnumSet.of(DispatcherType.REQUEST));
             }
-            ServletHolder jersey = new ServletHolder(new ServletContainer(app));
-            jersey.setInitOrder(1);
-            context.addServlet(jersey, "/*");
+            JerseyServlet.deploy(context, app);
         });
         servers.add(server);
         return server;
@@ -125,6 +120,23 @@ class RateLimitFeatureTest {
                     .hasValue(Integer.toString(remaining));
         }
         assertThat(server.get("/plain").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void leakyBucketWithMaxDelay_requestThatWouldWait_isRejectedWithRetryAfterNotHeld() throws Exception {
+        RateLimitFeature feature = RateLimitFeature.builder().rulesFile(rulesFile("""
+                {"rules": [{"id": "queue", "match": {"paths": ["/plain"]}, "key": {"type": "constant"},
+                            "algorithm": "leaky_bucket", "limits": [{"permits": 1, "period": "10s", "capacity": 5}],
+                            "maxDelay": "1m"}]}
+                """)).rulesReloadInterval(Duration.ZERO).build();
+        JettyServer server = start(app(feature), null);
+
+        assertThat(server.get("/plain").statusCode()).isEqualTo(200);
+        HttpResponse<String> wouldWait = server.get("/plain");
+
+        assertThat(wouldWait.statusCode()).as("its slot is 10 s away, within maxDelay").isEqualTo(429);
+        assertThat(wouldWait.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
+                seconds -> assertThat(seconds).isBetween(9L, 10L));
     }
 
     @Test

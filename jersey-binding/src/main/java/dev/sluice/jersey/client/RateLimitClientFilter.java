@@ -55,26 +55,27 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
 
     private static final String KEYS_PROPERTY = RateLimitClientFilter.class.getName() + ".keys";
 
-    private final List<ClientRule> rules;
-    private final List<RateLimiter> limiters;
+    private final List<LimitedRule> rules;
     private final RemotePauses pauses;
     private final TimeSource time;
     private final Duration maxWait;
 
     private RateLimitClientFilter(Builder builder) {
-        this.rules = List.copyOf(builder.rules);
         this.time = builder.time;
         this.maxWait = builder.maxWait;
         CounterStore store = builder.store != null ? builder.store
                 : new LocalCounterStore(time, LocalCounterStore.DEFAULT_MAX_KEYS);
-        this.limiters = rules.stream()
-                .map(rule -> RateLimiter.builder().policy(rule.policy()).store(store).timeSource(time).build())
-                .toList();
+        this.rules = builder.rules.stream().map(rule -> new LimitedRule(rule,
+                RateLimiter.builder().policy(rule.policy()).store(store).timeSource(time).build())).toList();
         this.pauses = new RemotePauses(store);
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** A rule with the limiter that takes its permits. */
+    private record LimitedRule(ClientRule rule, RateLimiter limiter) {
     }
 
     /** A counter key a request counted under, with the rule that names it. */
@@ -89,11 +90,11 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
         List<Counted> counted = new ArrayList<>(1);
         long deadline = saturatedAdd(time.nanos(), maxWait.toNanos());
         try {
-            for (int i = 0; i < rules.size(); i++) {
-                ClientRule rule = rules.get(i);
+            for (LimitedRule limited : rules) {
+                ClientRule rule = limited.rule();
                 if (rule.matches(host, path)) {
                     String key = rule.counterKey(host, path);
-                    admit(key, rule, limiters.get(i), deadline);
+                    admit(key, rule, limited.limiter(), deadline);
                     counted.add(new Counted(key, rule));
                 }
             }

@@ -6,6 +6,8 @@ import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /*
  * Why GCRA, and why the capacity changes from call to call: a pause is "this key is paused until T", shared by every
@@ -29,6 +31,8 @@ final class RemotePauses {
     private static final int MAX_ATTEMPTS = 16;
 
     private final CounterStore store;
+    /** Per rule id, the policy that reads a pause: capacity 1, the same for every check. */
+    private final Map<String, Policy> checkPolicies = new ConcurrentHashMap<>();
 
     RemotePauses(CounterStore store) {
         this.store = store;
@@ -36,7 +40,7 @@ final class RemotePauses {
 
     /** The key's pause now: allowed when not paused, otherwise rejected with the remaining pause as retry-after. */
     Decision check(String counterKey, String ruleId) {
-        return store.peek(pauseKey(counterKey), policy(1, ruleId), 1);
+        return store.peek(pauseKey(counterKey), checkPolicies.computeIfAbsent(ruleId, id -> policy(1, id)), 1);
     }
 
     /** Pauses the key for every worker until at least {@code pause} from now; a longer pause in force stays. */

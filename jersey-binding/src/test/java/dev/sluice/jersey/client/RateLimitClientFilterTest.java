@@ -17,6 +17,9 @@ import jakarta.ws.rs.client.Client;
 import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -182,6 +185,10 @@ class RateLimitClientFilterTest {
     @Test
     void retryAfter_readsSecondsAndHttpDates() {
         assertThat(RateLimitClientFilter.retryAfter("3")).isEqualTo(Duration.ofSeconds(3));
+        String inThirtySeconds = DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(30));
+        assertThat(RateLimitClientFilter.retryAfter(inThirtySeconds)).as(inThirtySeconds)
+                .isBetween(Duration.ofSeconds(28), Duration.ofSeconds(31));
         assertThat(RateLimitClientFilter.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT")).as("in the past").isNull();
         assertThat(RateLimitClientFilter.retryAfter("soon")).isNull();
         assertThat(RateLimitClientFilter.retryAfter(null)).isNull();
