@@ -95,6 +95,9 @@ final class NormalizedPath {
             if (low >= 0) {
                 bytes.write(high * 16 + low);
                 i += 3;
+            } else if (segment.charAt(i) < 0x80) {
+                bytes.write(segment.charAt(i));
+                i++;
             } else {
                 int next = i + Character.charCount(segment.codePointAt(i));
                 byte[] literal = segment.substring(i, next).getBytes(StandardCharsets.UTF_8);

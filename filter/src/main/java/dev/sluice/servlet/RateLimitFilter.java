@@ -212,7 +212,14 @@ public class RateLimitFilter implements Filter {
 
         @Override
         public void close() {
-            scheduler.shutdownNow();
+            // Requests still waiting for their slot are sent on now, not left hanging without a timeout.
+            for (Runnable waiting : scheduler.shutdownNow()) {
+                try {
+                    waiting.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "could not release a delayed request on shutdown", e);
+                }
+            }
             closeQuietly(ruleSource);
             store.close();
         }

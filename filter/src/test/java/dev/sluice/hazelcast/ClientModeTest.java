@@ -34,12 +34,8 @@ class ClientModeTest {
     @BeforeEach
     void startClusterAndClient() {
         members = ClusterSupport.startCluster(1, time);
-        int port = members.get(0).instance().getCluster().getLocalMember().getAddress().getPort();
-        client = ClusterSupport.withTestProperties(HazelcastCounterStore.builder()
-                        .client()
-                        .clusterName(members.get(0).instance().getConfig().getClusterName())
-                        .members(ClusterSupport.LOOPBACK + ":" + port))
-                .build();
+        client = ClusterSupport.client(members.get(0).instance().getConfig().getClusterName(),
+                ClusterSupport.address(members.get(0))).build();
     }
 
     @AfterEach

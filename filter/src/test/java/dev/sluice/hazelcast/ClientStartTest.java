@@ -44,7 +44,7 @@ class ClientStartTest {
         HazelcastCounterStore member = ClusterSupport.member(clusterName, port, List.of(port))
                 .mapName("not-the-counters").memberTimeSource(new ManualTimeSource()).build();
         stores.add(member);
-        ClusterSupport.await(() -> decidesRemotely(guarded), Duration.ofSeconds(60), "the client to connect");
+        ClusterSupport.await(() -> ClusterSupport.decidesRemotely(guarded), Duration.ofSeconds(60), "the client to connect");
 
         assertThat(guarded.apply("shared", THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
         assertThat(member.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME).containsKey("shared"))
@@ -70,24 +70,13 @@ class ClientStartTest {
     }
 
     private HazelcastCounterStore client(String clusterName, int port) {
-        HazelcastCounterStore client = ClusterSupport.withTestProperties(HazelcastCounterStore.builder()
-                        .client()
-                        .clusterName(clusterName)
-                        .members(ClusterSupport.LOOPBACK + ":" + port)
-                        .maxKeysPerMember(1234)
-                        .clientStartWait(START_WAIT))
-                .build();
+        HazelcastCounterStore client = ClusterSupport.client(clusterName, ClusterSupport.LOOPBACK + ":" + port)
+                .maxKeysPerMember(1234).clientStartWait(START_WAIT).build();
         stores.add(client);
         return client;
     }
 
     private static MapConfig countersMapConfig(HazelcastCounterStore member) {
         return member.instance().getConfig().getMapConfig(HazelcastCounterStore.DEFAULT_MAP_NAME);
-    }
-
-    private static boolean decidesRemotely(FailurePolicyStore store) {
-        long failures = store.failures() + store.timeouts();
-        store.peek("probe", THREE_PER_HOUR, 1);
-        return store.failures() + store.timeouts() == failures;
     }
 }

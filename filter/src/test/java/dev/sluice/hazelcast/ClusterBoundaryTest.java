@@ -60,8 +60,7 @@ class ClusterBoundaryTest {
     void put_javaSerializedObjectFromAClientWithoutFilter_isRefusedUnread() {
         HazelcastInstance member = members.get(0).instance();
         ClientConfig config = new ClientConfig().setClusterName(member.getConfig().getClusterName());
-        config.getNetworkConfig().addAddress(ClusterSupport.LOOPBACK + ":"
-                + member.getCluster().getLocalMember().getAddress().getPort());
+        config.getNetworkConfig().addAddress(ClusterSupport.address(members.get(0)));
         HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
         rawClients.add(client);
         assertGadgetRefused(client.getMap(HazelcastCounterStore.DEFAULT_MAP_NAME), "gadget-from-client");

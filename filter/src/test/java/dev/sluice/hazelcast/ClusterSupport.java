@@ -2,7 +2,11 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.partition.Partition;
+import dev.sluice.Limit;
+import dev.sluice.Policy;
 import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.store.FailurePolicyStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -21,6 +25,9 @@ import java.util.logging.Logger;
 public final class ClusterSupport {
 
     public static final String LOOPBACK = "127.0.0.1";
+
+    /** What probe decisions count under: never exhausted by a test. */
+    private static final Policy PROBE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000_000, Duration.ofHours(1)));
 
     // Members leaving on purpose make Hazelcast warn at length; keep errors only. Held so the level sticks:
     // java.util.logging keeps loggers weakly.
@@ -67,6 +74,24 @@ public final class ClusterSupport {
                 .property("hazelcast.heartbeat.interval.seconds", "1")
                 .property("hazelcast.max.no.heartbeat.seconds", "6")
                 .property("hazelcast.internal.map.expiration.task.period.seconds", "1");
+    }
+
+    /** A builder for a client of {@code clusterName} at {@code addresses}, with test-speed settings. */
+    static HazelcastCounterStore.Builder client(String clusterName, String... addresses) {
+        return withTestProperties(HazelcastCounterStore.builder().client().clusterName(clusterName)
+                .members(addresses));
+    }
+
+    /** Whether a decision through {@code store} is made by its remote store within its timeout (connected, warm). */
+    static boolean decidesRemotely(FailurePolicyStore store) {
+        long failures = store.failures() + store.timeouts();
+        store.apply("probe", PROBE, 1, 0);
+        return store.failures() + store.timeouts() == failures;
+    }
+
+    /** The address a member listens on, for clients and joiners. */
+    public static String address(HazelcastCounterStore member) {
+        return LOOPBACK + ":" + member.instance().getCluster().getLocalMember().getAddress().getPort();
     }
 
     /** Starts {@code size} members deciding by {@code clocks} (one per member, or one shared), and waits for all. */

@@ -233,11 +233,7 @@ class MemberProcessFaultTest {
     }
 
     private HazelcastCounterStore client() {
-        HazelcastCounterStore client = ClusterSupport.withTestProperties(HazelcastCounterStore.builder()
-                        .client()
-                        .clusterName(cluster.clusterName())
-                        .members(cluster.addresses()))
-                .build();
+        HazelcastCounterStore client = ClusterSupport.client(cluster.clusterName(), cluster.addresses()).build();
         clients.add(client);
         return client;
     }
@@ -282,16 +278,10 @@ class MemberProcessFaultTest {
     private static void awaitDecidingRemotely(FailurePolicyStore first, FailurePolicyStore second) {
         int[] inARow = {0};
         ClusterSupport.await(() -> {
-            inARow[0] = decidesRemotely(first) && decidesRemotely(second) ? inARow[0] + 1 : 0;
+            inARow[0] = ClusterSupport.decidesRemotely(first) && ClusterSupport.decidesRemotely(second)
+                    ? inARow[0] + 1 : 0;
             return inARow[0] >= 5;
         }, Duration.ofSeconds(120), "both applications deciding on the cluster");
-    }
-
-    /** Whether a decision through {@code app} is made by the cluster within the timeout. */
-    private static boolean decidesRemotely(FailurePolicyStore app) {
-        long failures = app.failures() + app.timeouts();
-        app.apply("probe", THREE, 1, 0);
-        return app.failures() + app.timeouts() == failures;
     }
 
     private static int admittedAlternately(CounterStore first, CounterStore second, String key, int attempts) {

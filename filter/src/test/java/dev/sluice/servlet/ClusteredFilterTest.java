@@ -122,14 +122,13 @@ class ClusteredFilterTest {
     void filter_clusterDown_followsTheFailurePolicy(String policy, int status, String retryAfter) throws Exception {
         List<HazelcastCounterStore> members = ClusterSupport.startCluster(1, dev.sluice.TimeSource.system());
         resources.add(() -> ClusterSupport.closeAll(members));
-        int port = members.get(0).instance().getCluster().getLocalMember().getAddress().getPort();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Metrics.globalRegistry.add(registry);
         resources.add(() -> Metrics.globalRegistry.remove(registry));
         JettyServer server = server(Map.of(
                 "store", "hazelcast-client",
                 "hazelcast-cluster-name", members.get(0).instance().getConfig().getClusterName(),
-                "hazelcast-members", ClusterSupport.LOOPBACK + ":" + port,
+                "hazelcast-members", ClusterSupport.address(members.get(0)),
                 "failure-policy", policy,
                 "store-timeout", "250ms",
                 "metrics", "micrometer"));

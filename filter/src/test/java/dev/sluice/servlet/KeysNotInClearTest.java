@@ -104,8 +104,7 @@ class KeysNotInClearTest {
                     .rulesReloadInterval(Duration.ZERO)
                     .store(FilterSettings.StoreKind.HAZELCAST_CLIENT)
                     .clusterName(cluster.get(0).instance().getConfig().getClusterName())
-                    .members(List.of(ClusterSupport.LOOPBACK + ":"
-                            + cluster.get(0).instance().getCluster().getLocalMember().getAddress().getPort()))
+                    .members(List.of(ClusterSupport.address(cluster.get(0))))
                     .failurePolicy(FailurePolicyStore.OnFailure.REJECT)
                     .storeTimeout(Duration.ofMillis(250))
                     .trustedProxies(List.of("127.0.0.1"))
