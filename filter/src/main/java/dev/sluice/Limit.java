@@ -32,8 +32,8 @@ public final class Limit {
     private final long periodNanos;
     private final long capacity;
     private final String name;
-    /** Cached: limits are hashed as part of a policy, which is a map key. */
-    private final int hash;
+    /** Computed on first use and kept (as {@code String} does): members build limits per decision, never hashing them. */
+    private int hash;
 
     private Limit(long permits, long periodNanos, long capacity, String name) {
         if (permits < 1 || permits > MAX_PERMITS) {
@@ -57,7 +57,6 @@ public final class Limit {
         this.periodNanos = periodNanos;
         this.capacity = capacity;
         this.name = name;
-        this.hash = Objects.hash(permits, periodNanos, capacity, name);
     }
 
     /** Whether {@code capacity * period / permits} exceeds {@link #MAX_REFILL}; 128-bit only when 64 overflow. */
@@ -128,7 +127,6 @@ public final class Limit {
     @Override
     public boolean equals(Object o) {
         return o == this || o instanceof Limit other
-                && hash == other.hash
                 && permits == other.permits
                 && periodNanos == other.periodNanos
                 && capacity == other.capacity
@@ -137,7 +135,12 @@ public final class Limit {
 
     @Override
     public int hashCode() {
-        return hash;
+        int h = hash;
+        if (h == 0) {
+            h = Objects.hash(permits, periodNanos, capacity, name);
+            hash = h;
+        }
+        return h;
     }
 
     @Override

@@ -21,8 +21,8 @@ public final class Policy {
     private final Algorithm algorithm;
     private final List<Limit> limits;
     private final long capacity;
-    /** Cached: a policy is a map key (cached rejections) and immutable. */
-    private final int hash;
+    /** Computed on first use and kept (as {@code String} does): a policy is a map key in cached rejections. */
+    private int hash;
 
     private Policy(Algorithm algorithm, List<Limit> limits) {
         this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
@@ -40,7 +40,6 @@ public final class Policy {
             smallest = Math.min(smallest, limit.capacity());
         }
         this.capacity = smallest;
-        this.hash = 31 * algorithm.hashCode() + this.limits.hashCode();
     }
 
     /** A policy of {@code algorithm} over {@code limits}; throws {@link IllegalArgumentException} when the algorithm
@@ -82,13 +81,17 @@ public final class Policy {
 
     @Override
     public boolean equals(Object o) {
-        return o == this || o instanceof Policy other && hash == other.hash && algorithm == other.algorithm
-                && limits.equals(other.limits);
+        return o == this || o instanceof Policy other && algorithm == other.algorithm && limits.equals(other.limits);
     }
 
     @Override
     public int hashCode() {
-        return hash;
+        int h = hash;
+        if (h == 0) {
+            h = 31 * algorithm.hashCode() + limits.hashCode();
+            hash = h;
+        }
+        return h;
     }
 
     @Override
