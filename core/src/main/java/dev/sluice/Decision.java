@@ -16,17 +16,17 @@ import java.util.Objects;
  * @param resetAfterNanos nanoseconds until the limit is back to full capacity if nothing else is consumed
  * @param delayNanos when allowed by a queueing algorithm (the leaky bucket), how long the caller must wait for its
  *     slot before proceeding; zero otherwise
- * @param policy the name of the limit that decided
+ * @param limitName the name of the limit that decided ({@link Limit#name()})
  */
 public record Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long resetAfterNanos,
-                       long delayNanos, String policy) {
+                       long delayNanos, String limitName) {
 
     /** The {@link #retryAfterNanos()} of a request that can never be granted. */
     public static final long NEVER = Long.MAX_VALUE;
 
     /** Checks the invariants every algorithm must keep. */
     public Decision {
-        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(limitName, "limitName");
         if (limit < 1 || remaining < 0 || resetAfterNanos < 0 || delayNanos < 0) {
             throw new IllegalArgumentException("inconsistent decision: limit " + limit + ", remaining " + remaining
                     + ", resetAfter " + resetAfterNanos + ", delay " + delayNanos);

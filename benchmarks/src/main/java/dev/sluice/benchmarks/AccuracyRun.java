@@ -1,8 +1,8 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.SplittableRandom;

@@ -1,8 +1,8 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;

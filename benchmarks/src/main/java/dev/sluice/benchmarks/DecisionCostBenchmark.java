@@ -1,9 +1,9 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

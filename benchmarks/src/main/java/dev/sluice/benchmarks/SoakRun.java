@@ -1,9 +1,9 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.management.ManagementFactory;

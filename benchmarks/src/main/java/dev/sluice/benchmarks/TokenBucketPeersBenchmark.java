@@ -2,8 +2,8 @@ package dev.sluice.benchmarks;
 
 import com.google.common.util.concurrent.RateLimiter;
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.store.LocalCounterStore;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;

@@ -1,7 +1,6 @@
-package dev.sluice;
+package dev.sluice.algorithm;
 
-import dev.sluice.algorithm.Algorithm;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.Limit;
 import java.util.List;
 import java.util.Objects;
 

@@ -43,14 +43,14 @@ public record ProblemDetails(int status, String detail, List<String> policies, l
      */
     public static ProblemDetails of(List<Decision> rejections, int status, String message) {
         Decision verdict = rejections.get(0);
-        List<String> policies = rejections.stream().map(Decision::policy).distinct().toList();
+        List<String> policies = rejections.stream().map(Decision::limitName).distinct().toList();
         long retryAfter = verdict.canSucceed() ? RateLimitHeaders.retryAfterSeconds(verdict) : -1;
         String detail = message != null ? message : generatedDetail(verdict, retryAfter);
         return new ProblemDetails(status, detail, policies, retryAfter);
     }
 
     private static String generatedDetail(Decision verdict, long retryAfter) {
-        String exceeded = "Rate limit '" + verdict.policy() + "' exceeded.";
+        String exceeded = "Rate limit '" + verdict.limitName() + "' exceeded.";
         if (retryAfter < 0) {
             return exceeded + " This request costs more than the limit's capacity of " + verdict.limit()
                     + " and can never be granted.";

@@ -69,7 +69,7 @@ public final class RateLimitHeaders {
         StringBuilder field = new StringBuilder();
         for (Decision decision : decisions) {
             separate(field);
-            appendString(field, decision.policy());
+            appendString(field, decision.limitName());
             field.append(";r=").append(decision.remaining()).append(";t=")
                     .append(Seconds.ceil(decision.resetAfterNanos()));
         }

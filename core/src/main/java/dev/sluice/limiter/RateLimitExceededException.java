@@ -1,5 +1,6 @@
-package dev.sluice;
+package dev.sluice.limiter;
 
+import dev.sluice.Decision;
 import java.time.Duration;
 
 /**
@@ -19,10 +20,10 @@ public class RateLimitExceededException extends RuntimeException {
 
     private static String message(Decision decision, long cost, Duration maxWait) {
         if (!decision.canSucceed()) {
-            return "rate limit '" + decision.policy() + "': a cost of " + cost + " can never be granted, the capacity is "
+            return "rate limit '" + decision.limitName() + "': a cost of " + cost + " can never be granted, the capacity is "
                     + decision.limit();
         }
-        return "rate limit '" + decision.policy() + "' exceeded: a cost of " + cost + " would be granted in "
+        return "rate limit '" + decision.limitName() + "' exceeded: a cost of " + cost + " would be granted in "
                 + decision.retryAfter() + ", longer than the maximum wait of " + maxWait;
     }
 

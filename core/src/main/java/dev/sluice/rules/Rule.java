@@ -1,8 +1,8 @@
 package dev.sluice.rules;
 
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.Decision;
-import dev.sluice.Policy;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
 import java.lang.reflect.Method;
 import java.util.ArrayList;

@@ -8,8 +8,8 @@ import static dev.sluice.rules.JsonFields.nonBlank;
 import static dev.sluice.rules.JsonFields.string;
 
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.rules.JsonTree.Node;
 import dev.sluice.rules.JsonTree.Type;
 import java.io.IOException;

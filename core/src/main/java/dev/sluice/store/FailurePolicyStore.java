@@ -1,7 +1,7 @@
 package dev.sluice.store;
 
 import dev.sluice.Decision;
-import dev.sluice.Policy;
+import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

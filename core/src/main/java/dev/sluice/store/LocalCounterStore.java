@@ -1,8 +1,8 @@
 package dev.sluice.store;
 
 import dev.sluice.Decision;
-import dev.sluice.Policy;
 import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
 import java.util.Iterator;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package dev.sluice.store;
 
 import dev.sluice.Decision;
-import dev.sluice.Policy;
 import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Policy;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -117,7 +117,7 @@ public final class RejectionCachingStore implements CounterStore {
         long retryAfter = rejection.until - now;
         long resetAfter = Math.max(retryAfter, original.resetAfterNanos() - (now - rejection.sentAt));
         return new Decision(false, original.limit(), original.remaining(), retryAfter, resetAfter, 0,
-                original.policy());
+                original.limitName());
     }
 
     private void remember(CacheKey cacheKey, Decision decision, long sentAt, long cost, long maxDelayNanos) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import org.junit.jupiter.api.Test;
 
 class FixedWindowTest {

@@ -1,13 +1,13 @@
-package dev.sluice;
+package dev.sluice.algorithm;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import dev.sluice.algorithm.Algorithm;
+import dev.sluice.Limit;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class PolicyTest {
 

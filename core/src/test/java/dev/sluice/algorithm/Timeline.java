@@ -2,7 +2,6 @@ package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import java.time.Duration;
 
 /** One key's state under one policy, driven by hand along a timeline: the algorithms without any store. */

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.rules.ClientAddresses.Header;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
@@ -223,9 +223,9 @@ class RuleSetTest {
 
         assertThat(second.allowed()).isTrue();
         assertThat(third.allowed()).isFalse();
-        assertThat(third.limiting().orElseThrow().decision().policy()).isEqualTo("burst");
+        assertThat(third.limiting().orElseThrow().decision().limitName()).isEqualTo("burst");
         assertThat(fifth.allowed()).isFalse();
-        assertThat(fifth.limiting().orElseThrow().decision().policy()).isEqualTo("daily");
+        assertThat(fifth.limiting().orElseThrow().decision().limitName()).isEqualTo("daily");
     }
 
     @Test

@@ -1,8 +1,8 @@
 package dev.sluice.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +63,7 @@ public abstract class CounterStoreContract {
             assertThat(decision.allowed()).isTrue();
             assertThat(decision.remaining()).isEqualTo(expected);
             assertThat(decision.limit()).isEqualTo(10);
-            assertThat(decision.policy()).isEqualTo("10/1m");
+            assertThat(decision.limitName()).isEqualTo("10/1m");
         }
     }
 
@@ -115,13 +115,13 @@ public abstract class CounterStoreContract {
         Policy policy = Policy.of(Algorithm.FIXED_WINDOW, perSecond, perHour);
 
         drain("k", policy, 3);
-        assertThat(store.apply("k", policy, 1, 0).policy()).isEqualTo("burst");
+        assertThat(store.apply("k", policy, 1, 0).limitName()).isEqualTo("burst");
 
         time.advance(Duration.ofSeconds(1));
         drain("k", policy, 2);
         Decision hourly = store.apply("k", policy, 1, 0);
         assertThat(hourly.allowed()).isFalse();
-        assertThat(hourly.policy()).isEqualTo("hourly");
+        assertThat(hourly.limitName()).isEqualTo("hourly");
     }
 
     @Test
@@ -132,12 +132,12 @@ public abstract class CounterStoreContract {
 
         drain("k", policy, 2);
         for (int i = 0; i < 3; i++) {
-            assertThat(store.apply("k", policy, 1, 0).policy()).isEqualTo("minute");
+            assertThat(store.apply("k", policy, 1, 0).limitName()).isEqualTo("minute");
         }
         time.advance(Duration.ofMinutes(1));
         // Had the three rejections been charged to the hourly limit, it would have no permits left for these two.
         drain("k", policy, 2);
-        assertThat(store.apply("k", policy, 1, 0).policy()).isEqualTo("hour");
+        assertThat(store.apply("k", policy, 1, 0).limitName()).isEqualTo("hour");
     }
 
     @ParameterizedTest

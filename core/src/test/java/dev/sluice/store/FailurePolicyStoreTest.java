@@ -3,10 +3,10 @@ package dev.sluice.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
-import dev.sluice.ManualTimeSource;
-import dev.sluice.Policy;
-import dev.sluice.algorithm.Algorithm;
 import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

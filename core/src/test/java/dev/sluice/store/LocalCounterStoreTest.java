@@ -3,8 +3,8 @@ package dev.sluice.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ManualTimeSource;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

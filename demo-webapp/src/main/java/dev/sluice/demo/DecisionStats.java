@@ -1,8 +1,8 @@
 package dev.sluice.demo;
 
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.metrics.Outcome;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.KeyMask;

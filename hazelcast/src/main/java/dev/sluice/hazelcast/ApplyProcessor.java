@@ -2,7 +2,7 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
-import dev.sluice.Policy;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -30,7 +30,7 @@ final class DecisionResult implements IdentifiedDataSerializable {
         out.writeLong(decision.retryAfterNanos());
         out.writeLong(decision.resetAfterNanos());
         out.writeLong(decision.delayNanos());
-        out.writeString(decision.policy());
+        out.writeString(decision.limitName());
     }
 
     @Override

@@ -2,7 +2,7 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.core.ReadOnly;
 import com.hazelcast.map.EntryProcessor;
-import dev.sluice.Policy;
+import dev.sluice.algorithm.Policy;
 import java.util.Map;
 
 /** Evaluates a key's state on its owner without changing it; {@link ReadOnly}, so Hazelcast makes no backup. */

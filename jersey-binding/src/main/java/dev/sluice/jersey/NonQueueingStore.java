@@ -1,7 +1,7 @@
 package dev.sluice.jersey;
 
 import dev.sluice.Decision;
-import dev.sluice.Policy;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
 import java.util.concurrent.CompletionStage;
 

@@ -6,11 +6,11 @@ import static org.assertj.core.api.SoftAssertions.assertSoftly;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
-import dev.sluice.Policy;
-import dev.sluice.RateLimitExceededException;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.jersey.client.ClientRule;
 import dev.sluice.jersey.client.RateLimitClientFilter;
+import dev.sluice.limiter.RateLimitExceededException;
 import dev.sluice.servlet.CanaryKeys;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.LogCapture;

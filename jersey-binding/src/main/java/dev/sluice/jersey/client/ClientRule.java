@@ -1,6 +1,6 @@
 package dev.sluice.jersey.client;
 
-import dev.sluice.Policy;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.rules.PathPattern;
 import java.util.Locale;
 import java.util.Objects;

@@ -1,9 +1,9 @@
 package dev.sluice.jersey.client;
 
 import dev.sluice.Decision;
-import dev.sluice.RateLimitExceededException;
-import dev.sluice.RateLimiter;
 import dev.sluice.TimeSource;
+import dev.sluice.limiter.RateLimitExceededException;
+import dev.sluice.limiter.RateLimiter;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import jakarta.ws.rs.ConstrainedTo;

@@ -2,8 +2,8 @@ package dev.sluice.jersey.client;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
-import dev.sluice.Policy;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
 import java.util.Map;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Limit;
-import dev.sluice.Policy;
-import dev.sluice.RateLimitExceededException;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.limiter.RateLimitExceededException;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.store.LocalCounterStore;
 import jakarta.ws.rs.ProcessingException;
