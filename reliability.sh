@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 mvn -B -q -pl benchmarks -am package -DskipTests
-mvn -B -pl filter verify -Dtest=RulesFileFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
+mvn -B -pl core verify -Dtest=RulesFileFuzzTest -Dsurefire.failIfNoSpecifiedTests=false \
     -Dsluice.fuzz.cases="${FUZZ_CASES:-100000}" -Dsluice.fuzz.seed="${FUZZ_SEED:-9}"
 java -Xmx2g -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.SoakRun "${SOAK_MINUTES:-10}" \
     "${SOAK_KEYS:-1000000}"
