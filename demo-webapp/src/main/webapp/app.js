@@ -133,9 +133,14 @@ function render(stats) {
     document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
 }
 
+// Every URL the page fetches is relative to the page, so the demo works under any context path.
+function relative(path) {
+    return path.replace(/^\//, '');
+}
+
 async function refresh() {
     try {
-        const response = await fetch('/api/stats', { cache: 'no-store' });
+        const response = await fetch(relative('/api/stats'), { cache: 'no-store' });
         if (!response.ok) {
             throw new Error(`GET /api/stats answered ${response.status}`);
         }
@@ -153,7 +158,7 @@ async function fire(endpoint, count, clientIp) {
     const started = performance.now();
     const answers = await Promise.all(Array.from({ length: count }, async () => {
         const sent = performance.now();
-        const response = await fetch(endpoint.path, { method: endpoint.method, headers, cache: 'no-store' });
+        const response = await fetch(relative(endpoint.path), { method: endpoint.method, headers, cache: 'no-store' });
         await response.text();
         return { status: response.status, millis: performance.now() - sent };
     }));
