@@ -3,6 +3,7 @@ package dev.sluice;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How much is allowed: {@code permits} per {@code period}, and a {@code capacity} (the most that may pass at one
@@ -125,7 +126,7 @@ public final class Limit {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o == this || o instanceof Limit other
                 && permits == other.permits
                 && periodNanos == other.periodNanos

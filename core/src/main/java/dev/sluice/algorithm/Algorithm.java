@@ -3,6 +3,7 @@ package dev.sluice.algorithm;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rate-limiting algorithms Sluice implements.
@@ -73,7 +74,7 @@ public enum Algorithm {
      * either side would have rejected. Pure; neither argument is modified. {@code null}, or a state of another shape
      * (another policy), stands for a fresh key.
      */
-    public long[][] merge(long[][] a, long[][] b) {
+    public long @Nullable [][] merge(long @Nullable [][] a, long @Nullable [][] b) {
         if (a == null || b == null || a.length != b.length) {
             return a == null ? b : a;
         }
@@ -93,18 +94,18 @@ public enum Algorithm {
      * @param maxDelay the longest delay (nanoseconds) the caller accepts for a queued slot
      * @param limits the policy's limits, each already {@linkplain #validate validated}
      */
-    public Transition apply(long[][] state, long now, long cost, long maxDelay, List<Limit> limits) {
+    public Transition apply(long @Nullable [][] state, long now, long cost, long maxDelay, List<Limit> limits) {
         if (cost < 0) {
             throw new IllegalArgumentException("cost must not be negative, got " + cost);
         }
         int count = limits.size();
-        long[][] current = state != null && state.length == count ? state : null;
+        long @Nullable [][] current = state != null && state.length == count ? state : null;
         long[][] next = new long[count][];
-        Decision verdict = null;
+        @Nullable Decision verdict = null;
         long idleAfter = 0;
         boolean changed = false;
         for (int i = 0; i < count; i++) {
-            long[] limitState = current == null ? null : current[i];
+            long @Nullable [] limitState = current == null ? null : current[i];
             Decision decision = strategy.decide(limitState, now, cost, Math.max(0, maxDelay), limits.get(i), next, i);
             verdict = verdict == null ? decision : Decision.mostRestrictive(verdict, decision);
             idleAfter = Math.max(idleAfter, decision.resetAfterNanos());

@@ -40,9 +40,4 @@ final class Arithmetic {
     static long mulDivCeil(long a, long b, long d) {
         return mulAddDiv(a, b, d - 1, d);
     }
-
-    /** {@code ceil(a / d)} for {@code a >= 0}, {@code d > 0}. */
-    static long ceilDiv(long a, long d) {
-        return a / d + (a % d == 0 ? 0 : 1);
-    }
 }

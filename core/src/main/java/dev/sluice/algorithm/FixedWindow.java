@@ -2,6 +2,7 @@ package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fixed window counter. State {@code [window, count]}: the window's index ({@code floor(now / period)}, so every node
@@ -15,7 +16,8 @@ final class FixedWindow implements Strategy {
     }
 
     @Override
-    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+    public Decision decide(long @Nullable [] state, long now, long cost, long maxDelay, Limit limit, long[][] next,
+                           int index) {
         long permits = limit.permits();
         long period = limit.periodNanos();
         long window = Math.floorDiv(now, period);
@@ -41,7 +43,7 @@ final class FixedWindow implements Strategy {
 
     /** The later window; within the same window, the higher count. */
     @Override
-    public long[] merge(long[] a, long[] b) {
+    public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {
         if (a == null || a.length != 2 || b == null || b.length != 2) {
             return a == null || a.length != 2 ? b : a;
         }

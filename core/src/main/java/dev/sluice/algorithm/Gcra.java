@@ -1,7 +1,9 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.Limit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * GCRA and the leaky bucket as a queue: two readings of one timestamp, the theoretical arrival time (TAT), the
@@ -30,9 +32,10 @@ final class Gcra implements Strategy {
     }
 
     @Override
-    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+    public Decision decide(long @Nullable [] state, long now, long cost, long maxDelay, Limit limit, long[][] next,
+                           int index) {
         long capacity = limit.capacity();
-        long interval = Arithmetic.ceilDiv(limit.periodNanos(), limit.permits());
+        long interval = Durations.ceilDiv(limit.periodNanos(), limit.permits());
         long start = state != null && state.length == 1 ? Math.max(state[0], now) : now;
         long wait = start - now;
         long full = capacity * interval;
@@ -57,7 +60,7 @@ final class Gcra implements Strategy {
 
     /** The later theoretical arrival time: the fuller queue. */
     @Override
-    public long[] merge(long[] a, long[] b) {
+    public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {
         if (a == null || a.length != 1 || b == null || b.length != 1) {
             return a == null || a.length != 1 ? b : a;
         }

@@ -3,6 +3,7 @@ package dev.sluice.algorithm;
 import dev.sluice.Limit;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a counter enforces: one algorithm and one or more limits that must all pass, such as 10 per second and
@@ -74,12 +75,12 @@ public final class Policy {
      * @param cost permits asked for; 0 evaluates the state without consuming
      * @param maxDelayNanos for queueing algorithms, the longest delay the caller accepts for its slot
      */
-    public Transition apply(long[][] state, long nowNanos, long cost, long maxDelayNanos) {
+    public Transition apply(long @Nullable [][] state, long nowNanos, long cost, long maxDelayNanos) {
         return algorithm.apply(state, nowNanos, cost, maxDelayNanos, limits);
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o == this || o instanceof Policy other && algorithm == other.algorithm && limits.equals(other.limits);
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sliding window counter. State {@code [window, current, previous]}: the aligned window's index and the permits
@@ -19,7 +20,8 @@ final class SlidingWindowCounter implements Strategy {
     }
 
     @Override
-    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+    public Decision decide(long @Nullable [] state, long now, long cost, long maxDelay, Limit limit, long[][] next,
+                           int index) {
         long permits = limit.permits();
         long period = limit.periodNanos();
         long window = Math.floorDiv(now, period);
@@ -61,7 +63,7 @@ final class SlidingWindowCounter implements Strategy {
      * the higher of each count.
      */
     @Override
-    public long[] merge(long[] a, long[] b) {
+    public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {
         if (a == null || a.length != 3 || b == null || b.length != 3) {
             return a == null || a.length != 3 ? b : a;
         }

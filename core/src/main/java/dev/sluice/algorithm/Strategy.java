@@ -2,6 +2,7 @@ package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import org.jspecify.annotations.Nullable;
 
 /** One algorithm's decision for one limit: the unit that {@link Algorithm} composes over a policy's limits. */
 interface Strategy {
@@ -19,14 +20,15 @@ interface Strategy {
      * nothing changes. Time earlier than the state's own latest time is treated as that time, so a clock that jumps
      * back never grants extra permits.
      */
-    Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index);
+    Decision decide(long @Nullable [] state, long now, long cost, long maxDelay, Limit limit, long[][] next,
+                    int index);
 
     /**
      * A state at least as restrictive as both {@code a} and {@code b}: at every later time it grants no request that
      * either of them would reject. Used to reconcile two copies of one key that were updated apart (a healed split
      * brain). Pure; {@code null} or a foreign shape stands for a fresh key, so the other state wins.
      */
-    long[] merge(long[] a, long[] b);
+    long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b);
 
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
     static Decision never(Limit limit, long remaining, long resetAfter) {

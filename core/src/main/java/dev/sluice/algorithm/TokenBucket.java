@@ -2,6 +2,7 @@ package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Token bucket. State {@code [tokens, lastRefill, carry]}: whole tokens, the time they were last refilled, and the
@@ -11,7 +12,8 @@ import dev.sluice.Limit;
 final class TokenBucket implements Strategy {
 
     @Override
-    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+    public Decision decide(long @Nullable [] state, long now, long cost, long maxDelay, Limit limit, long[][] next,
+                           int index) {
         long capacity = limit.capacity();
         long permits = limit.permits();
         long period = limit.periodNanos();
@@ -55,7 +57,7 @@ final class TokenBucket implements Strategy {
      * holds no more tokens than either state.
      */
     @Override
-    public long[] merge(long[] a, long[] b) {
+    public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {
         if (a == null || a.length != 3 || b == null || b.length != 3) {
             return a == null || a.length != 3 ? b : a;
         }

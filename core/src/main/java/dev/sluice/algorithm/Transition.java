@@ -1,6 +1,7 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result of running a policy's algorithm once: the decision, and the key's state to store afterwards.
@@ -11,12 +12,12 @@ import dev.sluice.Decision;
  */
 public final class Transition {
 
-    private final long[][] state;
+    private final long @Nullable [][] state;
     private final Decision decision;
     private final boolean changed;
     private final long idleAfterNanos;
 
-    Transition(long[][] state, Decision decision, boolean changed, long idleAfterNanos) {
+    Transition(long @Nullable [][] state, Decision decision, boolean changed, long idleAfterNanos) {
         this.state = state;
         this.decision = decision;
         this.changed = changed;
@@ -24,7 +25,7 @@ public final class Transition {
     }
 
     /** The state to keep for the key; {@code null} when the key has none. Do not modify. */
-    public long[][] state() {
+    public long @Nullable [][] state() {
         return state;
     }
 

@@ -1,7 +1,9 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.Limit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The sliding window log and the stepped sliding window: one log of grants, kept at two resolutions.
@@ -43,11 +45,12 @@ final class WindowLog implements Strategy {
     }
 
     @Override
-    public Decision decide(long[] state, long now, long cost, long maxDelay, Limit limit, long[][] next, int index) {
+    public Decision decide(long @Nullable [] state, long now, long cost, long maxDelay, Limit limit, long[][] next,
+                           int index) {
         long permits = limit.permits();
         long period = limit.periodNanos();
         long step = stepped ? stepNanos(period) : 1;
-        long expiry = (Math.floorDiv(now, step) + Arithmetic.ceilDiv(period, step)) * step;
+        long expiry = (Math.floorDiv(now, step) + Durations.ceilDiv(period, step)) * step;
 
         long[] log = state != null && state.length % 2 == 0 ? state : EMPTY;
         int first = 0;
@@ -104,7 +107,7 @@ final class WindowLog implements Strategy {
      * the limit's size bound.
      */
     @Override
-    public long[] merge(long[] a, long[] b) {
+    public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {
         if (a == null || a.length % 2 != 0 || b == null || b.length % 2 != 0) {
             return a == null || a.length % 2 != 0 ? b : a;
         }

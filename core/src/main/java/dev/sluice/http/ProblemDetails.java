@@ -2,6 +2,7 @@ package dev.sluice.http;
 
 import dev.sluice.Decision;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The body of a rejection: an RFC 9457 problem document of media type {@value #MEDIA_TYPE}.
@@ -39,9 +40,9 @@ public record ProblemDetails(int status, String detail, List<String> policies, l
      *
      * @param rejections the rejecting decisions (one per violated rule), the most restrictive first
      * @param status the status to answer, normally {@link #TOO_MANY_REQUESTS}
-     * @param message the detail to use instead of the generated one, or {@code null}
+     * @param message the detail to use instead of the generated one, or {@code null} for the generated one
      */
-    public static ProblemDetails of(List<Decision> rejections, int status, String message) {
+    public static ProblemDetails of(List<Decision> rejections, int status, @Nullable String message) {
         Decision verdict = rejections.get(0);
         List<String> policies = rejections.stream().map(Decision::limitName).distinct().toList();
         long retryAfter = verdict.canSucceed() ? RateLimitHeaders.retryAfterSeconds(verdict) : -1;

@@ -1,6 +1,7 @@
 package dev.sluice.http;
 
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.Limit;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -24,6 +25,8 @@ import java.util.function.BiConsumer;
  */
 public final class RateLimitHeaders {
 
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
     private RateLimitHeaders() {
     }
 
@@ -43,7 +46,7 @@ public final class RateLimitHeaders {
         if (style.legacy()) {
             header.accept("X-RateLimit-Limit", Long.toString(verdict.limit()));
             header.accept("X-RateLimit-Remaining", Long.toString(verdict.remaining()));
-            header.accept("X-RateLimit-Reset", Long.toString(Seconds.ceil(verdict.resetAfterNanos())));
+            header.accept("X-RateLimit-Reset", Long.toString(seconds(verdict.resetAfterNanos())));
         }
         if (!verdict.allowed() && verdict.canSucceed()) {
             header.accept("Retry-After", Long.toString(retryAfterSeconds(verdict)));
@@ -52,7 +55,7 @@ public final class RateLimitHeaders {
 
     /** {@code Retry-After} of a rejection: whole seconds rounded up, so never 0 when a wait is needed. */
     public static long retryAfterSeconds(Decision rejection) {
-        return Seconds.ceil(rejection.retryAfterNanos());
+        return seconds(rejection.retryAfterNanos());
     }
 
     static String policyField(List<Limit> limits) {
@@ -60,7 +63,7 @@ public final class RateLimitHeaders {
         for (Limit limit : limits) {
             separate(field);
             appendString(field, limit.name());
-            field.append(";q=").append(limit.permits()).append(";w=").append(Seconds.ceil(limit.periodNanos()));
+            field.append(";q=").append(limit.permits()).append(";w=").append(seconds(limit.periodNanos()));
         }
         return field.toString();
     }
@@ -71,9 +74,14 @@ public final class RateLimitHeaders {
             separate(field);
             appendString(field, decision.limitName());
             field.append(";r=").append(decision.remaining()).append(";t=")
-                    .append(Seconds.ceil(decision.resetAfterNanos()));
+                    .append(seconds(decision.resetAfterNanos()));
         }
         return field.toString();
+    }
+
+    /** Whole seconds, rounded up: a wait of 1 ns is 1 s, never 0. */
+    private static long seconds(long nanos) {
+        return Durations.ceilDiv(nanos, NANOS_PER_SECOND);
     }
 
     private static void separate(StringBuilder field) {

@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an adapter answers for an {@link Evaluation}, for any HTTP stack: the rate-limit header fields and, for a
@@ -73,7 +74,7 @@ public final class RateLimitResponse {
         }
         List<Decision> rejections = enforced.stream().map(RuleDecision::decision).filter(d -> !d.allowed())
                 .sorted(Comparator.comparingLong(Decision::retryAfterNanos).reversed()).toList();
-        RuleResponse response = evaluation.response().orElse(null);
+        @Nullable RuleResponse response = evaluation.response().orElse(null);
         return response == null ? ProblemDetails.of(rejections, ProblemDetails.TOO_MANY_REQUESTS, null)
                 : ProblemDetails.of(rejections, response.status(), response.message());
     }

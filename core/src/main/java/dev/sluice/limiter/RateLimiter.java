@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
@@ -9,6 +10,8 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Limits the rate at which each key may take permits, under one {@link Policy}, counting in one
@@ -68,15 +71,15 @@ public final class RateLimiter {
 
     /**
      * How long until {@code cost} permits would be granted to {@code key}: zero when they would be now, the queue
-     * delay under the leaky bucket, or {@code null} when they never can be (the cost exceeds the capacity).
-     * Counts nothing; another caller may take the permits first.
+     * delay under the leaky bucket; empty when they never can be (the cost exceeds the capacity). Counts nothing;
+     * another caller may take the permits first.
      */
-    public Duration timeToNextPermit(String key, long cost) {
+    public Optional<Duration> timeToNextPermit(String key, long cost) {
         Decision decision = store.peek(key, policy, requirePositive(cost));
         if (!decision.canSucceed()) {
-            return null;
+            return Optional.empty();
         }
-        return Duration.ofNanos(decision.allowed() ? decision.delayNanos() : decision.retryAfterNanos());
+        return Optional.of(Duration.ofNanos(decision.allowed() ? decision.delayNanos() : decision.retryAfterNanos()));
     }
 
     /**
@@ -93,7 +96,7 @@ public final class RateLimiter {
      */
     public Decision acquire(String key, long cost, Duration maxWait) throws InterruptedException {
         requirePositive(cost);
-        long deadline = saturatedAdd(time.nanos(), maxWait.toNanos());
+        long deadline = Durations.saturatedAdd(time.nanos(), maxWait.toNanos());
         while (true) {
             long budget = Math.max(0, deadline - time.nanos());
             Decision decision = store.apply(key, policy, cost, budget);
@@ -118,15 +121,10 @@ public final class RateLimiter {
         return cost;
     }
 
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
-    }
-
     /** Builds a {@link RateLimiter}; not thread-safe. */
     public static final class Builder {
-        private Policy policy;
-        private CounterStore store;
+        private @Nullable Policy policy;
+        private @Nullable CounterStore store;
         private TimeSource time = TimeSource.system();
 
         private Builder() {

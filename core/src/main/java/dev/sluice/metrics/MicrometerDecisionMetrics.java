@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Timer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link DecisionMetrics} as Micrometer meters: the counter {@value #DECISIONS} tagged {@code rule} and
@@ -27,7 +28,7 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     private final MeterRegistry registry;
     private final Timer decisionTime;
     /** Per rule id, one counter per outcome (by ordinal), each registered on first use. */
-    private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
+    private final Map<String, @Nullable Counter[]> counters = new ConcurrentHashMap<>();
 
     public MicrometerDecisionMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -55,8 +56,8 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     }
 
     private Counter counter(String ruleId, Outcome outcome) {
-        Counter[] byOutcome = counters.computeIfAbsent(ruleId, id -> new Counter[Outcome.values().length]);
-        Counter counter = byOutcome[outcome.ordinal()];
+        @Nullable Counter[] byOutcome = counters.computeIfAbsent(ruleId, id -> new Counter[Outcome.values().length]);
+        @Nullable Counter counter = byOutcome[outcome.ordinal()];
         if (counter == null) {
             // Racing threads may both build it: the registry returns the one meter for the same name and tags.
             counter = Counter.builder(DECISIONS)

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds how long a remote {@link CounterStore} may take to decide, and decides by a configured {@link OnFailure}
@@ -53,7 +54,8 @@ public final class FailurePolicyStore implements CounterStore {
     private final CounterStore remote;
     private final long timeoutNanos;
     private final OnFailure onFailure;
-    private final CounterStore fallback;
+    /** Asked when the remote store fails, under {@link OnFailure#FALLBACK} only. */
+    private final @Nullable CounterStore fallback;
     private final FailureListener listener;
     private final int maxPending;
     private final AtomicInteger pending = new AtomicInteger();
@@ -70,12 +72,13 @@ public final class FailurePolicyStore implements CounterStore {
         void failed(String key, boolean timedOut);
     }
 
-    private FailurePolicyStore(CounterStore remote, Duration timeout, OnFailure onFailure, CounterStore fallback) {
+    private FailurePolicyStore(CounterStore remote, Duration timeout, OnFailure onFailure,
+                               @Nullable CounterStore fallback) {
         this(remote, positive(timeout).toNanos(), onFailure, fallback, (key, timedOut) -> { }, DEFAULT_MAX_PENDING);
     }
 
-    private FailurePolicyStore(CounterStore remote, long timeoutNanos, OnFailure onFailure, CounterStore fallback,
-                               FailureListener listener, int maxPending) {
+    private FailurePolicyStore(CounterStore remote, long timeoutNanos, OnFailure onFailure,
+                               @Nullable CounterStore fallback, FailureListener listener, int maxPending) {
         this.remote = Objects.requireNonNull(remote, "remote");
         this.timeoutNanos = timeoutNanos;
         this.onFailure = onFailure;
@@ -154,13 +157,13 @@ public final class FailurePolicyStore implements CounterStore {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        Decision decided = withinTimeout(key, () -> remote.applyAsync(key, policy, cost, maxDelayNanos));
+        @Nullable Decision decided = withinTimeout(key, () -> remote.applyAsync(key, policy, cost, maxDelayNanos));
         return decided != null ? decided : decideWithout(key, policy, cost, maxDelayNanos);
     }
 
     /** The remote store's answer within the timeout, or null once the failure is recorded. */
-    private Decision withinTimeout(String key, Supplier<CompletionStage<Decision>> call) {
-        CompletableFuture<Decision> answer = startRemote(key, call);
+    private @Nullable Decision withinTimeout(String key, Supplier<CompletionStage<Decision>> call) {
+        @Nullable CompletableFuture<Decision> answer = startRemote(key, call);
         if (answer == null) {
             return null;
         }
@@ -181,7 +184,7 @@ public final class FailurePolicyStore implements CounterStore {
      * Starts the remote call unless {@link #maxPending} are in flight; null, with the failure recorded, when it was not
      * started or threw.
      */
-    private CompletableFuture<Decision> startRemote(String key, Supplier<CompletionStage<Decision>> call) {
+    private @Nullable CompletableFuture<Decision> startRemote(String key, Supplier<CompletionStage<Decision>> call) {
         if (pending.incrementAndGet() > maxPending) {
             pending.decrementAndGet();
             shed(key);
@@ -201,7 +204,7 @@ public final class FailurePolicyStore implements CounterStore {
 
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        CompletableFuture<Decision> answer = startRemote(key,
+        @Nullable CompletableFuture<Decision> answer = startRemote(key,
                 () -> remote.applyAsync(key, policy, cost, maxDelayNanos));
         if (answer == null) {
             return CompletableFuture.completedFuture(decideWithout(key, policy, cost, maxDelayNanos));
@@ -218,7 +221,7 @@ public final class FailurePolicyStore implements CounterStore {
     /** Peeks at the remote store within the timeout; on failure reports what the failure rule would decide. */
     @Override
     public Decision peek(String key, Policy policy, long cost) {
-        Decision peeked = withinTimeout(key, () -> remote.peekAsync(key, policy, cost));
+        @Nullable Decision peeked = withinTimeout(key, () -> remote.peekAsync(key, policy, cost));
         if (peeked != null) {
             return peeked;
         }

@@ -11,6 +11,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link CounterStore} in this JVM's heap: for a single instance, for tests, and as the fallback when a remote
@@ -70,8 +71,8 @@ public final class LocalCounterStore implements CounterStore {
         long now = time.nanos();
         scheduleSweep(now);
         while (true) {
-            Entry entry = entries.get(key);
-            long[][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
+            @Nullable Entry entry = entries.get(key);
+            long @Nullable [][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
             Transition transition = policy.apply(state, now, cost, maxDelayNanos);
             if (!transition.changed()) {
                 return transition.decision();
@@ -87,8 +88,8 @@ public final class LocalCounterStore implements CounterStore {
     @Override
     public Decision peek(String key, Policy policy, long cost) {
         long now = time.nanos();
-        Entry entry = entries.get(key);
-        long[][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
+        @Nullable Entry entry = entries.get(key);
+        long @Nullable [][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
         return policy.apply(state, now, cost, Long.MAX_VALUE).decision();
     }
 
@@ -132,7 +133,7 @@ public final class LocalCounterStore implements CounterStore {
 
     private void makeRoom() {
         while (entries.size() >= maxKeys) {
-            String victim = null;
+            @Nullable String victim = null;
             long soonest = Long.MAX_VALUE;
             Iterator<Map.Entry<String, Entry>> sample = entries.entrySet().iterator();
             for (int i = 0; i < EVICTION_SAMPLE && sample.hasNext(); i++) {
@@ -151,10 +152,10 @@ public final class LocalCounterStore implements CounterStore {
 
     /** A key's state and the time it is back to full capacity. Immutable. */
     private static final class Entry {
-        final long[][] state;
+        final long @Nullable [][] state;
         final long expiresAt;
 
-        Entry(long[][] state, long expiresAt) {
+        Entry(long @Nullable [][] state, long expiresAt) {
             this.state = state;
             this.expiresAt = expiresAt;
         }

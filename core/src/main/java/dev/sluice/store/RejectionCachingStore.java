@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Remembers rejections of a remote {@link CounterStore} and repeats them locally until their retry-after has
@@ -60,7 +61,7 @@ public final class RejectionCachingStore implements CounterStore {
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
         CacheKey cacheKey = new CacheKey(key, policy);
         long sentAt = time.nanos();
-        Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
+        @Nullable Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
         if (cached != null) {
             return cached;
         }
@@ -73,7 +74,7 @@ public final class RejectionCachingStore implements CounterStore {
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         CacheKey cacheKey = new CacheKey(key, policy);
         long sentAt = time.nanos();
-        Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
+        @Nullable Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
         if (cached != null) {
             return CompletableFuture.completedFuture(cached);
         }
@@ -100,8 +101,8 @@ public final class RejectionCachingStore implements CounterStore {
         remote.close();
     }
 
-    private Decision cachedRejection(CacheKey cacheKey, long now, long cost, long maxDelayNanos) {
-        Rejection rejection = rejections.get(cacheKey);
+    private @Nullable Decision cachedRejection(CacheKey cacheKey, long now, long cost, long maxDelayNanos) {
+        @Nullable Rejection rejection = rejections.get(cacheKey);
         if (rejection == null) {
             return null;
         }

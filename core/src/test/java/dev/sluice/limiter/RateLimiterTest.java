@@ -45,10 +45,10 @@ class RateLimiterTest {
     @Test
     void timeToNextPermit_exhausted_reportsTheWaitWithoutCounting() {
         RateLimiter limiter = limiter(Algorithm.TOKEN_BUCKET, Limit.of(1, ofSeconds(2)));
-        assertThat(limiter.timeToNextPermit("k", 1)).isEqualTo(Duration.ZERO);
+        assertThat(limiter.timeToNextPermit("k", 1)).contains(Duration.ZERO);
         limiter.tryAcquire("k");
-        assertThat(limiter.timeToNextPermit("k", 1)).isEqualTo(ofSeconds(2));
-        assertThat(limiter.timeToNextPermit("k", 2)).isNull();
+        assertThat(limiter.timeToNextPermit("k", 1)).contains(ofSeconds(2));
+        assertThat(limiter.timeToNextPermit("k", 2)).isEmpty();
         time.advance(ofSeconds(2));
         assertThat(limiter.tryAcquire("k").allowed()).isTrue();
     }

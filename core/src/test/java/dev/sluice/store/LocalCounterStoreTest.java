@@ -6,6 +6,7 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class LocalCounterStoreTest extends CounterStoreContract {
@@ -47,6 +48,22 @@ class LocalCounterStoreTest extends CounterStoreContract {
 
         assertThat(bounded.peek("soon", TOKEN_BUCKET, 0).remaining()).isEqualTo(10);
         assertThat(bounded.size()).isEqualTo(2);
+    }
+
+    @Test
+    void apply_sweepIntervalPassed_defaultExecutorRemovesExpiredKeysInTheBackground() throws InterruptedException {
+        LocalCounterStore store = new LocalCounterStore(time, 100);
+        store.apply("a", TOKEN_BUCKET, 1, 0);
+        time.advance(Duration.ofSeconds(10));
+        store.apply("b", TOKEN_BUCKET, 1, 0);
+
+        // The sweep runs on the common pool: wait for it, boundedly; the bound is a timeout, not an assertion on speed.
+        long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (store.size() > 1 && System.nanoTime() < giveUpAt) {
+            Thread.sleep(10);
+        }
+        assertThat(store.size()).as("keys left once the background sweep ran").isEqualTo(1);
+        assertThat(store.peek("b", TOKEN_BUCKET, 0).remaining()).isEqualTo(9);
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.sluice.store.CounterStore;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.core.Context;
 import org.glassfish.jersey.server.ResourceConfig;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The demo's Jersey application: its resources, and the Sluice Jersey binding for the {@code @RateLimited}
@@ -17,7 +18,8 @@ public class DemoApplication extends ResourceConfig {
     public DemoApplication(@Context ServletContext servletContext) {
         register(ShowcaseResource.class);
         register(StatsResource.class);
-        CounterStore filterStore = (CounterStore) servletContext.getAttribute(RateLimitFilter.STORE_ATTRIBUTE);
+        @Nullable CounterStore filterStore =
+                (CounterStore) servletContext.getAttribute(RateLimitFilter.STORE_ATTRIBUTE);
         if (filterStore == null) {
             throw new IllegalStateException("the Sluice filter must start before Jersey: no store in the servlet "
                     + "context attribute " + RateLimitFilter.STORE_ATTRIBUTE);

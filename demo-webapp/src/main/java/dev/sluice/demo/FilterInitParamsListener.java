@@ -5,6 +5,7 @@ import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 import java.util.Collections;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hands per-instance settings to the Sluice filter: every context init-param named {@value #PREFIX}{@code NAME}
@@ -26,7 +27,7 @@ public final class FilterInitParamsListener implements ServletContextListener {
     @Override
     public void contextInitialized(ServletContextEvent event) {
         ServletContext context = event.getServletContext();
-        FilterRegistration filter = context.getFilterRegistration(FILTER_NAME);
+        @Nullable FilterRegistration filter = context.getFilterRegistration(FILTER_NAME);
         for (String name : Collections.list(context.getInitParameterNames())) {
             if (!name.startsWith(PREFIX)) {
                 continue;

@@ -2,6 +2,7 @@ package dev.sluice.demo;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.store.CounterStore;
 import jakarta.ws.rs.GET;
@@ -14,6 +15,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The limiter as a service, for clients in any language: {@code POST /api/limits/{id}/increment} counts one request
@@ -45,7 +47,8 @@ public class LimiterServiceResource {
      * @param resetMs how long until the limit is back to full if nothing else is counted
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record LimitAnswer(String id, Boolean counted, long limit, long remaining, long delayMs, long resetMs) {
+    public record LimitAnswer(String id, @Nullable Boolean counted, long limit, long remaining, long delayMs,
+                              long resetMs) {
     }
 
     /** Counts one request made now: 200 when it fit, else 429 with {@code Retry-After} and nothing counted. */
@@ -76,14 +79,14 @@ public class LimiterServiceResource {
     }
 
     /** The answer: limit, remaining and reset from {@code state}, the delay from {@code next}'s decision. */
-    private static LimitAnswer answer(String id, Boolean counted, Decision state, Decision next) {
+    private static LimitAnswer answer(String id, @Nullable Boolean counted, Decision state, Decision next) {
         long delayNanos = next.allowed() ? 0 : next.retryAfterNanos();
         return new LimitAnswer(id, counted, state.limit(), state.remaining(), millisCeil(delayNanos),
                 millisCeil(state.resetAfterNanos()));
     }
 
     private static long millisCeil(long nanos) {
-        return nanos / NANOS_PER_MILLI + (nanos % NANOS_PER_MILLI == 0 ? 0 : 1);
+        return Durations.ceilDiv(nanos, NANOS_PER_MILLI);
     }
 
     private ServiceLimits.ServiceLimit limit(String id) {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The limits the limiter service offers, by id, each on {@link Algorithm#STEPPED_SLIDING_WINDOW}. Read from JSON:
@@ -35,10 +36,10 @@ public final class ServiceLimits {
         }
     }
 
-    private record LimitsFile(Map<String, LimitSpec> limits) {
+    private record LimitsFile(@Nullable Map<String, LimitSpec> limits) {
     }
 
-    private record LimitSpec(long permits, String period) {
+    private record LimitSpec(long permits, @Nullable String period) {
     }
 
     /**
@@ -58,7 +59,7 @@ public final class ServiceLimits {
         }
         Map<String, ServiceLimit> limits = new LinkedHashMap<>();
         file.limits().forEach((id, spec) -> {
-            Duration period = DurationText.parse(spec.period() == null ? "" : spec.period());
+            @Nullable Duration period = DurationText.parse(spec.period() == null ? "" : spec.period());
             if (period == null) {
                 throw new IllegalArgumentException(source + ": limits." + id + ".period: expected "
                         + DurationText.EXPECTED + ", got \"" + spec.period() + "\"");

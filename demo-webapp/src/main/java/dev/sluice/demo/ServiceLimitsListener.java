@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the limiter service's limits from {@value #LOCATION} when the application starts (a mistake in the file
@@ -23,7 +24,7 @@ public final class ServiceLimitsListener implements ServletContextListener {
     @Override
     public void contextInitialized(ServletContextEvent event) {
         ServletContext context = event.getServletContext();
-        try (InputStream in = context.getResourceAsStream(LOCATION)) {
+        try (@Nullable InputStream in = context.getResourceAsStream(LOCATION)) {
             if (in == null) {
                 throw new IllegalStateException("no " + LOCATION + " in the web application");
             }

@@ -12,6 +12,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The endpoints the demo limits. Most know nothing about limits: the rules in {@code WEB-INF/sluice-rules.json}
@@ -42,7 +43,7 @@ public class ShowcaseResource {
     /** A pretend login, limited per user name ({@code X-Username}, sliding log). */
     @POST
     @Path("login")
-    public Map<String, Object> login(@HeaderParam("X-Username") String user) {
+    public Map<String, Object> login(@HeaderParam("X-Username") @Nullable String user) {
         if (user == null || user.isBlank()) {
             throw new BadRequestException("send the user name in the X-Username header");
         }

@@ -7,6 +7,7 @@ import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rules' view of a JAX-RS request after matching: the path relative to the application's base URI (what
@@ -37,7 +38,7 @@ final class JerseyRequestView implements RequestView {
     }
 
     @Override
-    public String host() {
+    public @Nullable String host() {
         String host = request.getHeaderString("Host");
         return host != null ? host : request.getUriInfo().getRequestUri().getRawAuthority();
     }
@@ -49,13 +50,13 @@ final class JerseyRequestView implements RequestView {
     }
 
     @Override
-    public String cookie(String name) {
+    public @Nullable String cookie(String name) {
         Cookie cookie = request.getCookies().get(name);
         return cookie == null ? null : cookie.getValue();
     }
 
     @Override
-    public String queryParameter(String name) {
+    public @Nullable String queryParameter(String name) {
         return request.getUriInfo().getQueryParameters(true).getFirst(name);
     }
 
@@ -66,13 +67,13 @@ final class JerseyRequestView implements RequestView {
     }
 
     @Override
-    public String principalName() {
+    public @Nullable String principalName() {
         Principal principal = request.getSecurityContext().getUserPrincipal();
         return principal == null ? null : principal.getName();
     }
 
     @Override
-    public String pathParameter(String name) {
+    public @Nullable String pathParameter(String name) {
         UriInfo uri = request.getUriInfo();
         return uri.getPathParameters(true).getFirst(name);
     }

@@ -9,6 +9,7 @@ import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.Response;
 import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rate-limit filter of one resource method. Evaluates the rules once per request, skipping those an adapter in
@@ -31,8 +32,8 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
 
     @Override
     public void filter(ContainerRequestContext request) {
-        Evaluation counted = request.getProperty(RateLimitResponse.EVALUATION_ATTRIBUTE) instanceof Evaluation earlier
-                ? earlier : null;
+        Object earlier = request.getProperty(RateLimitResponse.EVALUATION_ATTRIBUTE);
+        @Nullable Evaluation counted = earlier instanceof Evaluation evaluated ? evaluated : null;
         Evaluation evaluation;
         try {
             JerseyRequestView view = new JerseyRequestView(request, resourceMethod);
@@ -45,12 +46,11 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
             return;
         }
         request.setProperty(RateLimitResponse.EVALUATION_ATTRIBUTE, evaluation);
-        RateLimitResponse answer = RateLimitResponse.of(evaluation).orElse(null);
-        if (answer != null && answer.rejected()) {
+        RateLimitResponse.of(evaluation).filter(RateLimitResponse::rejected).ifPresent(answer -> {
             ProblemDetails problem = answer.problem();
             request.abortWith(Response.status(problem.status()).type(ProblemDetails.MEDIA_TYPE)
                     .entity(problem.toJson()).build());
-        }
+        });
     }
 
     @Override

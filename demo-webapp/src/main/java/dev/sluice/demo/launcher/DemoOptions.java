@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The launcher's command line. Immutable.
@@ -15,7 +16,7 @@ import java.util.List;
  * @param webapp the web application directory, or null for the default (see {@link DemoLauncher})
  * @param help whether to print the usage and stop
  */
-public record DemoOptions(int port, int hazelcastPort, List<String> members, String clusterName, Path webapp,
+public record DemoOptions(int port, int hazelcastPort, List<String> members, String clusterName, @Nullable Path webapp,
                           boolean help) {
 
     static final String LOOPBACK = "127.0.0.1";

@@ -1,6 +1,7 @@
 package dev.sluice.jersey.client;
 
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.TimeSource;
 import dev.sluice.limiter.RateLimitExceededException;
 import dev.sluice.limiter.RateLimiter;
@@ -15,6 +16,7 @@ import jakarta.ws.rs.client.ClientResponseFilter;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -22,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps outgoing calls of a Jersey (JAX-RS) client, or of a whole fleet of workers, within a remote API's limits.
@@ -88,7 +92,7 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
         String host = hostOf(uri);
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         List<Counted> counted = new ArrayList<>(1);
-        long deadline = saturatedAdd(time.nanos(), maxWait.toNanos());
+        long deadline = Durations.saturatedAdd(time.nanos(), maxWait.toNanos());
         try {
             for (LimitedRule limited : rules) {
                 ClientRule rule = limited.rule();
@@ -132,34 +136,35 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
         if (response.getStatus() != 429 || !(request.getProperty(KEYS_PROPERTY) instanceof List<?> counted)) {
             return;
         }
-        Duration pause = retryAfter(response.getHeaderString("Retry-After"));
-        if (pause == null) {
-            return;
-        }
-        for (Object entry : counted) {
-            Counted key = (Counted) entry;
-            pauses.pause(key.key(), key.rule().id(), pause);
-        }
+        retryAfter(response.getHeaderString("Retry-After"), time.nanos()).ifPresent(pause -> {
+            for (Object entry : counted) {
+                Counted key = (Counted) entry;
+                pauses.pause(key.key(), key.rule().id(), pause);
+            }
+        });
     }
 
-    /** A {@code Retry-After} value (delay-seconds or an HTTP date) as a wait from now; null when absent or invalid. */
-    static Duration retryAfter(String value) {
+    /**
+     * A {@code Retry-After} value (delay-seconds or an HTTP date) as a positive wait from {@code nowEpochNanos}
+     * (nanoseconds since the Unix epoch); empty when absent, invalid or not in the future.
+     */
+    static Optional<Duration> retryAfter(@Nullable String value, long nowEpochNanos) {
         if (value == null || value.isBlank()) {
-            return null;
+            return Optional.empty();
         }
         String text = value.trim();
+        Duration wait;
         try {
-            long seconds = Long.parseLong(text);
-            return seconds <= 0 ? null : Duration.ofSeconds(seconds);
+            wait = Duration.ofSeconds(Long.parseLong(text));
         } catch (NumberFormatException notSeconds) {
             try {
-                Duration until = Duration.between(ZonedDateTime.now(),
-                        ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME));
-                return until.isNegative() || until.isZero() ? null : until;
+                Instant date = ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                wait = Duration.between(Instant.ofEpochSecond(0, nowEpochNanos), date);
             } catch (DateTimeParseException invalid) {
-                return null;
+                return Optional.empty();
             }
         }
+        return wait.isNegative() || wait.isZero() ? Optional.empty() : Optional.of(wait);
     }
 
     private static String hostOf(URI uri) {
@@ -167,15 +172,10 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
         return uri.getPort() < 0 ? host : host + ":" + uri.getPort();
     }
 
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
-    }
-
     /** Builds a {@link RateLimitClientFilter}; not thread-safe. */
     public static final class Builder {
         private final List<ClientRule> rules = new ArrayList<>();
-        private CounterStore store;
+        private @Nullable CounterStore store;
         private TimeSource time = TimeSource.system();
         private Duration maxWait = Duration.ofSeconds(30);
 
@@ -203,7 +203,10 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
             return this;
         }
 
-        /** The time used to wait; default {@link TimeSource#system()}. */
+        /**
+         * The time used to wait, and the "now" an HTTP-date {@code Retry-After} is read against, so it must count from
+         * the Unix epoch as {@link TimeSource#system()} (the default) and {@link dev.sluice.ManualTimeSource} do.
+         */
         public Builder timeSource(TimeSource source) {
             this.time = Objects.requireNonNull(source, "timeSource");
             return this;

@@ -1,6 +1,7 @@
 package dev.sluice.jersey.client;
 
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
@@ -45,7 +46,7 @@ final class RemotePauses {
 
     /** Pauses the key for every worker until at least {@code pause} from now; a longer pause in force stays. */
     void pause(String counterKey, String ruleId, Duration pause) {
-        long ticks = Math.max(1, ceilTicks(pause.toNanos()));
+        long ticks = Math.max(1, Durations.ceilDiv(pause.toNanos(), TICK_NANOS));
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Decision current = check(counterKey, ruleId);
             long remaining = current.allowed() ? 0 : current.retryAfterNanos() / TICK_NANOS;
@@ -66,9 +67,5 @@ final class RemotePauses {
         Limit tick = Limit.of(1, Duration.ofNanos(TICK_NANOS)).withCapacity(capacityTicks)
                 .named(ruleId + ":paused-after-429");
         return Policy.of(Algorithm.GCRA, tick);
-    }
-
-    private static long ceilTicks(long nanos) {
-        return nanos / TICK_NANOS + (nanos % TICK_NANOS == 0 ? 0 : 1);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
@@ -17,8 +18,8 @@ import jakarta.ws.rs.client.Client;
 import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
@@ -142,7 +143,7 @@ class RateLimitClientFilterTest {
         try {
             Future<List<Integer>> fleet = starter.submit(() -> runFleet(rule, remote, 90));
             ClusterSupport.await(() -> api.arrivals().size() >= 10, Duration.ofSeconds(30), "the fleet to start");
-            api.rejectNextWithRetryAfter(1);
+            api.rejectNextWithRetryAfter("1");
             List<Integer> statuses = fleet.get(5, TimeUnit.MINUTES);
 
             assertThat(statuses).containsOnlyOnce(429);
@@ -184,13 +185,49 @@ class RateLimitClientFilterTest {
 
     @Test
     void retryAfter_readsSecondsAndHttpDates() {
-        assertThat(RateLimitClientFilter.retryAfter("3")).isEqualTo(Duration.ofSeconds(3));
-        String inThirtySeconds = DateTimeFormatter.RFC_1123_DATE_TIME.format(
-                ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(30));
-        assertThat(RateLimitClientFilter.retryAfter(inThirtySeconds)).as(inThirtySeconds)
-                .isBetween(Duration.ofSeconds(28), Duration.ofSeconds(31));
-        assertThat(RateLimitClientFilter.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT")).as("in the past").isNull();
-        assertThat(RateLimitClientFilter.retryAfter("soon")).isNull();
-        assertThat(RateLimitClientFilter.retryAfter(null)).isNull();
+        long now = new ManualTimeSource().nanos();
+        assertThat(RateLimitClientFilter.retryAfter("3", now)).contains(Duration.ofSeconds(3));
+        String inThirtySeconds = httpDate(now, Duration.ofSeconds(30));
+        assertThat(RateLimitClientFilter.retryAfter(inThirtySeconds, now)).as(inThirtySeconds)
+                .contains(Duration.ofSeconds(30));
+        assertThat(RateLimitClientFilter.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now)).as("in the past").isEmpty();
+        assertThat(RateLimitClientFilter.retryAfter(httpDate(now, Duration.ZERO), now)).as("now").isEmpty();
+        assertThat(RateLimitClientFilter.retryAfter("0", now)).isEmpty();
+        assertThat(RateLimitClientFilter.retryAfter("soon", now)).isEmpty();
+        assertThat(RateLimitClientFilter.retryAfter(null, now)).isEmpty();
+    }
+
+    @Test
+    void remote429WithHttpDate_pausesUntilThatDateOnTheFiltersClock() throws Exception {
+        RemoteApi api = new RemoteApi(Integer.MAX_VALUE, 1);
+        JettyServer remote = remote(api);
+        ClientRule rule = ClientRule.builder("dated").path("/api/**")
+                .policy(Policy.of(Algorithm.GCRA, Limit.of(100, Duration.ofSeconds(1)))).build();
+        // Far from the wall clock: a filter reading the machine's clock would see this date long past (or far ahead).
+        ManualTimeSource time = new ManualTimeSource();
+        LocalCounterStore store = new LocalCounterStore(time, 1_000);
+        resources.add(store);
+        Client client = ClientBuilder.newClient().register(RateLimitClientFilter.builder().rule(rule).store(store)
+                .timeSource(time).maxWait(Duration.ofMinutes(1)).build());
+        resources.add(client::close);
+
+        api.rejectNextWithRetryAfter(httpDate(time.nanos(), Duration.ofSeconds(30)));
+        try (Response rejected = client.target(remote.uri("/api/a")).request().get()) {
+            assertThat(rejected.getStatus()).isEqualTo(429);
+        }
+        long pausedAt = time.nanos();
+        try (Response next = client.target(remote.uri("/api/b")).request().get()) {
+            assertThat(next.getStatus()).isEqualTo(200);
+        }
+
+        assertThat(Duration.ofNanos(time.nanos() - pausedAt)).as("waited on the manual clock until the date")
+                .isEqualTo(Duration.ofSeconds(30));
+        assertThat(api.arrivals()).hasSize(1);
+    }
+
+    /** The HTTP date {@code offset} after {@code epochNanos}, whole seconds. */
+    private static String httpDate(long epochNanos, Duration offset) {
+        return DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                Instant.ofEpochSecond(0, epochNanos).plus(offset).atZone(ZoneOffset.UTC));
     }
 }

@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A remote API for the client tests: records the arrival time ({@link System#nanoTime()}) of every request, answers
@@ -20,7 +21,7 @@ final class RemoteApi extends HttpServlet {
     private final long windowNanos;
     private final transient List<Long> arrivals = new ArrayList<>();
     private final transient List<Long> rejections = new ArrayList<>();
-    private long retryAfterOnce = -1;
+    private @Nullable String retryAfterOnce;
     private long pausedAt = -1;
 
     RemoteApi(int permits, long windowNanos) {
@@ -31,10 +32,10 @@ final class RemoteApi extends HttpServlet {
     @Override
     protected synchronized void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
         long now = System.nanoTime();
-        if (retryAfterOnce > 0) {
+        if (retryAfterOnce != null) {
             response.setStatus(429);
-            response.setHeader("Retry-After", Long.toString(retryAfterOnce));
-            retryAfterOnce = -1;
+            response.setHeader("Retry-After", retryAfterOnce);
+            retryAfterOnce = null;
             pausedAt = now;
             return;
         }
@@ -50,9 +51,9 @@ final class RemoteApi extends HttpServlet {
         response.getWriter().print("ok");
     }
 
-    /** Answers the next request 429 with {@code Retry-After: seconds}. */
-    synchronized void rejectNextWithRetryAfter(long seconds) {
-        retryAfterOnce = seconds;
+    /** Answers the next request 429 with {@code Retry-After: value} (seconds or an HTTP date). */
+    synchronized void rejectNextWithRetryAfter(String value) {
+        retryAfterOnce = value;
     }
 
     synchronized List<Long> arrivals() {
