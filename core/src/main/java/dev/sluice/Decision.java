@@ -17,9 +17,12 @@ import java.util.Objects;
  * @param delayNanos when allowed by a queueing algorithm (the leaky bucket), how long the caller must wait for its
  *     slot before proceeding; zero otherwise
  * @param limitName the name of the limit that decided ({@link Limit#name()})
+ * @param storeUnavailable true when no counter decided: the store failed or was too slow, and a failure policy's
+ *     allow or reject rule answered instead (see {@code dev.sluice.store.FailurePolicyStore}); such a decision
+ *     counted nothing, and its numbers describe no counter
  */
 public record Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long resetAfterNanos,
-                       long delayNanos, String limitName) {
+                       long delayNanos, String limitName, boolean storeUnavailable) {
 
     /** The {@link #retryAfterNanos()} of a request that can never be granted. */
     public static final long NEVER = Long.MAX_VALUE;
@@ -35,6 +38,12 @@ public record Decision(boolean allowed, long limit, long remaining, long retryAf
             throw new IllegalArgumentException("inconsistent decision: allowed " + allowed + ", retryAfter "
                     + retryAfterNanos + ", delay " + delayNanos);
         }
+    }
+
+    /** A decision of a counter (not {@linkplain #storeUnavailable() of a failure policy}). */
+    public Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long resetAfterNanos,
+                    long delayNanos, String limitName) {
+        this(allowed, limit, remaining, retryAfterNanos, resetAfterNanos, delayNanos, limitName, false);
     }
 
     /** Whether waiting can ever get this request granted; false only when its cost exceeds the capacity. */

@@ -14,17 +14,28 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code policies} names every violated limit and {@code retryAfter} repeats {@code Retry-After} in seconds
  * (absent when waiting cannot help: the cost exceeds the capacity). A rule may replace the status and the detail.
+ *
+ * <p>A request refused because the limiter itself could not decide (the counter store failed and its failure policy
+ * rejects, see {@link Decision#storeUnavailable()}) exceeded no limit, and is not told it did: its problem has the
+ * type {@value #UNAVAILABLE_TYPE}, status {@value #SERVICE_UNAVAILABLE}, no policies, and a detail saying so.
  * Immutable and thread-safe.
  *
- * @param status the HTTP status, 429 unless a rule says otherwise
+ * @param type the problem type: {@value #TYPE} or {@value #UNAVAILABLE_TYPE}
+ * @param status the HTTP status, 429 unless a rule says otherwise (503 when the limiter is unavailable)
  * @param detail a sentence for the caller
  * @param policies the names of the violated limits
  * @param retryAfterSeconds seconds until a retry can succeed, or -1 when none can
  */
-public record ProblemDetails(int status, String detail, List<String> policies, long retryAfterSeconds) {
+public record ProblemDetails(String type, int status, String detail, List<String> policies, long retryAfterSeconds) {
 
     /** The problem type of every rate-limit rejection. */
     public static final String TYPE = "https://sluice.dev/problems/rate-limited";
+
+    /** The problem type of a request refused because the limiter could not decide. */
+    public static final String UNAVAILABLE_TYPE = "https://sluice.dev/problems/limiter-unavailable";
+
+    /** The status of a request refused because the limiter could not decide. */
+    public static final int SERVICE_UNAVAILABLE = 503;
 
     /** The media type of the body. */
     public static final String MEDIA_TYPE = "application/problem+json";
@@ -39,15 +50,22 @@ public record ProblemDetails(int status, String detail, List<String> policies, l
      * The problem for a rejection.
      *
      * @param rejections the rejecting decisions (one per violated rule), the most restrictive first
-     * @param status the status to answer, normally {@link #TOO_MANY_REQUESTS}
-     * @param message the detail to use instead of the generated one, or {@code null} for the generated one
+     * @param status the status to answer, normally {@link #TOO_MANY_REQUESTS}; not used when the limiter was
+     *     unavailable
+     * @param message the detail to use instead of the generated one, or {@code null} for the generated one; not used
+     *     when the limiter was unavailable
      */
     public static ProblemDetails of(List<Decision> rejections, int status, @Nullable String message) {
         Decision verdict = rejections.get(0);
-        List<String> policies = rejections.stream().map(Decision::limitName).distinct().toList();
         long retryAfter = verdict.canSucceed() ? RateLimitHeaders.retryAfterSeconds(verdict) : -1;
+        if (verdict.storeUnavailable()) {
+            return new ProblemDetails(UNAVAILABLE_TYPE, SERVICE_UNAVAILABLE, "The rate limiter is unavailable, and"
+                    + " this service refuses requests it cannot count. Retry in " + retryAfter
+                    + (retryAfter == 1 ? " second." : " seconds."), List.of(), retryAfter);
+        }
+        List<String> policies = rejections.stream().map(Decision::limitName).distinct().toList();
         String detail = message != null ? message : generatedDetail(verdict, retryAfter);
-        return new ProblemDetails(status, detail, policies, retryAfter);
+        return new ProblemDetails(TYPE, status, detail, policies, retryAfter);
     }
 
     private static String generatedDetail(Decision verdict, long retryAfter) {
@@ -59,8 +77,14 @@ public record ProblemDetails(int status, String detail, List<String> policies, l
         return exceeded + " Retry in " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
     }
 
-    /** The RFC 9457 title: "Too Many Requests" for 429, otherwise a generic one. */
+    /**
+     * The RFC 9457 title, a summary of the problem type: "Rate Limiter Unavailable", or for a rate-limit rejection
+     * "Too Many Requests" (429) or "Request Rate Limited" (any status a rule chose).
+     */
     public String title() {
+        if (type.equals(UNAVAILABLE_TYPE)) {
+            return "Rate Limiter Unavailable";
+        }
         return status == TOO_MANY_REQUESTS ? "Too Many Requests" : "Request Rate Limited";
     }
 
@@ -68,7 +92,7 @@ public record ProblemDetails(int status, String detail, List<String> policies, l
     public String toJson() {
         StringBuilder json = new StringBuilder(192);
         json.append("{\"type\":");
-        Json.appendString(json, TYPE);
+        Json.appendString(json, type);
         json.append(",\"title\":");
         Json.appendString(json, title());
         json.append(",\"status\":").append(status).append(",\"detail\":");

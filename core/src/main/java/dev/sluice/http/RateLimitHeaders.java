@@ -20,6 +20,10 @@ import java.util.function.BiConsumer;
  *   <li>{@code Retry-After} (seconds, rounded up, at least 1): on a rejection that waiting can cure.
  * </ul>
  *
+ * <p>A decision the failure policy made because the store could not ({@link Decision#storeUnavailable()}) describes
+ * no counter: it gets no {@code RateLimit} item and, as the verdict, no {@code X-RateLimit-*} fields, so a client is
+ * never told of permits nobody counted.
+ *
  * <p>Policy names become structured-field strings: characters outside printable ASCII are replaced by {@code ?},
  * quotes and backslashes escaped, so no name can inject a header. Stateless and thread-safe.
  */
@@ -41,9 +45,12 @@ public final class RateLimitHeaders {
                              BiConsumer<String, String> header) {
         if (style.draft() && !limits.isEmpty()) {
             header.accept("RateLimit-Policy", policyField(limits));
-            header.accept("RateLimit", rateLimitField(decisions));
+            String counted = rateLimitField(decisions);
+            if (!counted.isEmpty()) {
+                header.accept("RateLimit", counted);
+            }
         }
-        if (style.legacy()) {
+        if (style.legacy() && !verdict.storeUnavailable()) {
             header.accept("X-RateLimit-Limit", Long.toString(verdict.limit()));
             header.accept("X-RateLimit-Remaining", Long.toString(verdict.remaining()));
             header.accept("X-RateLimit-Reset", Long.toString(seconds(verdict.resetAfterNanos())));
@@ -71,6 +78,9 @@ public final class RateLimitHeaders {
     static String rateLimitField(List<Decision> decisions) {
         StringBuilder field = new StringBuilder();
         for (Decision decision : decisions) {
+            if (decision.storeUnavailable()) {
+                continue;
+            }
             separate(field);
             appendString(field, decision.limitName());
             field.append(";r=").append(decision.remaining()).append(";t=")

@@ -50,6 +50,15 @@ public interface CounterStore extends AutoCloseable {
         }
     }
 
+    /**
+     * How the store is doing: what it is, the cluster members it sees, and the calls it could not decide in the last
+     * minute. The default is {@link StoreHealth#LOCAL}: a store that decides on its own. Cheap enough to call for
+     * every health check or metrics scrape; never throws.
+     */
+    default StoreHealth health() {
+        return StoreHealth.LOCAL;
+    }
+
     /** Releases what the store holds (threads, connections, an embedded cluster member). Idempotent. */
     @Override
     void close();

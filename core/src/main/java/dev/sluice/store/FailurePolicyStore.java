@@ -1,6 +1,7 @@
 package dev.sluice.store;
 
 import dev.sluice.Decision;
+import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.Objects;
@@ -28,7 +29,15 @@ import org.jspecify.annotations.Nullable;
  * callers keep adding more. So at most {@link #withMaxPending maxPending} remote calls are in flight at once (default
  * {@link #DEFAULT_MAX_PENDING}, far more than a healthy store ever has); beyond that, a call is decided by the failure
  * rule at once, without calling the remote store, and counted as {@link #shed()}. Failures, timeouts and shed calls are
- * counted. Thread-safe.
+ * counted, in total and over the last minute ({@link #health()}).
+ *
+ * <p>Never silent: a limit that quietly stops holding is worse than none. The first failure is logged at once, at
+ * {@code WARNING}, with its cause and what the failure rule now does; after that at most one line per interval (a
+ * minute by default; {@link #withFailureLogging}) gives the counts since the last line and the latest cause, and one
+ * line says when the remote store answers again. No line names a key: a key is client data, and where a cause's
+ * message repeats it, it is replaced by {@code <key>}. A request the allow or reject rule decides gets a decision
+ * marked {@link Decision#storeUnavailable()}, so adapters can say that the limiter, not a limit, refused it.
+ * Thread-safe.
  */
 public final class FailurePolicyStore implements CounterStore {
 
@@ -62,6 +71,10 @@ public final class FailurePolicyStore implements CounterStore {
     private final LongAdder failures = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
     private final LongAdder shed = new LongAdder();
+    private final RecentCount recentFailures = new RecentCount();
+    private final RecentCount recentTimeouts = new RecentCount();
+    private final RecentCount recentShed = new RecentCount();
+    private final FailureLog log;
 
     /**
      * Told of every call the remote store failed, did not answer in time, or was not asked because too many calls were
@@ -74,11 +87,13 @@ public final class FailurePolicyStore implements CounterStore {
 
     private FailurePolicyStore(CounterStore remote, Duration timeout, OnFailure onFailure,
                                @Nullable CounterStore fallback) {
-        this(remote, positive(timeout).toNanos(), onFailure, fallback, (key, timedOut) -> { }, DEFAULT_MAX_PENDING);
+        this(remote, positive(timeout).toNanos(), onFailure, fallback, (key, timedOut) -> { }, DEFAULT_MAX_PENDING,
+                FailureLog.Settings.DEFAULT);
     }
 
     private FailurePolicyStore(CounterStore remote, long timeoutNanos, OnFailure onFailure,
-                               @Nullable CounterStore fallback, FailureListener listener, int maxPending) {
+                               @Nullable CounterStore fallback, FailureListener listener, int maxPending,
+                               FailureLog.Settings logSettings) {
         this.remote = Objects.requireNonNull(remote, "remote");
         this.timeoutNanos = timeoutNanos;
         this.onFailure = onFailure;
@@ -88,6 +103,16 @@ public final class FailurePolicyStore implements CounterStore {
             throw new IllegalArgumentException("maxPending must be at least 1, got " + maxPending);
         }
         this.maxPending = maxPending;
+        this.log = new FailureLog(logSettings, consequence(onFailure), this::totals);
+    }
+
+    /** What the failure rule does to the requests it decides, for the log. */
+    private static String consequence(OnFailure rule) {
+        return switch (rule) {
+            case ALLOW -> "the failure policy 'allow' lets those requests through unlimited";
+            case REJECT -> "the failure policy 'reject' refuses those requests";
+            case FALLBACK -> "the failure policy 'local' counts those requests on this instance alone";
+        };
     }
 
     private static Duration positive(Duration timeout) {
@@ -99,7 +124,7 @@ public final class FailurePolicyStore implements CounterStore {
 
     /** This store, also telling {@code newListener} of every failure (for metrics); counters are not shared. */
     public FailurePolicyStore listeningTo(FailureListener newListener) {
-        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, newListener, maxPending);
+        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, newListener, maxPending, log.settings());
     }
 
     /**
@@ -108,17 +133,58 @@ public final class FailurePolicyStore implements CounterStore {
      * @throws IllegalArgumentException if {@code max} is below 1
      */
     public FailurePolicyStore withMaxPending(int max) {
-        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, listener, max);
+        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, listener, max, log.settings());
     }
 
-    private void failed(String key, boolean timedOut) {
+    /**
+     * This store, logging failures to {@code logger} at {@code level}: the first at once, then at most one line per
+     * {@code interval}; counters are not shared. The default is {@code WARNING} once a minute, to the logger named
+     * after this class.
+     *
+     * @param time the clock that spaces the lines and ages the {@linkplain #health() last minute's} counts
+     * @throws IllegalArgumentException if {@code interval} is not positive
+     */
+    public FailurePolicyStore withFailureLogging(System.Logger logger, System.Logger.Level level, Duration interval,
+                                                 TimeSource time) {
+        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, listener, maxPending,
+                new FailureLog.Settings(logger, level, positive(interval).toNanos(), time));
+    }
+
+    private void failed(String key, boolean timedOut, @Nullable Throwable cause) {
+        long now = log.now();
         (timedOut ? timeouts : failures).increment();
+        (timedOut ? recentTimeouts : recentFailures).increment(now);
+        log.failed(now, timedOut ? "no answer within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms"
+                : FailureLog.describe(cause, key));
         listener.failed(key, timedOut);
     }
 
     private void shed(String key) {
+        long now = log.now();
         shed.increment();
+        recentShed.increment(now);
+        log.failed(now, "more than " + maxPending + " calls in flight");
         listener.failed(key, false);
+    }
+
+    /** The remote store answered: ends a run of failures in the log. */
+    private void answered() {
+        log.answered();
+    }
+
+    private FailureLog.Totals totals() {
+        return new FailureLog.Totals(failures.sum(), timeouts.sum(), shed.sum());
+    }
+
+    /**
+     * The remote store's health (what it is, the members it sees) with this store's counts of the last minute: calls
+     * failed, timed out and shed, each decided by the failure rule.
+     */
+    @Override
+    public StoreHealth health() {
+        long now = log.now();
+        return remote.health().withFailures(recentFailures.lastMinute(now), recentTimeouts.lastMinute(now),
+                recentShed.lastMinute(now));
     }
 
     /** Grants every request the remote store fails to decide within {@code timeout}. */
@@ -168,14 +234,16 @@ public final class FailurePolicyStore implements CounterStore {
             return null;
         }
         try {
-            return answer.get(timeoutNanos, TimeUnit.NANOSECONDS);
+            Decision decided = answer.get(timeoutNanos, TimeUnit.NANOSECONDS);
+            answered();
+            return decided;
         } catch (TimeoutException e) {
-            failed(key, true);
+            failed(key, true, null);
         } catch (ExecutionException e) {
-            failed(key, false);
+            failed(key, false, e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            failed(key, false);
+            failed(key, false, e);
         }
         return null;
     }
@@ -197,7 +265,7 @@ public final class FailurePolicyStore implements CounterStore {
             return answer;
         } catch (RuntimeException e) {
             pending.decrementAndGet();
-            failed(key, false);
+            failed(key, false, e);
             return null;
         }
     }
@@ -211,9 +279,12 @@ public final class FailurePolicyStore implements CounterStore {
         }
         return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
             if (error == null) {
+                answered();
                 return decision;
             }
-            failed(key, unwrap(error) instanceof TimeoutException);
+            Throwable cause = unwrap(error);
+            boolean timedOut = cause instanceof TimeoutException;
+            failed(key, timedOut, timedOut ? null : cause);
             return decideWithout(key, policy, cost, maxDelayNanos);
         });
     }
@@ -255,14 +326,15 @@ public final class FailurePolicyStore implements CounterStore {
 
     private static Decision allowed(Policy policy, long cost) {
         long capacity = policy.capacity();
-        return new Decision(true, capacity, Math.max(0, capacity - cost), 0, 0, 0, policy.limits().get(0).name());
+        return new Decision(true, capacity, Math.max(0, capacity - cost), 0, 0, 0, policy.limits().get(0).name(),
+                true);
     }
 
     private static Decision rejected(Policy policy, long cost) {
         long capacity = policy.capacity();
         long retryAfter = cost > capacity ? Decision.NEVER : REJECT_RETRY_AFTER.toNanos();
         return new Decision(false, capacity, 0, retryAfter, REJECT_RETRY_AFTER.toNanos(), 0,
-                policy.limits().get(0).name());
+                policy.limits().get(0).name(), true);
     }
 
     private static Throwable unwrap(Throwable error) {

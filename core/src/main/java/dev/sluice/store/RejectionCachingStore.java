@@ -95,6 +95,12 @@ public final class RejectionCachingStore implements CounterStore {
     }
 
     /** Closes the remote store and forgets the cached rejections. */
+    /** The health of the store it wraps. */
+    @Override
+    public StoreHealth health() {
+        return remote.health();
+    }
+
     @Override
     public void close() {
         rejections.clear();

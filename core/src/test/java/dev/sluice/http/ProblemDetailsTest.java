@@ -36,4 +36,17 @@ class ProblemDetailsTest {
         String json = ProblemDetails.of(List.of(never), 429, null).toJson();
         assertThat(json).contains("can never be granted").doesNotContain("retryAfter");
     }
+
+    @Test
+    void of_storeUnavailable_saysTheLimiterIsUnavailableNotThatALimitWasExceeded() {
+        Decision unavailable = new Decision(false, 3, 0, 1_000_000_000L, 1_000_000_000L, 0, "3/1m", true);
+
+        ProblemDetails problem = ProblemDetails.of(List.of(unavailable), 429, "custom rate-limit message");
+
+        assertThat(problem.status()).isEqualTo(ProblemDetails.SERVICE_UNAVAILABLE);
+        assertThat(problem.toJson()).isEqualTo("{\"type\":\"https://sluice.dev/problems/limiter-unavailable\","
+                + "\"title\":\"Rate Limiter Unavailable\",\"status\":503,"
+                + "\"detail\":\"The rate limiter is unavailable, and this service refuses requests it cannot count."
+                + " Retry in 1 second.\",\"policies\":[],\"retryAfter\":1}");
+    }
 }

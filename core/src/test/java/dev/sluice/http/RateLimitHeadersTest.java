@@ -36,6 +36,16 @@ class RateLimitHeadersTest {
     }
 
     @Test
+    void write_storeUnavailable_tellsOfNoPermitsNobodyCounted() {
+        Decision unavailable = new Decision(true, 10, 9, 0, 0, 0, "burst", true);
+
+        assertThat(headers(List.of(unavailable, DAILY_OK), unavailable, HeaderStyle.BOTH)).containsExactly(
+                Map.entry("RateLimit-Policy", "\"burst\";q=10;w=1, \"daily\";q=1000;w=86400"),
+                Map.entry("RateLimit", "\"daily\";r=42;t=18"));
+        assertThat(headers(List.of(unavailable), unavailable, HeaderStyle.BOTH)).containsOnlyKeys("RateLimit-Policy");
+    }
+
+    @Test
     void write_rejection_addsRetryAfterRoundedUpNeverZero() {
         Map<String, String> headers = headers(List.of(DAILY_REJECTED), DAILY_REJECTED, HeaderStyle.LEGACY);
         assertThat(headers).containsEntry("Retry-After", "1").containsEntry("X-RateLimit-Reset", "18")

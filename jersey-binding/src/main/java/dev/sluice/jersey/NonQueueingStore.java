@@ -3,6 +3,7 @@ package dev.sluice.jersey;
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.StoreHealth;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -36,6 +37,12 @@ final class NonQueueingStore implements CounterStore {
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
         return delegate.peekAsync(key, policy, cost);
+    }
+
+    /** The health of the store it wraps. */
+    @Override
+    public StoreHealth health() {
+        return delegate.health();
     }
 
     @Override
