@@ -33,8 +33,7 @@ class WireFormatTest {
 
     /** Hazelcast's header up to the class id: partition hash, identified-serializable type, flags, factory id. */
     private static final String HEADER = "00000000 fffffffe 01 0017276f ";
-    /** Bytes before Sluice's first byte, the format version: the header and the class id. */
-    private static final int VERSION_OFFSET = 17;
+    private static final int VERSION_OFFSET = OtherVersionBytes.VERSION_OFFSET;
 
     private static final String COUNTER_STATE_V1 = HEADER + "00000001"
             + " 01" // version
