@@ -3,6 +3,7 @@ package dev.sluice.algorithm;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,20 +40,45 @@ import org.jspecify.annotations.Nullable;
  *       to 1 min, 1 s up to 1 h, 1 min up to 1 day, 1 h beyond); tells a client the exact step boundary at which its
  *       next request fits.
  * </ul>
+ *
+ * <p>Each algorithm has a fixed {@linkplain #id() id}, which is how stores that leave the process (the Hazelcast
+ * wire format) name it: declaration order may change, ids never do.
  */
 public enum Algorithm {
-    TOKEN_BUCKET(new TokenBucket()),
-    LEAKY_BUCKET(new Gcra(true)),
-    FIXED_WINDOW(new FixedWindow()),
-    SLIDING_WINDOW_LOG(new WindowLog(false)),
-    SLIDING_WINDOW_COUNTER(new SlidingWindowCounter()),
-    STEPPED_SLIDING_WINDOW(new WindowLog(true)),
-    GCRA(new Gcra(false));
+    TOKEN_BUCKET(1, new TokenBucket()),
+    LEAKY_BUCKET(2, new Gcra(true)),
+    FIXED_WINDOW(3, new FixedWindow()),
+    SLIDING_WINDOW_LOG(4, new WindowLog(false)),
+    SLIDING_WINDOW_COUNTER(5, new SlidingWindowCounter()),
+    STEPPED_SLIDING_WINDOW(6, new WindowLog(true)),
+    GCRA(7, new Gcra(false));
 
+    private static final Algorithm[] ALL = values();
+
+    private final int id;
     private final Strategy strategy;
 
-    Algorithm(Strategy strategy) {
+    Algorithm(int id, Strategy strategy) {
+        this.id = id;
         this.strategy = strategy;
+    }
+
+    /**
+     * This algorithm's fixed id, 1 or more: stable across releases whatever the order of declaration, never reused
+     * for another algorithm. Stores that write an algorithm outside the process write this, never the ordinal.
+     */
+    public int id() {
+        return id;
+    }
+
+    /** The algorithm with this {@linkplain #id() id}; empty when there is none (written by a newer release). */
+    public static Optional<Algorithm> byId(int id) {
+        for (Algorithm algorithm : ALL) {
+            if (algorithm.id == id) {
+                return Optional.of(algorithm);
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One decision, run on the member that owns the key: decides, counts, and sets the entry's time to live, atomically
@@ -23,7 +24,7 @@ final class ApplyProcessor extends PolicyProcessor {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    private transient WriteStateProcessor backup;
+    private transient @Nullable WriteStateProcessor backup;
 
     ApplyProcessor() {
     }
@@ -50,7 +51,7 @@ final class ApplyProcessor extends PolicyProcessor {
     }
 
     @Override
-    public EntryProcessor<String, CounterState, DecisionResult> getBackupProcessor() {
+    public @Nullable EntryProcessor<String, CounterState, DecisionResult> getBackupProcessor() {
         return backup;
     }
 

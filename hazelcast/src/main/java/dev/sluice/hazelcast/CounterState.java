@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.algorithm.Algorithm;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The value the counters map holds for a key: the algorithm's state ({@code long[]} per limit) and which algorithm
@@ -36,7 +37,7 @@ final class CounterState implements IdentifiedDataSerializable {
      * A state at least as restrictive as both copies; when the copies come from different algorithms (the key was
      * reused for another policy) the existing one is kept.
      */
-    static CounterState moreConsumed(CounterState merging, CounterState existing) {
+    static @Nullable CounterState moreConsumed(@Nullable CounterState merging, @Nullable CounterState existing) {
         if (merging == null || existing == null) {
             return merging == null ? existing : merging;
         }
@@ -48,7 +49,8 @@ final class CounterState implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(algorithm.ordinal());
+        WireFormat.writeVersion(out);
+        WireFormat.writeAlgorithm(out, algorithm);
         out.writeInt(state.length);
         for (long[] limitState : state) {
             out.writeLongArray(limitState);
@@ -57,10 +59,11 @@ final class CounterState implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        algorithm = SluiceSerializerHook.readAlgorithm(in);
-        state = new long[SluiceSerializerHook.readLimitCount(in)][];
+        WireFormat.readVersion(in, "counter state");
+        algorithm = WireFormat.readAlgorithm(in);
+        state = new long[WireFormat.readLimitCount(in)][];
         for (int i = 0; i < state.length; i++) {
-            state[i] = SluiceSerializerHook.readState(in);
+            state[i] = WireFormat.readState(in);
         }
     }
 

@@ -24,6 +24,7 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
+        WireFormat.writeVersion(out);
         out.writeBoolean(decision.allowed());
         out.writeLong(decision.limit());
         out.writeLong(decision.remaining());
@@ -35,6 +36,7 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
+        WireFormat.readVersion(in, "decision result");
         decision = new Decision(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(), in.readLong(),
                 in.readLong(), in.readString());
     }

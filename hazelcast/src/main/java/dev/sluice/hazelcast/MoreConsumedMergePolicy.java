@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import com.hazelcast.spi.merge.MergingValue;
 import com.hazelcast.spi.merge.SplitBrainMergePolicy;
+import java.io.IOException;
 
 /**
  * The split-brain merge policy of the counters map: when two sub-clusters that counted the same key apart heal, the
@@ -32,11 +33,13 @@ public final class MoreConsumedMergePolicy
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) {
+    public void writeData(ObjectDataOutput out) throws IOException {
+        WireFormat.writeVersion(out);
     }
 
     @Override
-    public void readData(ObjectDataInput in) {
+    public void readData(ObjectDataInput in) throws IOException {
+        WireFormat.readVersion(in, "merge policy");
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.hazelcast.core.ReadOnly;
 import com.hazelcast.map.EntryProcessor;
 import dev.sluice.algorithm.Policy;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Evaluates a key's state on its owner without changing it; {@link ReadOnly}, so Hazelcast makes no backup. */
 final class PeekProcessor extends PolicyProcessor implements ReadOnly {
@@ -21,7 +22,7 @@ final class PeekProcessor extends PolicyProcessor implements ReadOnly {
     }
 
     @Override
-    public EntryProcessor<String, CounterState, DecisionResult> getBackupProcessor() {
+    public @Nullable EntryProcessor<String, CounterState, DecisionResult> getBackupProcessor() {
         return null;
     }
 

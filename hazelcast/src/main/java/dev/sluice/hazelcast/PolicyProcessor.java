@@ -70,7 +70,8 @@ abstract class PolicyProcessor
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(policy.algorithm().ordinal());
+        WireFormat.writeVersion(out);
+        WireFormat.writeAlgorithm(out, policy.algorithm());
         out.writeInt(policy.limits().size());
         for (Limit limit : policy.limits()) {
             out.writeLong(limit.permits());
@@ -84,8 +85,9 @@ abstract class PolicyProcessor
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        Algorithm algorithm = SluiceSerializerHook.readAlgorithm(in);
-        int count = SluiceSerializerHook.readLimitCount(in);
+        WireFormat.readVersion(in, "decision processor");
+        Algorithm algorithm = WireFormat.readAlgorithm(in);
+        int count = WireFormat.readLimitCount(in);
         List<Limit> limits = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             long permits = in.readLong();

@@ -8,6 +8,7 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /** The backup of an {@link ApplyProcessor}: writes the state the primary computed, with the same time to live. */
 final class WriteStateProcessor
@@ -25,24 +26,26 @@ final class WriteStateProcessor
     }
 
     @Override
-    public DecisionResult process(Map.Entry<String, CounterState> entry) {
+    public @Nullable DecisionResult process(Map.Entry<String, CounterState> entry) {
         ((ExtendedMapEntry<String, CounterState>) entry).setValue(state, ttlSeconds, TimeUnit.SECONDS);
         return null;
     }
 
     @Override
-    public EntryProcessor<String, CounterState, DecisionResult> getBackupProcessor() {
+    public @Nullable EntryProcessor<String, CounterState, DecisionResult> getBackupProcessor() {
         return null;
     }
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
+        WireFormat.writeVersion(out);
         state.writeData(out);
         out.writeLong(ttlSeconds);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
+        WireFormat.readVersion(in, "backup write");
         state = new CounterState();
         state.readData(in);
         ttlSeconds = in.readLong();

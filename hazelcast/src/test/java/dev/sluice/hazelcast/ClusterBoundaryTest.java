@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Test;
 class ClusterBoundaryTest {
 
     private static final Policy THREE_PER_HOUR = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofHours(1)));
+    private static final byte VERSION = (byte) WireFormat.WRITTEN;
+    private static final byte TOKEN_BUCKET = (byte) Algorithm.TOKEN_BUCKET.id();
 
     private final List<HazelcastCounterStore> stores = new ArrayList<>();
     private final List<HazelcastInstance> rawClients = new ArrayList<>();
@@ -68,20 +70,21 @@ class ClusterBoundaryTest {
 
     @Test
     void put_counterStateClaimingTwoBillionLimits_isRefusedWithoutAllocatingThem() {
-        ByteBuffer payload = ByteBuffer.allocate(5).put((byte) 0).putInt(Integer.MAX_VALUE);
+        ByteBuffer payload = ByteBuffer.allocate(6).put(VERSION).put(TOKEN_BUCKET).putInt(Integer.MAX_VALUE);
         assertForgedValueRefused(payload, "limits, read " + Integer.MAX_VALUE);
     }
 
     @Test
     void put_counterStateWithAStateLongerThanItsBytes_isRefusedWithoutAllocatingIt() {
-        ByteBuffer payload = ByteBuffer.allocate(5 + 4 + 8).put((byte) 0).putInt(1).putInt(300_000_000).putLong(7);
+        ByteBuffer payload = ByteBuffer.allocate(6 + 4 + 8).put(VERSION).put(TOKEN_BUCKET).putInt(1)
+                .putInt(300_000_000).putLong(7);
         assertForgedValueRefused(payload, "a state of 300000000 longs does not fit");
     }
 
     @Test
     void put_counterStateNamingNoAlgorithm_isRefused() {
-        ByteBuffer payload = ByteBuffer.allocate(5).put((byte) 99).putInt(1);
-        assertForgedValueRefused(payload, "no algorithm has ordinal 99");
+        ByteBuffer payload = ByteBuffer.allocate(6).put(VERSION).put((byte) 99).putInt(1);
+        assertForgedValueRefused(payload, "no algorithm has id 99");
     }
 
     /** The filter still lets the errors members send each other through: they are JDK classes. */

@@ -1,0 +1,149 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.internal.serialization.InternalSerializationService;
+import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
+import com.hazelcast.internal.serialization.impl.HeapData;
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Pins wire format version 1 of every type Sluice sends through Hazelcast: a known value, serialized by Hazelcast's
+ * real serialization service (with the hook the jar registers), gives exactly these bytes, and these bytes read back
+ * to that value. A change that fails here changes what other members read: it needs a new format version (see
+ * {@link WireFormat}), not a new constant.
+ *
+ * <p>The constants are hex, one group per field: Hazelcast's header (partition hash, serializer type, identified flag,
+ * Sluice's factory id, class id), then Sluice's fields in order, starting with the format version.
+ */
+class WireFormatTest {
+
+    /** Hazelcast's header up to the class id: partition hash, identified-serializable type, flags, factory id. */
+    private static final String HEADER = "00000000 fffffffe 01 0017276f ";
+    private static final int VERSION_OFFSET = OtherVersionBytes.VERSION_OFFSET;
+
+    private static final String COUNTER_STATE_V1 = HEADER + "00000001"
+            + " 01" // version
+            + " 07" // GCRA's id (its ordinal is 6)
+            + " 00000002" // two limits
+            + " 00000001 0000001bf08eb000" // one long: 120 s
+            + " 00000002 0000000000000007 ffffffffffffffff"; // two longs: 7, -1
+    /** A leaky bucket (id 2) of 3 per minute, capacity 5, "burst", and 100 per hour, "hourly". */
+    private static final String POLICY_V1 = " 02 00000002"
+            + " 0000000000000003 0000000df8475800 0000000000000005 00000005 6275727374"
+            + " 0000000000000064 0000034630b8a000 0000000000000064 00000006 686f75726c79";
+    private static final String APPLY_PROCESSOR_V1 = HEADER + "00000002 01" + POLICY_V1
+            + " 0000000000000002" // cost
+            + " 0000000059682f00"; // maximum delay: 1.5 s
+    private static final String PEEK_PROCESSOR_V1 = HEADER + "00000003 01" + POLICY_V1
+            + " 0000000000000001" // cost
+            + " 7fffffffffffffff"; // maximum delay: none
+    private static final String WRITE_STATE_PROCESSOR_V1 = HEADER + "00000004 01"
+            + " 01 03 00000001 00000002 0000000000000001 0000000df8475800" // fixed window: 1 in the window at 60 s
+            + " 000000000000003d"; // time to live: 61 s
+    private static final String DECISION_RESULT_V1 = HEADER + "00000005 01"
+            + " 00" // not allowed
+            + " 0000000000000003 0000000000000000" // limit, remaining
+            + " 00000004a817c800 0000000df8475800 0000000000000000" // retry after 20 s, reset after 60 s, no delay
+            + " 00000005 6275727374"; // "burst"
+    private static final String MERGE_POLICY_V1 = HEADER + "00000006 01";
+
+    private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
+
+    @AfterAll
+    static void dispose() {
+        SERIALIZATION.dispose();
+    }
+
+    static Stream<Arguments> version1() {
+        Policy policy = Policy.of(Algorithm.LEAKY_BUCKET, Limit.of(3, Duration.ofMinutes(1), 5, "burst"),
+                Limit.of(100, Duration.ofHours(1)).named("hourly"));
+        return Stream.of(
+                Arguments.of(new CounterState(Algorithm.GCRA, new long[][] {{120_000_000_000L}, {7, -1}}),
+                        COUNTER_STATE_V1),
+                Arguments.of(new ApplyProcessor(policy, 2, 1_500_000_000L), APPLY_PROCESSOR_V1),
+                Arguments.of(new PeekProcessor(policy, 1), PEEK_PROCESSOR_V1),
+                Arguments.of(new WriteStateProcessor(new CounterState(Algorithm.FIXED_WINDOW,
+                        new long[][] {{1, 60_000_000_000L}}), 61), WRITE_STATE_PROCESSOR_V1),
+                Arguments.of(new DecisionResult(new Decision(false, 3, 0, 20_000_000_000L, 60_000_000_000L, 0,
+                        "burst")), DECISION_RESULT_V1),
+                Arguments.of(new MoreConsumedMergePolicy(), MERGE_POLICY_V1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("version1")
+    void toData_knownValue_givesTheVersion1Bytes(Object value, String hex) {
+        assertThat(HexFormat.of().formatHex(SERIALIZATION.toData(value).toByteArray())).isEqualTo(compact(hex));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("version1")
+    void toObject_version1Bytes_readBackTheValue(Object value, String hex) {
+        Object read = SERIALIZATION.toObject(new HeapData(bytes(hex)));
+
+        assertThat(read).isExactlyInstanceOf(value.getClass())
+                .usingRecursiveComparison().withEqualsForType(Policy::equals, Policy.class).isEqualTo(value);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("version1")
+    void toObject_unknownVersion_isRefusedNamingTheVersionAndTheKnownOnes(Object value, String hex) {
+        byte[] version2 = bytes(hex);
+        version2[VERSION_OFFSET] = 2;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version2)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 2")
+                .hasMessageContaining("reads versions 1 to 1");
+    }
+
+    @Test
+    void toObject_counterStateOfUnknownAlgorithmId_isRefusedNamingTheId() {
+        byte[] bytes = bytes(COUNTER_STATE_V1);
+        bytes[VERSION_OFFSET + 1] = 99;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(bytes)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("no algorithm has id 99");
+    }
+
+    @Test
+    void toObject_processorOfUnknownAlgorithmId_isRefusedNamingTheId() {
+        byte[] bytes = bytes(APPLY_PROCESSOR_V1);
+        bytes[VERSION_OFFSET + 1] = 0;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(bytes)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("no algorithm has id 0");
+    }
+
+    @Test
+    void toData_everyAlgorithm_writesItsIdNotItsOrdinal() {
+        for (Algorithm algorithm : Algorithm.values()) {
+            byte[] bytes = SERIALIZATION.toData(new CounterState(algorithm, new long[][] {{}})).toByteArray();
+
+            assertThat(bytes[VERSION_OFFSET + 1]).as("%s", algorithm).isEqualTo((byte) algorithm.id());
+        }
+    }
+
+    private static String compact(String hex) {
+        return hex.replace(" ", "");
+    }
+
+    private static byte[] bytes(String hex) {
+        return HexFormat.of().parseHex(compact(hex));
+    }
+}

@@ -1,0 +1,115 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.internal.serialization.SerializationService;
+import com.hazelcast.map.IMap;
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import com.hazelcast.spi.impl.SerializationServiceSupport;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The wire format version between real members: a two-member cluster (TCP-IP on loopback, multicast off) whose
+ * caller sends to the member that owns the key, so every processor, result, value and backup crosses the network.
+ * Members of this release write and read version 1; bytes of version 2, which this release does not know, are refused
+ * by the owner with an error naming the version, before anything touches the key's state.
+ */
+class WireVersionClusterTest {
+
+    private static final Policy THREE_PER_MINUTE = Policy.of(Algorithm.TOKEN_BUCKET,
+            Limit.of(3, Duration.ofMinutes(1)));
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private List<HazelcastCounterStore> members = List.of();
+    private HazelcastCounterStore caller;
+    private HazelcastCounterStore owner;
+    private String key;
+
+    @BeforeEach
+    void startCluster() {
+        members = ClusterSupport.startCluster(2, time);
+        caller = members.get(0);
+        owner = members.get(1);
+        key = ClusterSupport.keyOwnedBy(owner.instance(), "wire-");
+    }
+
+    @AfterEach
+    void stopCluster() {
+        ClusterSupport.closeAll(members);
+    }
+
+    @Test
+    void apply_version1AcrossMembers_decidesExactlyAndBacksUpTheState() {
+        for (int i = 0; i < 3; i++) {
+            assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
+        }
+        assertThat(caller.peek(key, THREE_PER_MINUTE, 1).allowed()).isFalse();
+        CounterState stored = (CounterState) countersOf(caller).get(key);
+        assertThat(stored.algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
+
+        // The caller holds the backup, written by the owner's version 1 backup processor: it takes over the key.
+        owner.instance().getLifecycleService().terminate();
+        ClusterSupport.awaitClusterSize(caller.instance(), 1);
+
+        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isFalse();
+        assertThat(((CounterState) countersOf(caller).get(key)).state()).isEqualTo(stored.state());
+    }
+
+    @Test
+    void executeOnKey_processorOfUnknownVersion_isRefusedAndTheKeyStaysExact() {
+        spendTwoOfThree();
+        SerializationService serialization = serializationOf(caller);
+        OtherVersionBytes version2 = new OtherVersionBytes(serialization,
+                new ApplyProcessor(THREE_PER_MINUTE, 1, 0), 2);
+
+        assertThatThrownBy(() -> countersOf(caller).executeOnKey(key, version2))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 2")
+                .hasMessageContaining("reads versions 1 to 1");
+
+        assertLastPermitThenRejected();
+    }
+
+    @Test
+    void set_valueOfUnknownVersion_isRefusedAndTheKeyStaysExact() {
+        spendTwoOfThree();
+        // Were it read, this state (one permit spent) would hand the key a permit back.
+        long[][] onePermitSpent = THREE_PER_MINUTE.apply(null, time.nanos(), 1, 0).state();
+        OtherVersionBytes version2 = new OtherVersionBytes(serializationOf(caller),
+                new CounterState(Algorithm.TOKEN_BUCKET, onePermitSpent), 2);
+
+        assertThatThrownBy(() -> countersOf(caller).set(key, version2))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 2")
+                .hasMessageContaining("reads versions 1 to 1");
+
+        assertLastPermitThenRejected();
+    }
+
+    private void spendTwoOfThree() {
+        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
+        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
+    }
+
+    private void assertLastPermitThenRejected() {
+        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
+        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isFalse();
+    }
+
+    private static IMap<String, Object> countersOf(HazelcastCounterStore member) {
+        return member.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME);
+    }
+
+    private static SerializationService serializationOf(HazelcastCounterStore member) {
+        return ((SerializationServiceSupport) member.instance()).getSerializationService();
+    }
+}
