@@ -50,7 +50,8 @@ import org.jspecify.annotations.Nullable;
  *       </td><td>the rules file's, else none</td></tr>
  *   <tr><td>{@code client-address-header}</td><td>{@code x-forwarded-for} or {@code forwarded} (RFC 7239): where
  *       a trusted proxy names the client</td><td>{@code x-forwarded-for}</td></tr>
- *   <tr><td>{@code max-keys}</td><td>keys the local store holds at most</td><td>{@link LocalCounterStore#DEFAULT_MAX_KEYS}</td></tr>
+ *   <tr><td>{@code max-keys}</td><td>keys the local store holds at most</td>
+ *       <td>{@link LocalCounterStore#DEFAULT_MAX_KEYS}</td></tr>
  *   <tr><td>{@code metrics}</td><td>{@code none}, or {@code micrometer}: decision counters and a timer on
  *       Micrometer's global registry (Micrometer must be on the classpath)</td><td>{@code none}</td></tr>
  *   <tr><td>{@code namespace}</td><td>separates the counters of applications sharing one cluster</td>

@@ -95,7 +95,6 @@ public class RateLimitFilter implements Filter {
     @Override
     public void doFilter(ServletRequest servletRequest, ServletResponse servletResponse, FilterChain chain)
             throws IOException, ServletException {
-        FilterRuntime current = started();
         if (!(servletRequest instanceof HttpServletRequest request)
                 || !(servletResponse instanceof HttpServletResponse response)
                 || request.getDispatcherType() != DispatcherType.REQUEST
@@ -103,6 +102,7 @@ public class RateLimitFilter implements Filter {
             chain.doFilter(servletRequest, servletResponse);
             return;
         }
+        FilterRuntime current = started();
         Evaluation evaluation;
         long start = System.nanoTime();
         try {

@@ -44,7 +44,7 @@ class StoreProviderFilterTest {
 
     private FilterHolder filter;
 
-    /** Starts Jetty with the filter at {@code /shop} set up from {@code initParams}, finding providers in {@code loader}. */
+    /** Starts Jetty with the filter at {@code /shop} from {@code initParams}, finding providers in {@code loader}. */
     private JettyServer start(Map<String, String> initParams, ClassLoader loader) throws Exception {
         Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), PER_IP);
         ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);

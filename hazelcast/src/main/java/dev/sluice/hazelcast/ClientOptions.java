@@ -129,7 +129,10 @@ public final class ClientOptions {
             return this;
         }
 
-        /** The counters map, whose configuration the client adds to the cluster; default {@link StoreOptions#defaults()}. */
+        /**
+         * The counters map, whose configuration the client adds to the cluster; default
+         * {@link StoreOptions#defaults()}.
+         */
         public Builder store(StoreOptions options) {
             this.store = Objects.requireNonNull(options, "store");
             return this;

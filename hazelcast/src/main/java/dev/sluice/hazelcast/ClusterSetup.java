@@ -35,6 +35,7 @@ import org.jspecify.annotations.Nullable;
 /** Configures and starts Hazelcast members and clients for {@link HazelcastCounterStore}. Stateless. */
 final class ClusterSetup {
 
+    // Under the store's name, where its users look for its messages.
     private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
 
     private ClusterSetup() {

@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #applyAsync}): the member that owns the key reads its own time (see {@link #TIME_SOURCE_KEY}), runs
  * {@link Policy#apply} on the key's state and stores the result, atomically, then writes the computed state to one
  * synchronous backup (by default). Entries expire once their state is back to full capacity (their time to live is
- * set by the processor), and each member holds at most {@link StoreOptions#maxKeysPerMember()} keys (least recently used
- * keys are evicted first, forgetting what they had consumed). All values and processors use Hazelcast's
+ * set by the processor), and each member holds at most {@link StoreOptions#maxKeysPerMember()} keys (least recently
+ * used keys are evicted first, forgetting what they had consumed). All values and processors use Hazelcast's
  * {@code IdentifiedDataSerializable}, registered by the jar itself: members need the Sluice jar on their class path
  * and nothing else.
  *
@@ -35,8 +35,6 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe.
  */
 public final class HazelcastCounterStore implements CounterStore {
-
-    private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
 
     /**
      * The key under which a member's user context ({@link Config#getUserContext()}) may hold a {@link TimeSource}
@@ -125,9 +123,10 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     /**
-     * The Java deserialization filter of the simple settings of {@link MemberOptions} and {@link ClientOptions}: only JDK and Hazelcast classes, minus
-     * Hazelcast's built-in list of known gadget classes. Hazelcast still Java-serializes the exceptions members send
-     * each other, which is why the JDK and Hazelcast stay allowed. Put it in a configuration of your own with
+     * The Java deserialization filter of the simple settings of {@link MemberOptions} and {@link ClientOptions}: only
+     * JDK and Hazelcast classes, minus Hazelcast's built-in list of known gadget classes. Hazelcast still
+     * Java-serializes the exceptions members send each other, which is why the JDK and Hazelcast stay allowed. Put it
+     * in a configuration of your own with
      * {@code config.getSerializationConfig().setJavaSerializationFilterConfig(...)}.
      */
     public static JavaSerializationFilterConfig javaSerializationFilter() {

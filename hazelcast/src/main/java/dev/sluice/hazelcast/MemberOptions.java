@@ -166,7 +166,10 @@ public final class MemberOptions {
             return this;
         }
 
-        /** Configures the member entirely by this configuration instead of the simple settings, as {@link #configFile}. */
+        /**
+         * Configures the member entirely by this configuration (used, and changed, as it is) instead of the simple
+         * settings, as {@link #configFile}.
+         */
         public Builder config(Config memberConfig) {
             this.config = Objects.requireNonNull(memberConfig, "config");
             return this;
