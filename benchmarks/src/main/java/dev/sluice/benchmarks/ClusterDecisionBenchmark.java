@@ -55,7 +55,7 @@ public class ClusterDecisionBenchmark {
     public void startCluster() throws Exception {
         cluster = BenchmarkCluster.start(topology.equals("two-jvms"));
         keys = Keys.named(10_000);
-        sluice = HazelcastCounterStore.builder().instance(cluster.local()).build();
+        sluice = HazelcastCounterStore.using(cluster.local());
         policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(PERMITS_PER_SECOND, Duration.ofSeconds(1)));
         bucket4j = Bucket4jHazelcast.entryProcessorBasedBuilder(cluster.local().<String, byte[]>getMap("bucket4j"))
                 .build();

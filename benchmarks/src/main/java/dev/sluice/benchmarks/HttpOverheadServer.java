@@ -54,9 +54,10 @@ public final class HttpOverheadServer {
             FilterSettings.Builder settings = FilterSettings.builder().rules("file:" + rules);
             if (mode.equals("hazelcast")) {
                 int memberPort = port + 1000;
-                settings.store(FilterSettings.StoreKind.HAZELCAST).port(memberPort)
-                        .members(java.util.List.of("127.0.0.1:" + memberPort))
-                        .clusterName("sluice-http-bench-" + port);
+                settings.storeProvider("hazelcast", java.util.Map.of(
+                        "hazelcast-port", String.valueOf(memberPort),
+                        "hazelcast-members", "127.0.0.1:" + memberPort,
+                        "hazelcast-cluster-name", "sluice-http-bench-" + port)::get);
             }
             context.addFilter(new FilterHolder(new RateLimitFilter(settings.build())), "/*",
                     EnumSet.of(DispatcherType.REQUEST));

@@ -5,6 +5,7 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.hazelcast.StoreOptions;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -46,8 +47,8 @@ public final class MemoryPerKey {
 
     private static void hazelcast(int keys, Policy policy) throws Exception {
         try (BenchmarkCluster cluster = BenchmarkCluster.startOne();
-             HazelcastCounterStore store = HazelcastCounterStore.builder().instance(cluster.local())
-                     .maxKeysPerMember(2 * keys).build()) {
+             HazelcastCounterStore store = HazelcastCounterStore.using(cluster.local(),
+                     StoreOptions.builder().maxKeysPerMember(2 * keys).build())) {
             long before = usedAfterGc();
             Semaphore inFlight = new Semaphore(256);
             for (int i = 0; i < keys; i++) {

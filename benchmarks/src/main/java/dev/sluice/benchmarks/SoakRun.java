@@ -5,6 +5,8 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.hazelcast.MemberOptions;
+import dev.sluice.hazelcast.StoreOptions;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -54,10 +56,11 @@ public final class SoakRun {
         String clusterName = "sluice-soak-" + UUID.randomUUID();
         List<HazelcastCounterStore> members = new ArrayList<>();
         for (int port : ports) {
-            members.add(HazelcastCounterStore.builder().clusterName(clusterName).bindAddress("127.0.0.1").port(port)
-                    .members(ports.stream().map(p -> "127.0.0.1:" + p).toArray(String[]::new))
+            members.add(HazelcastCounterStore.startMember(MemberOptions.builder().clusterName(clusterName)
+                    .bindAddress("127.0.0.1").port(port)
+                    .members(ports.stream().map(p -> "127.0.0.1:" + p).toList())
                     .property("hazelcast.logging.type", "none").property("hazelcast.phone.home.enabled", "false")
-                    .maxKeysPerMember(MAX_KEYS_PER_MEMBER).build());
+                    .store(StoreOptions.builder().maxKeysPerMember(MAX_KEYS_PER_MEMBER).build()).build()));
         }
         try (HazelcastCounterStore hazelcast = members.get(0); HazelcastCounterStore second = members.get(1)) {
             LocalCounterStore local = new LocalCounterStore(TimeSource.system(), MAX_LOCAL_KEYS);

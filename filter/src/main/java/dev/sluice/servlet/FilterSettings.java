@@ -1,21 +1,35 @@
 package dev.sluice.servlet;
 
+import dev.sluice.TimeSource;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.ClientAddresses;
 import dev.sluice.rules.DurationText;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.store.FailurePolicyStore;
+import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link RateLimitFilter} is set up: from {@code web.xml} init-params ({@link #fromInitParameters}) or in code
- * ({@link #builder()}). Immutable and thread-safe.
+ * ({@link #builder()}). Immutable and thread-safe (given a thread-safe store settings function).
+ *
+ * <p>The store comes from a plug-in point, never named here: a {@link CounterStore} given in code
+ * ({@link Builder#store}), the built-in {@code local} store, or a {@link CounterStoreProvider} named by the
+ * {@code store} init-param: one contributed by a library through {@link java.util.ServiceLoader} ({@code hazelcast}
+ * and {@code hazelcast-client} come with {@code dev.sluice:sluice-hazelcast}, which documents their init-params such
+ * as {@code hazelcast-members}), or the class name of the application's own provider. The provider reads its own
+ * init-params; a store a provider opens is bounded by {@code store-timeout} and {@code failure-policy}.
  *
  * <table>
  *   <caption>init-params</caption>
@@ -24,15 +38,9 @@ import java.util.function.Function;
  *       application path such as {@code /WEB-INF/sluice-rules.json}</td><td>no rules (nothing is limited)</td></tr>
  *   <tr><td>{@code rules-reload-interval}</td><td>a duration ({@code 5s}); {@code 0} turns reloading off; only files
  *       on disk are reloaded</td><td>{@code 5s}</td></tr>
- *   <tr><td>{@code store}</td><td>{@code local}, {@code hazelcast} (an embedded member) or {@code hazelcast-client}
- *       </td><td>{@code local}</td></tr>
- *   <tr><td>{@code hazelcast-config}</td><td>a Hazelcast member (or, with {@code hazelcast-client}, client) YAML or
- *       XML file, used instead of the simple settings below</td><td>none</td></tr>
- *   <tr><td>{@code hazelcast-cluster-name}</td><td>a name</td><td>{@code sluice}</td></tr>
- *   <tr><td>{@code hazelcast-members}</td><td>comma-separated {@code host:port} list for TCP-IP join</td>
- *       <td>{@code 127.0.0.1}</td></tr>
- *   <tr><td>{@code hazelcast-port}</td><td>the member's port (1 to 65535)</td><td>{@code 5701}, next free</td></tr>
- *   <tr><td>{@code hazelcast-interface}</td><td>the address the member binds to</td><td>{@code 127.0.0.1}</td></tr>
+ *   <tr><td>{@code store}</td><td>{@code local}, the name of a store provider on the class path such as
+ *       {@code hazelcast} (an embedded member) or {@code hazelcast-client}, or the class name of a
+ *       {@link CounterStoreProvider}; the provider's own init-params go to it</td><td>{@code local}</td></tr>
  *   <tr><td>{@code failure-policy}</td><td>{@code allow}, {@code reject} or {@code local} (count on a local store
  *       while the cluster is unreachable)</td><td>{@code allow}</td></tr>
  *   <tr><td>{@code store-timeout}</td><td>a duration</td><td>{@code 100ms}</td></tr>
@@ -42,7 +50,8 @@ import java.util.function.Function;
  *       </td><td>the rules file's, else none</td></tr>
  *   <tr><td>{@code client-address-header}</td><td>{@code x-forwarded-for} or {@code forwarded} (RFC 7239): where
  *       a trusted proxy names the client</td><td>{@code x-forwarded-for}</td></tr>
- *   <tr><td>{@code max-keys}</td><td>keys the local store holds at most</td><td>{@code 1000000}</td></tr>
+ *   <tr><td>{@code max-keys}</td><td>keys the local store holds at most</td>
+ *       <td>{@link LocalCounterStore#DEFAULT_MAX_KEYS}</td></tr>
  *   <tr><td>{@code metrics}</td><td>{@code none}, or {@code micrometer}: decision counters and a timer on
  *       Micrometer's global registry (Micrometer must be on the classpath)</td><td>{@code none}</td></tr>
  *   <tr><td>{@code namespace}</td><td>separates the counters of applications sharing one cluster</td>
@@ -51,41 +60,31 @@ import java.util.function.Function;
  */
 public final class FilterSettings {
 
-    /** Where counters live. */
-    public enum StoreKind {
-        LOCAL, HAZELCAST, HAZELCAST_CLIENT;
+    /** The name of the built-in store provider, counting in this JVM: {@value}. */
+    public static final String LOCAL_STORE = "local";
 
-        String text() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-    }
-
-    private final String rules;
+    private final @Nullable String rules;
     private final Duration rulesReloadInterval;
-    private final StoreKind store;
-    private final String hazelcastConfig;
-    private final String clusterName;
-    private final List<String> members;
-    private final int port;
-    private final String bindInterface;
+    private final @Nullable CounterStore store;
+    private final String storeProvider;
+    private final Function<String, @Nullable String> storeSettings;
+    private final TimeSource timeSource;
     private final FailurePolicyStore.OnFailure failurePolicy;
     private final Duration storeTimeout;
     private final HeaderStyle headerStyle;
-    private final List<String> trustedProxies;
+    private final @Nullable List<String> trustedProxies;
     private final ClientAddresses.Header clientAddressHeader;
     private final long maxKeys;
-    private final String namespace;
+    private final @Nullable String namespace;
     private final DecisionMetrics metrics;
 
     private FilterSettings(Builder builder) {
         this.rules = builder.rules;
         this.rulesReloadInterval = builder.rulesReloadInterval;
         this.store = builder.store;
-        this.hazelcastConfig = builder.hazelcastConfig;
-        this.clusterName = builder.clusterName;
-        this.members = List.copyOf(builder.members);
-        this.port = builder.port;
-        this.bindInterface = builder.bindInterface;
+        this.storeProvider = builder.storeProvider;
+        this.storeSettings = builder.storeSettings;
+        this.timeSource = builder.timeSource;
         this.failurePolicy = builder.failurePolicy;
         this.storeTimeout = builder.storeTimeout;
         this.headerStyle = builder.headerStyle;
@@ -102,22 +101,18 @@ public final class FilterSettings {
 
     /**
      * Reads the init-params named in the class comment; unknown names are ignored (they may belong to the
-     * container).
+     * container, or to the store provider, which is given all of them when the filter starts).
      *
+     * @param initParameter the value of an init-param, or null when it is not set
      * @throws IllegalArgumentException naming the init-param and the expected form, for a value that is not
      */
-    public static FilterSettings fromInitParameters(Function<String, String> initParameter) {
+    public static FilterSettings fromInitParameters(Function<String, @Nullable String> initParameter) {
         Builder builder = builder();
         Params params = new Params(initParameter);
         params.with("rules", value -> builder.rules(value), "a location such as classpath:sluice-rules.json");
         params.with("rules-reload-interval", value -> builder.rulesReloadInterval(duration(value)), DURATION);
-        params.with("store", value -> builder.store(choice(value, StoreKind.values(), StoreKind::text)),
-                "one of local, hazelcast, hazelcast-client");
-        params.with("hazelcast-config", builder::hazelcastConfig, "a Hazelcast YAML or XML file");
-        params.with("hazelcast-cluster-name", builder::clusterName, "a cluster name");
-        params.with("hazelcast-members", value -> builder.members(list(value)), "a comma-separated host:port list");
-        params.with("hazelcast-port", value -> builder.port(Integer.parseInt(value.trim())), "a port from 1 to 65535");
-        params.with("hazelcast-interface", builder::bindInterface, "an address such as 127.0.0.1");
+        params.with("store", value -> builder.storeProvider(value.trim(), initParameter),
+                "a store name such as local or hazelcast, or a class name");
         params.with("failure-policy", value -> builder.failurePolicy(choice(value, FailurePolicyStore.OnFailure.values(),
                 FilterSettings::failurePolicyText)), "one of allow, reject, local");
         params.with("store-timeout", value -> builder.storeTimeout(duration(value)), DURATION);
@@ -174,30 +169,30 @@ public final class FilterSettings {
         return Arrays.stream(text.split(",")).map(String::trim).filter(item -> !item.isEmpty()).toList();
     }
 
-    /** Reads init-params, turning any failure into a message that names the param and the expected form. */
+    /**
+     * Reads init-params, turning any failure into a message that names the param and the expected form, as store
+     * providers' init-params are.
+     */
     private static final class Params {
-        private final Function<String, String> source;
+        private final Function<String, @Nullable String> source;
 
-        Params(Function<String, String> source) {
+        Params(Function<String, @Nullable String> source) {
             this.source = source;
         }
 
-        void with(String name, java.util.function.Consumer<String> apply, String expected) {
+        void with(String name, Consumer<String> apply, String expected) {
             String value = source.apply(name);
-            if (value == null) {
-                return;
-            }
-            try {
-                apply.accept(value);
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("init-param '" + name + "': expected " + expected + ", got '"
-                        + value + "'", e);
+            if (value != null) {
+                CounterStoreProvider.Context.parse(name, value, text -> {
+                    apply.accept(text);
+                    return text;
+                }, expected);
             }
         }
     }
 
-    /** The rules location, or null for none. */
-    public String rules() {
+    /** The rules location; null for none (the filter then limits nothing). */
+    public @Nullable String rules() {
         return rules;
     }
 
@@ -205,29 +200,27 @@ public final class FilterSettings {
         return rulesReloadInterval;
     }
 
-    public StoreKind store() {
-        return store;
+    /** The store given in code, used as it is instead of a provider's; the application closes it. */
+    public Optional<CounterStore> store() {
+        return Optional.ofNullable(store);
     }
 
-    /** The Hazelcast config file, or null to use the simple settings. */
-    public String hazelcastConfig() {
-        return hazelcastConfig;
+    /**
+     * The store provider to open the store with when none is given: {@value #LOCAL_STORE}, a provider's
+     * {@link CounterStoreProvider#name() name}, or a provider's class name.
+     */
+    public String storeProvider() {
+        return storeProvider;
     }
 
-    public String clusterName() {
-        return clusterName;
+    /** The provider's settings by name: the text, or null when not set (from {@code web.xml}, every init-param). */
+    public Function<String, @Nullable String> storeSettings() {
+        return storeSettings;
     }
 
-    public List<String> members() {
-        return members;
-    }
-
-    public int port() {
-        return port;
-    }
-
-    public String bindInterface() {
-        return bindInterface;
+    /** The time the filter's local stores decide by and its store provider is given. */
+    public TimeSource timeSource() {
+        return timeSource;
     }
 
     public FailurePolicyStore.OnFailure failurePolicy() {
@@ -242,8 +235,8 @@ public final class FilterSettings {
         return headerStyle;
     }
 
-    /** The trusted proxies, or null to take the rules file's. */
-    public List<String> trustedProxies() {
+    /** The trusted proxies; null to take the rules file's. */
+    public @Nullable List<String> trustedProxies() {
         return trustedProxies;
     }
 
@@ -252,13 +245,14 @@ public final class FilterSettings {
         return clientAddressHeader;
     }
 
+    /** Keys a local store (the store, or the failure policy's fallback) holds at most. */
     public long maxKeys() {
         return maxKeys;
     }
 
-    /** The namespace, or null for the context path. */
-    public String namespace() {
-        return namespace;
+    /** The namespace; if empty, the context path. */
+    public Optional<String> namespace() {
+        return Optional.ofNullable(namespace);
     }
 
     /** Where decisions are reported. */
@@ -268,21 +262,20 @@ public final class FilterSettings {
 
     /** Builds {@link FilterSettings}; every value is checked when set. Not thread-safe. */
     public static final class Builder {
-        private String rules;
+        private @Nullable String rules;
         private Duration rulesReloadInterval = Duration.ofSeconds(5);
-        private StoreKind store = StoreKind.LOCAL;
-        private String hazelcastConfig;
-        private String clusterName = "sluice";
-        private List<String> members = List.of("127.0.0.1");
-        private int port = 5701;
-        private String bindInterface = "127.0.0.1";
+        private @Nullable CounterStore store;
+        private String storeProvider = LOCAL_STORE;
+        private boolean storeProviderSet;
+        private Function<String, @Nullable String> storeSettings = name -> null;
+        private TimeSource timeSource = TimeSource.system();
         private FailurePolicyStore.OnFailure failurePolicy = FailurePolicyStore.OnFailure.ALLOW;
         private Duration storeTimeout = FailurePolicyStore.DEFAULT_TIMEOUT;
         private HeaderStyle headerStyle = HeaderStyle.BOTH;
-        private List<String> trustedProxies;
+        private @Nullable List<String> trustedProxies;
         private ClientAddresses.Header clientAddressHeader = ClientAddresses.Header.X_FORWARDED_FOR;
-        private long maxKeys = 1_000_000;
-        private String namespace;
+        private long maxKeys = LocalCounterStore.DEFAULT_MAX_KEYS;
+        private @Nullable String namespace;
         private DecisionMetrics metrics = DecisionMetrics.NONE;
 
         private Builder() {
@@ -301,36 +294,41 @@ public final class FilterSettings {
             return this;
         }
 
-        public Builder store(StoreKind kind) {
-            this.store = Objects.requireNonNull(kind, "store");
+        /**
+         * The store to count in, used as it is: the filter neither wraps it in a failure policy nor closes it, so
+         * compose it as needed ({@link FailurePolicyStore}, {@link dev.sluice.store.RejectionCachingStore}, a
+         * Hazelcast store on the application's own instance) and close it after the filter. Excludes
+         * {@link #storeProvider}.
+         */
+        public Builder store(CounterStore counterStore) {
+            this.store = Objects.requireNonNull(counterStore, "store");
             return this;
         }
 
-        public Builder hazelcastConfig(String file) {
-            this.hazelcastConfig = Objects.requireNonNull(file, "hazelcastConfig");
-            return this;
-        }
-
-        public Builder clusterName(String name) {
-            this.clusterName = Objects.requireNonNull(name, "clusterName");
-            return this;
-        }
-
-        public Builder members(List<String> addresses) {
-            this.members = List.copyOf(addresses);
-            return this;
-        }
-
-        public Builder port(int newPort) {
-            if (newPort < 1 || newPort > 65_535) {
-                throw new IllegalArgumentException("port must be from 1 to 65535, got " + newPort);
+        /**
+         * The store provider that opens the store when the filter starts: {@value FilterSettings#LOCAL_STORE} (the
+         * default), the {@link CounterStoreProvider#name() name} of a provider on the class path, or the class name
+         * of one; the filter bounds and closes the store it opens. Excludes {@link #store}.
+         *
+         * @param settings the provider's settings by name, such as
+         *     {@code Map.of("hazelcast-members", "10.0.0.1,10.0.0.2")::get}
+         */
+        public Builder storeProvider(String name, Function<String, @Nullable String> settings) {
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("store provider name must not be blank");
             }
-            this.port = newPort;
+            this.storeProvider = name;
+            this.storeSettings = Objects.requireNonNull(settings, "settings");
+            this.storeProviderSet = true;
             return this;
         }
 
-        public Builder bindInterface(String address) {
-            this.bindInterface = Objects.requireNonNull(address, "bindInterface");
+        /**
+         * The time the filter's local stores decide by and its store provider is given (default the system's); a
+         * store given in code keeps its own. Requests held for their slot wait in real time. For tests.
+         */
+        public Builder timeSource(TimeSource time) {
+            this.timeSource = Objects.requireNonNull(time, "timeSource");
             return this;
         }
 
@@ -381,7 +379,15 @@ public final class FilterSettings {
             return this;
         }
 
+        /**
+         * The settings.
+         *
+         * @throws IllegalArgumentException if both a store and a store provider are given
+         */
         public FilterSettings build() {
+            if (store != null && storeProviderSet) {
+                throw new IllegalArgumentException("store and storeProvider both given: give one");
+            }
             return new FilterSettings(this);
         }
     }

@@ -22,9 +22,11 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A servlet filter that applies Sluice's rules to every request it sees: registered in {@code web.xml} with
@@ -41,7 +43,9 @@ import java.util.concurrent.TimeUnit;
  * other failure lets the request through and is logged. The evaluation is left in the request attribute
  * {@link #EVALUATION_ATTRIBUTE}, so the Jersey binding does not count a rule twice. While started, the filter
  * publishes its store in the servlet context attribute {@link #STORE_ATTRIBUTE}, so the application can count its own
- * limits in the same store (and cluster). Thread-safe.
+ * limits in the same store (and cluster). A store opened by a provider is looked for through the thread context class
+ * loader at {@link #init} (the web application's), and closed on {@link #destroy}; a store given in code is left open.
+ * Thread-safe.
  */
 public class RateLimitFilter implements Filter {
 
@@ -56,19 +60,19 @@ public class RateLimitFilter implements Filter {
 
     private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
-    private final FilterSettings programmaticSettings;
-    private FilterRuntime runtime;
-    private ServletContext context;
+    private final @Nullable FilterSettings programmaticSettings;
+    private @Nullable FilterRuntime runtime;
+    private @Nullable ServletContext context;
     private volatile boolean warnedAboutBlockingDelay;
 
     /** For {@code web.xml}: the settings come from init-params. */
     public RateLimitFilter() {
-        this(null);
+        this.programmaticSettings = null;
     }
 
     /** For programmatic registration: init-params are ignored. */
     public RateLimitFilter(FilterSettings settings) {
-        this.programmaticSettings = settings;
+        this.programmaticSettings = Objects.requireNonNull(settings, "settings");
     }
 
     @Override
@@ -76,9 +80,12 @@ public class RateLimitFilter implements Filter {
         try {
             FilterSettings settings = programmaticSettings != null ? programmaticSettings
                     : FilterSettings.fromInitParameters(config::getInitParameter);
-            runtime = FilterRuntime.start(settings, config.getServletContext(), config.getFilterName());
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            FilterRuntime started = FilterRuntime.start(settings, config.getServletContext(), config.getFilterName(),
+                    loader != null ? loader : RateLimitFilter.class.getClassLoader());
+            runtime = started;
             context = config.getServletContext();
-            context.setAttribute(STORE_ATTRIBUTE, runtime.store());
+            context.setAttribute(STORE_ATTRIBUTE, started.store());
         } catch (RuntimeException e) {
             throw new ServletException("Sluice filter '" + config.getFilterName() + "' cannot start: "
                     + e.getMessage(), e);
@@ -95,10 +102,11 @@ public class RateLimitFilter implements Filter {
             chain.doFilter(servletRequest, servletResponse);
             return;
         }
+        FilterRuntime current = started();
         Evaluation evaluation;
         long start = System.nanoTime();
         try {
-            evaluation = runtime.rules().evaluate(new ServletRequestView(request), runtime.store());
+            evaluation = current.rules().evaluate(new ServletRequestView(request), current.store());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
                     + " request to " + servletOf(request) + "; letting it through", e);
@@ -107,7 +115,7 @@ public class RateLimitFilter implements Filter {
         }
         request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
         try {
-            runtime.metrics().recorded(evaluation, System.nanoTime() - start);
+            current.metrics().recorded(evaluation, System.nanoTime() - start);
         } catch (RuntimeException e) {
             // The request is counted and decided: a broken metrics sink must not undo that.
             LOG.log(System.Logger.Level.WARNING, "Sluice could not record metrics for a " + request.getMethod()
@@ -118,13 +126,13 @@ public class RateLimitFilter implements Filter {
             chain.doFilter(request, response);
             return;
         }
-        answer.writeHeaders(runtime.headerStyle(), response::setHeader);
+        answer.writeHeaders(current.headerStyle(), response::setHeader);
         if (answer.rejected()) {
             reject(answer.problem(), response);
         } else if (evaluation.delay().isZero()) {
             chain.doFilter(request, response);
         } else {
-            delay(request, response, chain, evaluation.delay());
+            delay(current, request, response, chain, evaluation.delay());
         }
     }
 
@@ -146,12 +154,12 @@ public class RateLimitFilter implements Filter {
         response.getOutputStream().write(body);
     }
 
-    private void delay(HttpServletRequest request, HttpServletResponse response, FilterChain chain, Duration delay)
-            throws IOException, ServletException {
+    private void delay(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
+                       FilterChain chain, Duration delay) throws IOException, ServletException {
         if (request.isAsyncSupported()) {
             AsyncContext async = request.startAsync(request, response);
             async.setTimeout(0);
-            runtime.scheduler().schedule(() -> async.dispatch(), delay.toNanos(), TimeUnit.NANOSECONDS);
+            current.scheduler().schedule(() -> async.dispatch(), delay.toNanos(), TimeUnit.NANOSECONDS);
             return;
         }
         if (!warnedAboutBlockingDelay) {
@@ -170,34 +178,50 @@ public class RateLimitFilter implements Filter {
 
     @Override
     public void destroy() {
-        if (context != null && context.getAttribute(STORE_ATTRIBUTE) == runtime.store()) {
+        FilterRuntime started = runtime;
+        if (started == null) {
+            return;
+        }
+        if (context != null && context.getAttribute(STORE_ATTRIBUTE) == started.store()) {
             context.removeAttribute(STORE_ATTRIBUTE);
         }
-        if (runtime != null) {
-            runtime.close();
-        }
+        started.close();
     }
 
-    /** The store this filter counts in. */
+    /**
+     * The store this filter counts in.
+     *
+     * @throws IllegalStateException before {@link #init}
+     */
     public CounterStore store() {
-        return runtime.store();
+        return started().store();
     }
 
-    /** Everything a started filter holds; closed on destroy. */
-    record FilterRuntime(RuleSource ruleSource, CounterStore store, HeaderStyle headerStyle, DecisionMetrics metrics,
-                         ScheduledExecutorService scheduler) implements AutoCloseable {
+    private FilterRuntime started() {
+        FilterRuntime started = runtime;
+        if (started == null) {
+            throw new IllegalStateException("the Sluice filter has not been initialised");
+        }
+        return started;
+    }
+
+    /** Everything a started filter holds; closed on destroy, with the store if the filter opened it. */
+    record FilterRuntime(RuleSource ruleSource, CounterStore store, boolean ownsStore, HeaderStyle headerStyle,
+                         DecisionMetrics metrics, ScheduledExecutorService scheduler) implements AutoCloseable {
 
         RuleSet rules() {
             return ruleSource.get();
         }
 
-        static FilterRuntime start(FilterSettings settings, ServletContext context, String filterName) {
+        static FilterRuntime start(FilterSettings settings, @Nullable ServletContext context, String filterName,
+                                   ClassLoader storeLoader) {
             RuleSource rules = RuleSource.load(settings, context);
-            String namespace = settings.namespace() != null ? settings.namespace()
-                    : context == null || context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+            String namespace = settings.namespace().orElseGet(
+                    () -> context == null || context.getContextPath().isEmpty() ? "/" : context.getContextPath());
+            CounterStore given = settings.store().orElse(null);
             CounterStore store;
             try {
-                store = Stores.open(settings, namespace);
+                store = given != null ? given : Stores.open(settings, namespace, storeLoader);
             } catch (RuntimeException e) {
                 closeQuietly(rules);
                 throw e;
@@ -207,7 +231,8 @@ public class RateLimitFilter implements Filter {
                 thread.setDaemon(true);
                 return thread;
             });
-            return new FilterRuntime(rules, store, settings.headerStyle(), settings.metrics(), scheduler);
+            return new FilterRuntime(rules, store, given == null, settings.headerStyle(), settings.metrics(),
+                    scheduler);
         }
 
         @Override
@@ -221,7 +246,9 @@ public class RateLimitFilter implements Filter {
                 }
             }
             closeQuietly(ruleSource);
-            store.close();
+            if (ownsStore) {
+                store.close();
+            }
         }
 
         private static void closeQuietly(AutoCloseable resource) {

@@ -1,28 +1,57 @@
 package dev.sluice.servlet;
 
-import dev.sluice.TimeSource;
-import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Rule;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
-import java.nio.file.Path;
+import java.lang.reflect.InvocationTargetException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
 
 /**
- * Opens the store the settings ask for. Only this class names Hazelcast, and only when a Hazelcast store is asked
- * for does the JVM load it: an application on the local store does not need Hazelcast on its classpath.
+ * Opens the store the settings ask for: the built-in local store, or a {@link CounterStoreProvider} found by name
+ * through {@link ServiceLoader} or by class name, whose store is bounded by the settings' failure policy. Names no
+ * store library: an application on the local store needs none on its class path. Stateless.
  */
 final class Stores {
+
+    /** The artifacts that contribute the providers Sluice documents, for the message when one is missing. */
+    private static final Map<String, String> ARTIFACTS = Map.of(
+            "hazelcast", "dev.sluice:sluice-hazelcast",
+            "hazelcast-client", "dev.sluice:sluice-hazelcast");
+
+    private static final String PROVIDER = CounterStoreProvider.class.getName();
 
     private Stores() {
     }
 
-    static CounterStore open(FilterSettings settings, String namespace) {
-        if (settings.store() == FilterSettings.StoreKind.LOCAL) {
+    /**
+     * The store the settings' provider opens (the caller closes it), bounded by the failure policy unless it is the
+     * local store.
+     *
+     * @param loader where providers are looked for, by service and by class name
+     * @throws IllegalArgumentException naming the {@code store} init-param, when no such provider is found or it
+     *     cannot be created or cannot load what it needs
+     */
+    static CounterStore open(FilterSettings settings, String namespace, ClassLoader loader) {
+        String name = settings.storeProvider();
+        if (name.equals(FilterSettings.LOCAL_STORE)) {
             return local(settings);
         }
-        CounterStore remote = Hazelcast.open(settings, namespace);
+        CounterStoreProvider provider = provider(name, loader);
+        CounterStore remote;
+        try {
+            remote = provider.open(new CounterStoreProvider.Context(settings.storeSettings(), namespace,
+                    settings.timeSource()));
+        } catch (LinkageError e) {
+            throw new IllegalArgumentException("init-param 'store': the store '" + name + "' cannot load " + e
+                    + "; put the library it needs on the class path", e);
+        }
         FailurePolicyStore guarded = switch (settings.failurePolicy()) {
             case ALLOW -> FailurePolicyStore.allowing(remote, settings.storeTimeout());
             case REJECT -> FailurePolicyStore.rejecting(remote, settings.storeTimeout());
@@ -34,28 +63,55 @@ final class Stores {
     }
 
     private static LocalCounterStore local(FilterSettings settings) {
-        return new LocalCounterStore(TimeSource.system(), settings.maxKeys());
+        return new LocalCounterStore(settings.timeSource(), settings.maxKeys());
     }
 
-    /** Kept apart so that Hazelcast's classes are resolved only when this is called. */
-    private static final class Hazelcast {
-        static CounterStore open(FilterSettings settings, String namespace) {
-            HazelcastCounterStore.Builder builder = HazelcastCounterStore.builder()
-                    .mapName(HazelcastCounterStore.DEFAULT_MAP_NAME + (namespace.equals("/") ? "" : namespace));
-            if (settings.store() == FilterSettings.StoreKind.HAZELCAST_CLIENT) {
-                builder.client();
-                if (settings.hazelcastConfig() != null) {
-                    builder.clientConfig(Path.of(settings.hazelcastConfig()));
+    /** The provider named {@code name} among the services of {@code loader}, else the class of that name. */
+    private static CounterStoreProvider provider(String name, ClassLoader loader) {
+        List<String> available = new ArrayList<>();
+        try {
+            for (CounterStoreProvider candidate : ServiceLoader.load(CounterStoreProvider.class, loader)) {
+                if (candidate.name().equals(name)) {
+                    return candidate;
                 }
-            } else if (settings.hazelcastConfig() != null) {
-                builder.memberConfig(Path.of(settings.hazelcastConfig()));
-            } else {
-                builder.port(settings.port()).bindAddress(settings.bindInterface());
+                available.add(candidate.name());
             }
-            if (settings.hazelcastConfig() == null) {
-                builder.clusterName(settings.clusterName()).members(settings.members().toArray(String[]::new));
-            }
-            return builder.build();
+        } catch (ServiceConfigurationError e) {
+            throw new IllegalArgumentException("init-param 'store': a store provider on the class path is broken: "
+                    + e.getMessage(), e);
+        }
+        String artifact = ARTIFACTS.get(name);
+        if (artifact != null) {
+            throw new IllegalArgumentException("init-param 'store': the store '" + name + "' needs " + artifact
+                    + " on the class path (with the Hazelcast it runs on, com.hazelcast:hazelcast)");
+        }
+        if (name.indexOf('.') < 0) {
+            available.add(0, FilterSettings.LOCAL_STORE);
+            throw new IllegalArgumentException("init-param 'store': expected " + String.join(", ", available)
+                    + " (the stores on the class path) or the class name of a " + PROVIDER + ", got '" + name + "'");
+        }
+        return instantiate(name, loader);
+    }
+
+    private static CounterStoreProvider instantiate(String className, ClassLoader loader) {
+        Class<?> type;
+        try {
+            type = Class.forName(className, true, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new IllegalArgumentException("init-param 'store': no store provider class " + className
+                    + " on the class path", e);
+        }
+        if (!CounterStoreProvider.class.isAssignableFrom(type)) {
+            throw new IllegalArgumentException("init-param 'store': " + className + " is not a " + PROVIDER);
+        }
+        try {
+            return (CounterStoreProvider) type.getConstructor().newInstance();
+        } catch (NoSuchMethodException | InstantiationException | IllegalAccessException e) {
+            throw new IllegalArgumentException("init-param 'store': cannot create " + className + ": a store provider"
+                    + " needs to be a public class with a public no-argument constructor", e);
+        } catch (InvocationTargetException e) {
+            throw new IllegalArgumentException("init-param 'store': the constructor of " + className + " failed: "
+                    + e.getCause(), e.getCause());
         }
     }
 }

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -102,9 +103,9 @@ class KeysNotInClearTest {
             RateLimitFilter filter = new RateLimitFilter(FilterSettings.builder()
                     .rules("file:" + Files.writeString(dir.resolve("rules.json"), RULES))
                     .rulesReloadInterval(Duration.ZERO)
-                    .store(FilterSettings.StoreKind.HAZELCAST_CLIENT)
-                    .clusterName(cluster.get(0).instance().getConfig().getClusterName())
-                    .members(List.of(ClusterSupport.address(cluster.get(0))))
+                    .storeProvider("hazelcast-client", Map.of(
+                            "hazelcast-cluster-name", cluster.get(0).instance().getConfig().getClusterName(),
+                            "hazelcast-members", ClusterSupport.address(cluster.get(0)))::get)
                     .failurePolicy(FailurePolicyStore.OnFailure.REJECT)
                     .storeTimeout(Duration.ofMillis(250))
                     .trustedProxies(List.of("127.0.0.1"))

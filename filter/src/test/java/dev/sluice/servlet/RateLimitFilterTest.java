@@ -3,10 +3,17 @@ package dev.sluice.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.limiter.RateLimiter;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.Evaluation;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.LocalCounterStore;
+import dev.sluice.store.RejectionCachingStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.net.http.HttpRequest;
@@ -42,6 +49,9 @@ class RateLimitFilterTest {
     @AutoClose
     private final JettyServers servers = new JettyServers();
 
+    /** The filter of the context {@link #context} made last. */
+    private RateLimitFilter filter;
+
     /** A context at {@code contextPath} with the filter on {@code rulesJson} in front of {@link EchoServlet}. */
     private ServletContextHandler context(String contextPath, String rulesJson,
                                           UnaryOperator<FilterSettings.Builder> settings) throws Exception {
@@ -54,9 +64,10 @@ class RateLimitFilterTest {
         FilterHolder stamp = new FilterHolder(EchoServlet.STAMP_ARRIVAL);
         stamp.setAsyncSupported(true);
         context.addFilter(stamp, "/*", EnumSet.of(DispatcherType.REQUEST));
-        FilterHolder filter = new FilterHolder(new RateLimitFilter(filterSettings));
-        filter.setAsyncSupported(true);
-        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC,
+        filter = new RateLimitFilter(filterSettings);
+        FilterHolder holder = new FilterHolder(filter);
+        holder.setAsyncSupported(true);
+        context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC,
                 DispatcherType.FORWARD, DispatcherType.INCLUDE, DispatcherType.ERROR));
         ServletHolder servlet = new ServletHolder(new EchoServlet());
         servlet.setAsyncSupported(true);
@@ -307,12 +318,66 @@ class RateLimitFilterTest {
         assertThatThrownBy(() -> FilterSettings.fromInitParameters(
                 name -> name.equals("store-timeout") ? "fast" : null))
                 .hasMessage("init-param 'store-timeout': expected a duration such as 100ms, 5s or PT1M, got 'fast'");
-        assertThatThrownBy(() -> FilterSettings.fromInitParameters(name -> name.equals("store") ? "redis" : null))
-                .hasMessage("init-param 'store': expected one of local, hazelcast, hazelcast-client, got 'redis'");
         assertThatThrownBy(() -> FilterSettings.fromInitParameters(name -> name.equals("metrics") ? "statsd" : null))
                 .hasMessage("init-param 'metrics': expected one of none, micrometer, got 'statsd'");
-        assertThatThrownBy(() -> FilterSettings.fromInitParameters(
-                name -> name.equals("hazelcast-port") ? "70000" : null))
-                .hasMessageStartingWith("init-param 'hazelcast-port': expected a port from 1 to 65535");
+        // An unknown store name fails when the filter starts (StoreProviderFilterTest); a bad hazelcast-port when
+        // the Hazelcast provider reads it (sluice-hazelcast's StoreProvidersTest).
+    }
+
+    @Test
+    void settings_storeAndStoreProvider_areExclusive() {
+        assertThatThrownBy(() -> FilterSettings.builder().store(new LocalCounterStore())
+                .storeProvider("local", name -> null).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("store and storeProvider both given: give one");
+    }
+
+    @Test
+    void settings_maxKeysUnset_isTheLocalStoresDefault() {
+        assertThat(FilterSettings.builder().build().maxKeys()).isEqualTo(LocalCounterStore.DEFAULT_MAX_KEYS);
+    }
+
+    @Test
+    void filter_givenStore_countsInItAsItIsAndLeavesItOpen() throws Exception {
+        ManualTimeSource time = new ManualTimeSource();
+        CounterStore given = new RejectionCachingStore(new LocalCounterStore(time, 100), time, 100);
+        JettyServer server = start(PER_IP, s -> s.store(given));
+
+        assertThat(filter.store()).isSameAs(given);
+        for (int i = 0; i < 3; i++) {
+            assertThat(server.get("/api/x").statusCode()).isEqualTo(200);
+        }
+        assertThat(server.get("/api/x").statusCode()).isEqualTo(429);
+        server.close();
+        RateLimiter limiter = RateLimiter.builder().store(given).timeSource(time)
+                .policy(Algorithm.FIXED_WINDOW, Limit.of(1, Duration.ofMinutes(1))).build();
+        assertThat(limiter.tryAcquire("after-the-filter").allowed()).as("still open").isTrue();
+    }
+
+    @Test
+    void filter_delayModeOnAManualClock_holdsEachRequestForItsExactSlot() throws Exception {
+        // One slot every 10 ms, three queued at most; the clock stands still unless the test moves it.
+        ManualTimeSource time = new ManualTimeSource();
+        JettyServer server = start("""
+                {"rules": [{"id": "queue", "match": {"paths": ["/queued/**"]}, "key": {"type": "constant"},
+                            "algorithm": "leaky_bucket", "limits": [{"permits": 100, "period": "1s", "capacity": 3}],
+                            "maxDelay": "1s"}]}
+                """, s -> s.timeSource(time));
+
+        List<Long> delays = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> response = server.get("/queued/" + i);
+            assertThat(response.statusCode()).isEqualTo(200);
+            delays.add(Echo.of(response.body()).delay());
+        }
+        HttpResponse<String> full = server.get("/queued/full");
+        time.advance(Duration.ofMillis(30));
+        HttpResponse<String> drained = server.get("/queued/drained");
+
+        assertThat(delays).containsExactly(0L, 10_000_000L, 20_000_000L);
+        assertThat(full.statusCode()).isEqualTo(429);
+        assertThat(full.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(drained.statusCode()).isEqualTo(200);
+        assertThat(Echo.of(drained.body()).delay()).isZero();
     }
 }

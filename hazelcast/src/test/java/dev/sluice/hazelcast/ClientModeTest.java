@@ -34,8 +34,8 @@ class ClientModeTest {
     @BeforeEach
     void startClusterAndClient() {
         members = ClusterSupport.startCluster(1, time);
-        client = ClusterSupport.client(members.get(0).instance().getConfig().getClusterName(),
-                ClusterSupport.address(members.get(0))).build();
+        client = HazelcastCounterStore.connectClient(ClusterSupport.client(members.get(0).instance().getConfig()
+                .getClusterName(), ClusterSupport.address(members.get(0))).build());
     }
 
     @AfterEach

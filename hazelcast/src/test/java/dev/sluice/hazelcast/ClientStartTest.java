@@ -41,8 +41,9 @@ class ClientStartTest {
         assertThat(guarded.failures() + guarded.timeouts()).isEqualTo(1);
 
         // A member whose own configuration lacks the counters map: the client brings it when it connects.
-        HazelcastCounterStore member = ClusterSupport.member(clusterName, port, List.of(port))
-                .mapName("not-the-counters").memberTimeSource(new ManualTimeSource()).build();
+        HazelcastCounterStore member = HazelcastCounterStore.startMember(ClusterSupport.member(clusterName, port,
+                List.of(port)).store(StoreOptions.builder().mapName("not-the-counters").build())
+                .timeSource(new ManualTimeSource()).build());
         stores.add(member);
         ClusterSupport.await(() -> ClusterSupport.decidesRemotely(guarded), Duration.ofSeconds(60), "the client to connect");
 
@@ -56,8 +57,8 @@ class ClientStartTest {
     @Test
     void build_wrongClusterName_startsAndDecidesByThePolicy() {
         int port = ClusterSupport.freePort();
-        HazelcastCounterStore member = ClusterSupport.member(ClusterSupport.newClusterName(), port, List.of(port))
-                .build();
+        HazelcastCounterStore member = HazelcastCounterStore.startMember(
+                ClusterSupport.member(ClusterSupport.newClusterName(), port, List.of(port)).build());
         stores.add(member);
 
         HazelcastCounterStore stranger = client(ClusterSupport.newClusterName(), port);
@@ -70,8 +71,9 @@ class ClientStartTest {
     }
 
     private HazelcastCounterStore client(String clusterName, int port) {
-        HazelcastCounterStore client = ClusterSupport.client(clusterName, ClusterSupport.LOOPBACK + ":" + port)
-                .maxKeysPerMember(1234).clientStartWait(START_WAIT).build();
+        HazelcastCounterStore client = HazelcastCounterStore.connectClient(
+                ClusterSupport.client(clusterName, ClusterSupport.LOOPBACK + ":" + port)
+                        .store(StoreOptions.builder().maxKeysPerMember(1234).build()).startWait(START_WAIT).build());
         stores.add(client);
         return client;
     }

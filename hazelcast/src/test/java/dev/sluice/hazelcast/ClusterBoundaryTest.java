@@ -100,8 +100,8 @@ class ClusterBoundaryTest {
     @Test
     void join_memberWithAnotherClusterName_staysOutsideAndCountsApart() {
         int memberPort = members.get(0).instance().getCluster().getLocalMember().getAddress().getPort();
-        HazelcastCounterStore stranger = ClusterSupport.member(ClusterSupport.newClusterName(),
-                ClusterSupport.freePort(), List.of(memberPort)).build();
+        HazelcastCounterStore stranger = HazelcastCounterStore.startMember(ClusterSupport.member(
+                ClusterSupport.newClusterName(), ClusterSupport.freePort(), List.of(memberPort)).build());
         stores.add(stranger);
 
         assertThat(stranger.instance().getCluster().getMembers()).hasSize(1);

@@ -38,10 +38,8 @@ abstract class ClusterContract extends CounterStoreContract {
     @Override
     protected CounterStore newStore(ManualTimeSource time) {
         clock.use(time);
-        return HazelcastCounterStore.builder()
-                .instance(members.get(0).instance())
-                .mapName("contract-" + maps.incrementAndGet())
-                .build();
+        return HazelcastCounterStore.using(members.get(0).instance(),
+                StoreOptions.builder().mapName("contract-" + maps.incrementAndGet()).build());
     }
 
     @Override

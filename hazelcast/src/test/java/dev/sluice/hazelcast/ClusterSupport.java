@@ -12,7 +12,10 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
@@ -53,33 +56,38 @@ public final class ClusterSupport {
         }
     }
 
-    /** A builder for one member listening on {@code port} and joining {@code joinPorts}, with test-speed settings. */
-    static HazelcastCounterStore.Builder member(String clusterName, int port, List<Integer> joinPorts) {
-        HazelcastCounterStore.Builder builder = HazelcastCounterStore.builder()
+    /** Hazelcast properties that make a small test cluster start, detect failures and expire entries quickly. */
+    public static final Map<String, String> TEST_PROPERTIES = testProperties();
+
+    private static Map<String, String> testProperties() {
+        Map<String, String> properties = new LinkedHashMap<>();
+        properties.put("hazelcast.logging.type", "jdk");
+        properties.put("hazelcast.phone.home.enabled", "false");
+        properties.put("hazelcast.partition.count", "23");
+        properties.put("hazelcast.wait.seconds.before.join", "0");
+        properties.put("hazelcast.max.wait.seconds.before.join", "1");
+        properties.put("hazelcast.heartbeat.interval.seconds", "1");
+        properties.put("hazelcast.max.no.heartbeat.seconds", "6");
+        properties.put("hazelcast.internal.map.expiration.task.period.seconds", "1");
+        return Collections.unmodifiableMap(properties);
+    }
+
+    /** Options for one member listening on {@code port} and joining {@code joinPorts}, with test-speed settings. */
+    static MemberOptions.Builder member(String clusterName, int port, List<Integer> joinPorts) {
+        MemberOptions.Builder builder = MemberOptions.builder()
                 .clusterName(clusterName)
                 .port(port)
                 .bindAddress(LOOPBACK)
-                .members(joinPorts.stream().map(p -> LOOPBACK + ":" + p).toArray(String[]::new));
-        return withTestProperties(builder);
+                .members(joinPorts.stream().map(p -> LOOPBACK + ":" + p).toList());
+        TEST_PROPERTIES.forEach(builder::property);
+        return builder;
     }
 
-    /** Hazelcast properties that make a small test cluster start, detect failures and expire entries quickly. */
-    public static HazelcastCounterStore.Builder withTestProperties(HazelcastCounterStore.Builder builder) {
-        return builder
-                .property("hazelcast.logging.type", "jdk")
-                .property("hazelcast.phone.home.enabled", "false")
-                .property("hazelcast.partition.count", "23")
-                .property("hazelcast.wait.seconds.before.join", "0")
-                .property("hazelcast.max.wait.seconds.before.join", "1")
-                .property("hazelcast.heartbeat.interval.seconds", "1")
-                .property("hazelcast.max.no.heartbeat.seconds", "6")
-                .property("hazelcast.internal.map.expiration.task.period.seconds", "1");
-    }
-
-    /** A builder for a client of {@code clusterName} at {@code addresses}, with test-speed settings. */
-    static HazelcastCounterStore.Builder client(String clusterName, String... addresses) {
-        return withTestProperties(HazelcastCounterStore.builder().client().clusterName(clusterName)
-                .members(addresses));
+    /** Options for a client of {@code clusterName} at {@code addresses}, with test-speed settings. */
+    static ClientOptions.Builder client(String clusterName, String... addresses) {
+        ClientOptions.Builder builder = ClientOptions.builder().clusterName(clusterName).members(addresses);
+        TEST_PROPERTIES.forEach(builder::property);
+        return builder;
     }
 
     /** Whether a decision through {@code store} is made by its remote store within its timeout (connected, warm). */
@@ -103,9 +111,9 @@ public final class ClusterSupport {
         }
         List<HazelcastCounterStore> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            members.add(member(clusterName, ports.get(i), ports)
-                    .memberTimeSource(clocks[Math.min(i, clocks.length - 1)])
-                    .build());
+            members.add(HazelcastCounterStore.startMember(member(clusterName, ports.get(i), ports)
+                    .timeSource(clocks[Math.min(i, clocks.length - 1)])
+                    .build()));
         }
         for (HazelcastCounterStore member : members) {
             awaitClusterSize(member.instance(), size);

@@ -68,15 +68,16 @@ public final class MemberProcess {
                 ports.add(Integer.valueOf(arg));
             }
         }
-        HazelcastCounterStore.Builder builder = ClusterSupport.member(clusterName, port, ports);
+        MemberOptions.Builder options = ClusterSupport.member(clusterName, port, ports);
         if (latencyMillis > 0) {
-            builder.memberTimeSource(slowClock(Duration.ofMillis(latencyMillis)));
+            options.timeSource(slowClock(Duration.ofMillis(latencyMillis)));
         }
-        Config config = builder.toMemberConfig();
+        Config config = options.build().toConfig();
         config.getNetworkConfig().setReuseAddress(true).setPortAutoIncrement(false);
         config.setProperty("hazelcast.merge.first.run.delay.seconds", "1");
         config.setProperty("hazelcast.merge.next.run.delay.seconds", "1");
-        try (HazelcastCounterStore store = builder.memberConfig(config).build()) {
+        try (HazelcastCounterStore store = HazelcastCounterStore.startMember(MemberOptions.builder().config(config)
+                .build())) {
             store.instance().getLifecycleService().addLifecycleListener(event -> {
                 if (event.getState() == LifecycleEvent.LifecycleState.MERGED) {
                     System.out.println("merged");

@@ -233,7 +233,8 @@ class MemberProcessFaultTest {
     }
 
     private HazelcastCounterStore client() {
-        HazelcastCounterStore client = ClusterSupport.client(cluster.clusterName(), cluster.addresses()).build();
+        HazelcastCounterStore client = HazelcastCounterStore.connectClient(
+                ClusterSupport.client(cluster.clusterName(), cluster.addresses()).build());
         clients.add(client);
         return client;
     }

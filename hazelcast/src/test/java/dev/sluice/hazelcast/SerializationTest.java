@@ -31,13 +31,11 @@ class SerializationTest {
         String clusterName = ClusterSupport.newClusterName();
         List<Integer> ports = List.of(ClusterSupport.freePort(), ClusterSupport.freePort());
         for (int port : ports) {
-            HazelcastCounterStore.Builder builder = ClusterSupport.member(clusterName, port, ports)
-                    .memberTimeSource(time);
-            Config config = builder.toMemberConfig();
+            Config config = ClusterSupport.member(clusterName, port, ports).timeSource(time).build().toConfig();
             config.getSerializationConfig().setJavaSerializationFilterConfig(new JavaSerializationFilterConfig()
                     .setDefaultsDisabled(true)
                     .setBlacklist(new ClassFilter().addPrefixes("")));
-            members.add(builder.memberConfig(config).build());
+            members.add(HazelcastCounterStore.startMember(MemberOptions.builder().config(config).build()));
         }
         ClusterSupport.awaitClusterSize(members.get(0).instance(), 2);
         HazelcastCounterStore caller = members.get(0);

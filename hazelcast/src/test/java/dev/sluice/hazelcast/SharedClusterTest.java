@@ -113,11 +113,8 @@ class SharedClusterTest {
 
     @Test
     void apply_floodOfDistinctKeys_staysWithinThePerMemberBound() {
-        HazelcastCounterStore bounded = HazelcastCounterStore.builder()
-                .instance(members.get(0).instance())
-                .mapName("bounded")
-                .maxKeysPerMember(200)
-                .build();
+        HazelcastCounterStore bounded = HazelcastCounterStore.using(members.get(0).instance(),
+                StoreOptions.builder().mapName("bounded").maxKeysPerMember(200).build());
         Policy policy = Policy.of(Algorithm.GCRA, TEN_PER_MINUTE);
         for (int i = 0; i < 3_000; i++) {
             assertThat(bounded.apply("flood-" + i, policy, 1, 0).allowed()).isTrue();

@@ -97,10 +97,10 @@ class SplitBrainTest {
 
     private static HazelcastCounterStore splitBrainMember(String clusterName, int port, List<Integer> joinPorts,
             ManualTimeSource time) {
-        return ClusterSupport.member(clusterName, port, joinPorts)
-                .memberTimeSource(time)
+        return HazelcastCounterStore.startMember(ClusterSupport.member(clusterName, port, joinPorts)
+                .timeSource(time)
                 .property("hazelcast.merge.first.run.delay.seconds", "1")
                 .property("hazelcast.merge.next.run.delay.seconds", "1")
-                .build();
+                .build());
     }
 }

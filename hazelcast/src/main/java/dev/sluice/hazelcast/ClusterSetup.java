@@ -1,0 +1,178 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.HazelcastClientOfflineException;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
+import com.hazelcast.client.config.XmlClientConfigBuilder;
+import com.hazelcast.client.config.YamlClientConfigBuilder;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.InvalidConfigurationException;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.ListenerConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.LifecycleEvent;
+import com.hazelcast.core.LifecycleListener;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * The cluster set-up behind HazelcastCounterStore's three entry points: the member configuration of MemberOptions, the
+ * client of ClientOptions (started without waiting for the cluster, its map configuration sent on every connection),
+ * and the counters map configuration added to a running cluster. Kept apart from the store, which only makes calls.
+ */
+
+/** Configures and starts Hazelcast members and clients for {@link HazelcastCounterStore}. Stateless. */
+final class ClusterSetup {
+
+    // Under the store's name, where its users look for its messages.
+    private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
+
+    private ClusterSetup() {
+    }
+
+    /** The configuration a member of {@code options} starts with; see {@link MemberOptions#toConfig()}. */
+    static Config memberConfig(MemberOptions options) {
+        Config given = options.config();
+        Path file = options.configFile();
+        Config config = given != null ? given : file != null ? loadMemberConfig(file) : simpleMemberConfig(options);
+        if (config.getMapConfigOrNull(options.store().mapName()) == null) {
+            config.addMapConfig(options.store().toMapConfig());
+        }
+        options.properties().forEach(config::setProperty);
+        if (options.timeSource() != null) {
+            config.getUserContext().put(HazelcastCounterStore.TIME_SOURCE_KEY, options.timeSource());
+        }
+        return config;
+    }
+
+    private static Config simpleMemberConfig(MemberOptions options) {
+        Config config = new Config().setClusterName(options.clusterName());
+        config.getSerializationConfig().setJavaSerializationFilterConfig(
+                HazelcastCounterStore.javaSerializationFilter());
+        // Counters expire all the time (each once back to full capacity). Hazelcast's background sweep is tuned for
+        // rare expiry: each 5 s round it visits a few partitions and scans a tenth of each, so idle counters would
+        // linger up to the size bound. Scan every partition whole each round instead: a check per entry per 5 s.
+        config.setProperty("hazelcast.internal.map.expiration.cleanup.operation.count",
+                String.valueOf(Integer.MAX_VALUE));
+        config.setProperty("hazelcast.internal.map.expiration.cleanup.percentage", "100");
+        NetworkConfig network = config.getNetworkConfig().setPort(options.port());
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        String bindAddress = options.bindAddress();
+        join.getTcpIpConfig().setEnabled(true).setMembers(options.members().isEmpty() && bindAddress != null
+                ? List.of(bindAddress) : options.members());
+        if (bindAddress != null) {
+            network.getInterfaces().setEnabled(true).addInterface(bindAddress);
+            config.setProperty("hazelcast.socket.bind.any", "false");
+        }
+        return config;
+    }
+
+    private static Config loadMemberConfig(Path file) {
+        try {
+            return Config.loadFromFile(file.toFile());
+        } catch (FileNotFoundException e) {
+            throw new UncheckedIOException("no Hazelcast member configuration at " + file, e);
+        }
+    }
+
+    /**
+     * Starts the client and waits up to its start wait for the first connection. A client of the simple settings
+     * starts without one, so that an application starts while the cluster is down (or unreachable under the name
+     * given); its calls fail, and the failure policy decides, until it connects. The counters map's configuration goes
+     * to the cluster on every connection, since a cluster restarted whole has forgotten it.
+     */
+    static HazelcastInstance startClient(ClientOptions options) {
+        ClientConfig config = clientConfig(options);
+        StoreOptions store = options.store();
+        AtomicReference<@Nullable HazelcastInstance> started = new AtomicReference<>();
+        CountDownLatch firstConnection = new CountDownLatch(1);
+        config.addListenerConfig(new ListenerConfig((LifecycleListener) event -> {
+            if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
+                firstConnection.countDown();
+                HazelcastInstance connected = started.get();
+                if (connected != null) {
+                    // Not on the event thread: adding configuration is a call to the cluster.
+                    CompletableFuture.runAsync(() -> addMapConfigWhileConnected(connected, store));
+                }
+            }
+        }));
+        HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
+        started.set(client);
+        try {
+            if (firstConnection.await(options.startWait().toNanos(), TimeUnit.NANOSECONDS)) {
+                addMapConfigWhileConnected(client, store);
+            } else {
+                LOG.log(System.Logger.Level.WARNING, "Hazelcast client not connected to cluster \"{0}\" at {1} "
+                        + "after {2} ms; decisions follow the failure policy until it connects",
+                        config.getClusterName(), config.getNetworkConfig().getAddresses(),
+                        options.startWait().toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return client;
+    }
+
+    private static void addMapConfigWhileConnected(HazelcastInstance client, StoreOptions store) {
+        try {
+            addMapConfig(client, store);
+        } catch (HazelcastClientOfflineException disconnectedAgain) {
+            // The next connection adds it.
+        }
+    }
+
+    private static ClientConfig clientConfig(ClientOptions options) {
+        ClientConfig config;
+        Path file = options.configFile();
+        if (file != null) {
+            config = loadClientConfig(file);
+        } else {
+            config = new ClientConfig().setClusterName(options.clusterName());
+            config.getSerializationConfig().setJavaSerializationFilterConfig(
+                    HazelcastCounterStore.javaSerializationFilter());
+            config.getNetworkConfig().setAddresses(new ArrayList<>(options.members()));
+            // While the cluster is unreachable, fail calls at once (the failure policy decides) rather than queueing
+            // them until the client reconnects.
+            config.getConnectionStrategyConfig().setReconnectMode(ReconnectMode.ASYNC).setAsyncStart(true);
+        }
+        options.properties().forEach(config::setProperty);
+        return config;
+    }
+
+    private static ClientConfig loadClientConfig(Path file) {
+        String name = String.valueOf(file.getFileName());
+        try {
+            return name.endsWith(".xml")
+                    ? new XmlClientConfigBuilder(file.toFile()).build()
+                    : new YamlClientConfigBuilder(file.toFile()).build();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Hazelcast client configuration " + file, e);
+        }
+    }
+
+    /**
+     * Adds the counters map's configuration to the running cluster (Hazelcast's dynamic configuration), unless the
+     * cluster already has its own for that name.
+     */
+    static void addMapConfig(HazelcastInstance instance, StoreOptions store) {
+        try {
+            instance.getConfig().addMapConfig(store.toMapConfig());
+        } catch (InvalidConfigurationException e) {
+            // The cluster already has its own configuration for this map (static, or added by another node with other
+            // settings): that one stands.
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.sluice.hazelcast;
+
+import dev.sluice.TimeSource;
+import dev.sluice.store.CounterStoreProvider.Context;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Reads the Hazelcast init-params of the {@code hazelcast} and {@code hazelcast-client} store providers into options;
+ * the defaults are the options'. Stateless.
+ */
+final class InitParams {
+
+    static final String CONFIG = "hazelcast-config";
+    static final String CLUSTER_NAME = "hazelcast-cluster-name";
+    static final String MEMBERS = "hazelcast-members";
+    static final String PORT = "hazelcast-port";
+    static final String INTERFACE = "hazelcast-interface";
+
+    /** The interface a member of the init-params binds to unless told: this machine only, never the network. */
+    static final String DEFAULT_INTERFACE = "127.0.0.1";
+
+    private static final String FILE = "a Hazelcast YAML or XML file";
+    private static final String CLUSTER = "a cluster name";
+    private static final String ADDRESSES = "a comma-separated host:port list";
+
+    private InitParams() {
+    }
+
+    /** A member: {@link #CONFIG}, or {@link #CLUSTER_NAME}, {@link #MEMBERS}, {@link #PORT} and {@link #INTERFACE}. */
+    static MemberOptions member(Context context) {
+        MemberOptions.Builder options = MemberOptions.builder().store(store(context));
+        Optional<Path> file = context.setting(CONFIG, Path::of, FILE);
+        if (file.isPresent()) {
+            refuseBeside(context, CONFIG + ", which sets them itself", CLUSTER_NAME, MEMBERS, PORT, INTERFACE);
+            options.configFile(file.get());
+        } else {
+            context.setting(CLUSTER_NAME, options::clusterName, CLUSTER);
+            context.setting(MEMBERS, value -> options.members(list(value)), ADDRESSES);
+            context.setting(PORT, value -> options.port(Integer.parseInt(value.trim())), "a port from 1 to 65535");
+            options.bindAddress(context.setting(INTERFACE, String::trim, "an address such as 127.0.0.1")
+                    .orElse(DEFAULT_INTERFACE));
+        }
+        // The adapter's own time reaches the member only when it is not the real one, which Hazelcast's cluster time
+        // (skew-corrected across members) serves better.
+        if (context.timeSource() != TimeSource.system()) {
+            options.timeSource(context.timeSource());
+        }
+        return options.build();
+    }
+
+    /** A client: {@link #CONFIG}, or {@link #CLUSTER_NAME} and {@link #MEMBERS}. */
+    static ClientOptions client(Context context) {
+        refuseBeside(context, "store '" + HazelcastClientStoreProvider.NAME + "'", PORT, INTERFACE);
+        ClientOptions.Builder options = ClientOptions.builder().store(store(context));
+        Optional<Path> file = context.setting(CONFIG, Path::of, FILE);
+        if (file.isPresent()) {
+            refuseBeside(context, CONFIG + ", which sets them itself", CLUSTER_NAME, MEMBERS);
+            options.configFile(file.get());
+        } else {
+            context.setting(CLUSTER_NAME, options::clusterName, CLUSTER);
+            context.setting(MEMBERS, value -> options.members(list(value)), ADDRESSES);
+        }
+        return options.build();
+    }
+
+    /** The counters map of the context's namespace: one map per application sharing the cluster. */
+    private static StoreOptions store(Context context) {
+        String namespace = context.namespace();
+        return StoreOptions.builder().mapName(HazelcastCounterStore.DEFAULT_MAP_NAME
+                + (namespace.equals("/") ? "" : namespace)).build();
+    }
+
+    /** Fails if any of {@code others} is set: {@code reason} (an init-param or the store) leaves no room for them. */
+    private static void refuseBeside(Context context, String reason, String... others) {
+        List<String> set = Stream.of(others).filter(name -> context.setting(name).isPresent()).toList();
+        if (!set.isEmpty()) {
+            throw new IllegalArgumentException("init-param " + String.join(", ", set) + " cannot be used with "
+                    + reason);
+        }
+    }
+
+    private static List<String> list(String text) {
+        return Arrays.stream(text.split(",")).map(String::trim).filter(item -> !item.isEmpty()).toList();
+    }
+}

@@ -1,0 +1,223 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.NetworkConfig;
+import dev.sluice.TimeSource;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How {@link HazelcastCounterStore#startMember} starts an embedded member: either the simple settings (a member of
+ * {@link Builder#clusterName}, listening on {@link Builder#port} of {@link Builder#bindAddress}, joining
+ * {@link Builder#members} over TCP-IP with multicast and auto-detection off, refusing Java deserialization outside the
+ * JDK and Hazelcast) or a complete configuration ({@link Builder#configFile} or {@link Builder#config}), never both.
+ * Immutable and thread-safe; built by {@link #builder()}, which checks every value.
+ */
+public final class MemberOptions {
+
+    /** The cluster a member forms or joins, and a client connects to, unless set: {@code sluice}. */
+    public static final String DEFAULT_CLUSTER_NAME = "sluice";
+
+    /** The port a member listens on unless set (the next free one above it if taken): 5701. */
+    public static final int DEFAULT_PORT = NetworkConfig.DEFAULT_PORT;
+
+    private final String clusterName;
+    private final int port;
+    private final @Nullable String bindAddress;
+    private final List<String> members;
+    private final @Nullable Path configFile;
+    private final @Nullable Config config;
+    private final Map<String, String> properties;
+    private final StoreOptions store;
+    private final @Nullable TimeSource timeSource;
+
+    private MemberOptions(Builder builder) {
+        this.clusterName = builder.clusterName;
+        this.port = builder.port;
+        this.bindAddress = builder.bindAddress;
+        this.members = List.copyOf(builder.members);
+        this.configFile = builder.configFile;
+        this.config = builder.config;
+        this.properties = Map.copyOf(builder.properties);
+        this.store = builder.store;
+        this.timeSource = builder.timeSource;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The configuration the member starts with: the simple settings', the file's (read now) or the given one (this
+     * very object), with the counters map added unless it has a map of that name, and the properties and time source
+     * of these options. For tests and tools that change a setting before starting the member with
+     * {@link Builder#config}.
+     *
+     * @throws java.io.UncheckedIOException if the configuration file cannot be read
+     */
+    public Config toConfig() {
+        return ClusterSetup.memberConfig(this);
+    }
+
+    String clusterName() {
+        return clusterName;
+    }
+
+    int port() {
+        return port;
+    }
+
+    @Nullable String bindAddress() {
+        return bindAddress;
+    }
+
+    List<String> members() {
+        return members;
+    }
+
+    @Nullable Path configFile() {
+        return configFile;
+    }
+
+    @Nullable Config config() {
+        return config;
+    }
+
+    Map<String, String> properties() {
+        return properties;
+    }
+
+    StoreOptions store() {
+        return store;
+    }
+
+    @Nullable TimeSource timeSource() {
+        return timeSource;
+    }
+
+    /** Builds {@link MemberOptions}; every value is checked when set, combinations by {@link #build()}. */
+    public static final class Builder {
+        private String clusterName = DEFAULT_CLUSTER_NAME;
+        private int port = DEFAULT_PORT;
+        private @Nullable String bindAddress;
+        private final List<String> members = new ArrayList<>();
+        private final List<String> simpleSettingsSet = new ArrayList<>();
+        private @Nullable Path configFile;
+        private @Nullable Config config;
+        private final Map<String, String> properties = new LinkedHashMap<>();
+        private StoreOptions store = StoreOptions.defaults();
+        private @Nullable TimeSource timeSource;
+
+        private Builder() {
+        }
+
+        /** The cluster to form or join; default {@value MemberOptions#DEFAULT_CLUSTER_NAME}. A simple setting. */
+        public Builder clusterName(String name) {
+            this.clusterName = Checks.text(name, "clusterName");
+            return simple("clusterName");
+        }
+
+        /**
+         * The port to listen on, 1 to 65535 (the next free one above it if taken); default
+         * {@value MemberOptions#DEFAULT_PORT}. A simple setting.
+         */
+        public Builder port(int newPort) {
+            this.port = Checks.port(newPort, "port");
+            return simple("port");
+        }
+
+        /**
+         * The network interface to bind to and announce, such as {@code 127.0.0.1}; default all interfaces. Without
+         * {@link #members}, the member joins the members on this address. A simple setting.
+         */
+        public Builder bindAddress(String address) {
+            this.bindAddress = Checks.text(address, "bindAddress");
+            return simple("bindAddress");
+        }
+
+        /**
+         * Adds cluster members to join over TCP-IP: {@code host} or {@code host:port}. A simple setting.
+         *
+         * @throws IllegalArgumentException for an address that is empty or has a port outside 1 to 65535
+         */
+        public Builder members(String... addresses) {
+            return members(List.of(addresses));
+        }
+
+        /** As {@link #members(String...)}. */
+        public Builder members(List<String> addresses) {
+            members.addAll(Checks.addresses(addresses, "members"));
+            return simple("members");
+        }
+
+        /**
+         * Configures the member entirely by a {@code hazelcast.yaml}, {@code .yml} or {@code .xml} file instead of the
+         * simple settings. The counters map is added unless the file has a map of its name, and the file's
+         * serialization settings are used as they are: set {@link HazelcastCounterStore#javaSerializationFilter()}
+         * there.
+         */
+        public Builder configFile(Path file) {
+            this.configFile = Objects.requireNonNull(file, "configFile");
+            return this;
+        }
+
+        /**
+         * Configures the member entirely by this configuration (used, and changed, as it is) instead of the simple
+         * settings, as {@link #configFile}.
+         */
+        public Builder config(Config memberConfig) {
+            this.config = Objects.requireNonNull(memberConfig, "config");
+            return this;
+        }
+
+        /** A Hazelcast property ({@code hazelcast.*}), set on top of any configuration. */
+        public Builder property(String name, String value) {
+            properties.put(Checks.text(name, "property name"), Objects.requireNonNull(value, "property value"));
+            return this;
+        }
+
+        /** The counters map; default {@link StoreOptions#defaults()}. */
+        public Builder store(StoreOptions options) {
+            this.store = Objects.requireNonNull(options, "store");
+            return this;
+        }
+
+        /**
+         * The time the member decides by, instead of Hazelcast's cluster time; stored in its user context under
+         * {@link HazelcastCounterStore#TIME_SOURCE_KEY}. For tests: every member of the cluster must share it.
+         */
+        public Builder timeSource(TimeSource time) {
+            this.timeSource = Objects.requireNonNull(time, "timeSource");
+            return this;
+        }
+
+        private Builder simple(String setting) {
+            if (!simpleSettingsSet.contains(setting)) {
+                simpleSettingsSet.add(setting);
+            }
+            return this;
+        }
+
+        /**
+         * The options.
+         *
+         * @throws IllegalArgumentException if both a configuration file and a configuration are given, or either of
+         *     them together with a simple setting (which the configuration holds itself)
+         */
+        public MemberOptions build() {
+            if (configFile != null && config != null) {
+                throw new IllegalArgumentException("configFile and config both given: give one configuration");
+            }
+            if ((configFile != null || config != null) && !simpleSettingsSet.isEmpty()) {
+                throw new IllegalArgumentException((configFile != null ? "configFile" : "config") + " given together"
+                        + " with " + String.join(", ", simpleSettingsSet) + ": the configuration sets these itself");
+            }
+            return new MemberOptions(this);
+        }
+    }
+}

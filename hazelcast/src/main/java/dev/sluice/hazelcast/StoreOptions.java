@@ -1,0 +1,125 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.config.EvictionConfig;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.config.MergePolicyConfig;
+
+/**
+ * The counters map of a {@link HazelcastCounterStore}: its name, its synchronous backups and how many keys one member
+ * holds. Every way to reach a cluster takes these: a member configures its map by them, a client and an existing
+ * instance add that map configuration to the running cluster when it has none for the name. Immutable and
+ * thread-safe; built by {@link #builder()}, which checks every value.
+ */
+public final class StoreOptions {
+
+    /** Synchronous backups of each key unless set: 1. */
+    public static final int DEFAULT_BACKUP_COUNT = 1;
+
+    /** Keys one member holds unless set: 1,000,000. */
+    public static final int DEFAULT_MAX_KEYS_PER_MEMBER = 1_000_000;
+
+    /** Hazelcast's bound on synchronous plus asynchronous backups. */
+    private static final int MAX_BACKUP_COUNT = MapConfig.MAX_BACKUP_COUNT;
+
+    private static final StoreOptions DEFAULTS = builder().build();
+
+    private final String mapName;
+    private final int backupCount;
+    private final int maxKeysPerMember;
+
+    private StoreOptions(Builder builder) {
+        this.mapName = builder.mapName;
+        this.backupCount = builder.backupCount;
+        this.maxKeysPerMember = builder.maxKeysPerMember;
+    }
+
+    /** The map {@value HazelcastCounterStore#DEFAULT_MAP_NAME}, with the default backups and bound. */
+    public static StoreOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The name of the counters map. */
+    public String mapName() {
+        return mapName;
+    }
+
+    /** Synchronous backups of each key, 0 to 6. */
+    public int backupCount() {
+        return backupCount;
+    }
+
+    /** The most keys one member holds before evicting the least recently used, at least 1. */
+    public int maxKeysPerMember() {
+        return maxKeysPerMember;
+    }
+
+    /**
+     * The counters map's configuration: these backups, this per-member bound (least recently used keys evicted
+     * first, forgetting what they had consumed), objects in memory and the {@link MoreConsumedMergePolicy}.
+     */
+    MapConfig toMapConfig() {
+        return new MapConfig(mapName)
+                .setBackupCount(backupCount)
+                .setAsyncBackupCount(0)
+                // Processors read and replace whole values: storing objects saves a deserialization per call.
+                .setInMemoryFormat(InMemoryFormat.OBJECT)
+                .setEvictionConfig(new EvictionConfig()
+                        .setEvictionPolicy(EvictionPolicy.LRU)
+                        .setMaxSizePolicy(MaxSizePolicy.PER_NODE)
+                        .setSize(maxKeysPerMember))
+                .setMergePolicyConfig(new MergePolicyConfig(MoreConsumedMergePolicy.class.getName(),
+                        MergePolicyConfig.DEFAULT_BATCH_SIZE));
+    }
+
+    @Override
+    public String toString() {
+        return "StoreOptions[mapName=" + mapName + ", backupCount=" + backupCount + ", maxKeysPerMember="
+                + maxKeysPerMember + "]";
+    }
+
+    /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
+    public static final class Builder {
+        private String mapName = HazelcastCounterStore.DEFAULT_MAP_NAME;
+        private int backupCount = DEFAULT_BACKUP_COUNT;
+        private int maxKeysPerMember = DEFAULT_MAX_KEYS_PER_MEMBER;
+
+        private Builder() {
+        }
+
+        /** The name of the counters map; default {@value HazelcastCounterStore#DEFAULT_MAP_NAME}. */
+        public Builder mapName(String name) {
+            this.mapName = Checks.text(name, "mapName");
+            return this;
+        }
+
+        /** Synchronous backups of each key, 0 to 6; default {@value #DEFAULT_BACKUP_COUNT}. */
+        public Builder backupCount(int count) {
+            if (count < 0 || count > MAX_BACKUP_COUNT) {
+                throw new IllegalArgumentException("backupCount must be from 0 to " + MAX_BACKUP_COUNT + ", got "
+                        + count);
+            }
+            this.backupCount = count;
+            return this;
+        }
+
+        /** The most keys one member holds, at least 1; default {@value #DEFAULT_MAX_KEYS_PER_MEMBER}. */
+        public Builder maxKeysPerMember(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxKeysPerMember must be at least 1, got " + max);
+            }
+            this.maxKeysPerMember = max;
+            return this;
+        }
+
+        public StoreOptions build() {
+            return new StoreOptions(this);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.ManualTimeSource;
+import dev.sluice.TimeSource;
+import dev.sluice.store.CounterStoreProvider;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+/** The {@code hazelcast} and {@code hazelcast-client} providers: found by name, reading their init-params. */
+class StoreProvidersTest {
+
+    private static CounterStoreProvider.Context context(Map<String, String> initParams) {
+        return new CounterStoreProvider.Context(initParams::get, "/shop", TimeSource.system());
+    }
+
+    @Test
+    void serviceLoader_findsBothProvidersByName() {
+        List<String> names = ServiceLoader.load(CounterStoreProvider.class).stream()
+                .map(provider -> provider.get().name()).toList();
+        assertThat(names).contains("hazelcast", "hazelcast-client");
+    }
+
+    @Test
+    void member_simpleInitParams_becomeOptions() {
+        MemberOptions options = InitParams.member(context(Map.of("hazelcast-cluster-name", "c",
+                "hazelcast-members", "127.0.0.1:6001, 127.0.0.1:6002", "hazelcast-port", "6001")));
+
+        assertThat(options.clusterName()).isEqualTo("c");
+        assertThat(options.members()).containsExactly("127.0.0.1:6001", "127.0.0.1:6002");
+        assertThat(options.port()).isEqualTo(6001);
+        assertThat(options.bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(options.store().mapName()).isEqualTo("sluice-counters/shop");
+        assertThat(options.timeSource()).as("the system time: Hazelcast's cluster time decides").isNull();
+    }
+
+    @Test
+    void member_noInitParams_takesTheOptionsDefaultsOnLoopback() {
+        MemberOptions options = InitParams.member(new CounterStoreProvider.Context(name -> null, "/",
+                TimeSource.system()));
+
+        assertThat(options.clusterName()).isEqualTo(MemberOptions.DEFAULT_CLUSTER_NAME);
+        assertThat(options.port()).isEqualTo(MemberOptions.DEFAULT_PORT);
+        assertThat(options.bindAddress()).isEqualTo("127.0.0.1");
+        assertThat(options.members()).isEmpty();
+        assertThat(options.store().mapName()).isEqualTo(HazelcastCounterStore.DEFAULT_MAP_NAME);
+    }
+
+    @Test
+    void member_manualTimeSource_becomesTheMembersTime() {
+        ManualTimeSource time = new ManualTimeSource();
+        MemberOptions options = InitParams.member(new CounterStoreProvider.Context(name -> null, "/", time));
+
+        assertThat(options.timeSource()).isSameAs(time);
+    }
+
+    @Test
+    void member_portOutOfRange_namesTheInitParamAndTheExpectedForm() {
+        assertThatThrownBy(() -> new HazelcastMemberStoreProvider().open(context(Map.of("hazelcast-port", "70000"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("init-param 'hazelcast-port': expected a port from 1 to 65535, got '70000'");
+    }
+
+    @Test
+    void member_configFileWithSimpleInitParams_isRefused() {
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-config", "hazelcast.yaml",
+                "hazelcast-port", "5702", "hazelcast-interface", "127.0.0.1"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("init-param hazelcast-port, hazelcast-interface cannot be used with hazelcast-config, "
+                        + "which sets them itself");
+    }
+
+    @Test
+    void member_configFile_isUsedAlone() {
+        MemberOptions options = InitParams.member(context(Map.of("hazelcast-config", "conf/hazelcast.yaml")));
+
+        assertThat(options.configFile()).isEqualTo(Path.of("conf/hazelcast.yaml"));
+    }
+
+    @Test
+    void client_memberOnlyInitParams_areRefused() {
+        assertThatThrownBy(() -> InitParams.client(context(Map.of("hazelcast-port", "5702"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("init-param hazelcast-port cannot be used with store 'hazelcast-client'");
+    }
+
+    @Test
+    void client_simpleInitParams_becomeOptions() {
+        ClientOptions options = InitParams.client(context(Map.of("hazelcast-cluster-name", "c",
+                "hazelcast-members", "10.0.0.1:5701")));
+
+        assertThat(options.clusterName()).isEqualTo("c");
+        assertThat(options.members()).containsExactly("10.0.0.1:5701");
+        assertThat(options.store().mapName()).isEqualTo("sluice-counters/shop");
+    }
+}
