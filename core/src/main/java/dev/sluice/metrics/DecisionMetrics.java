@@ -1,6 +1,8 @@
 package dev.sluice.metrics;
 
 import dev.sluice.rules.Evaluation;
+import dev.sluice.store.StoreHealth;
+import java.util.function.Supplier;
 
 /**
  * Where adapters report what the rules decided: per rule and {@link Outcome}, and how long deciding took.
@@ -33,4 +35,12 @@ public interface DecisionMetrics {
      * rule); the failure policy decided instead.
      */
     void storeFailed(String ruleId);
+
+    /**
+     * Publishes the health of the adapter's store (read whenever the metrics are scraped, so it must be cheap and
+     * must not throw: {@link dev.sluice.store.CounterStore#health()} is both). Called once when the adapter starts;
+     * the default publishes nothing.
+     */
+    default void watch(Supplier<StoreHealth> health) {
+    }
 }

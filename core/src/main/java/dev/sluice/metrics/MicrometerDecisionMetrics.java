@@ -2,13 +2,17 @@ package dev.sluice.metrics;
 
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.RuleDecision;
+import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,6 +28,9 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
 
     /** The time to decide one request over all its rules. */
     public static final String DECISION_TIME = "sluice.decision.time";
+
+    /** The gauges of the store's {@link StoreHealth}, tagged {@code mode}: {@code sluice.store.members} and more. */
+    public static final String STORE = "sluice.store";
 
     private final MeterRegistry registry;
     private final Timer decisionTime;
@@ -53,6 +60,30 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     @Override
     public void storeFailed(String ruleId) {
         counter(ruleId, Outcome.STORE_ERROR).increment();
+    }
+
+    /**
+     * Gauges of the store's health, tagged with its mode: {@code sluice.store.members}, and the calls of the last
+     * minute that the failure policy decided, {@code sluice.store.failed}, {@code sluice.store.timed.out} and
+     * {@code sluice.store.shed}.
+     */
+    @Override
+    public void watch(Supplier<StoreHealth> health) {
+        String mode = health.get().mode();
+        gauge("members", "Cluster members the store sees", health, StoreHealth::membersSeen, mode);
+        gauge("failed", "Store calls that failed in the last minute", health, StoreHealth::failedLastMinute, mode);
+        gauge("timed.out", "Store calls that timed out in the last minute", health,
+                StoreHealth::timedOutLastMinute, mode);
+        gauge("shed", "Store calls shed (too many in flight) in the last minute", health,
+                StoreHealth::shedLastMinute, mode);
+    }
+
+    private void gauge(String name, String description, Supplier<StoreHealth> health,
+                       ToDoubleFunction<StoreHealth> figure, String mode) {
+        Gauge.builder(STORE + "." + name, health, supplier -> figure.applyAsDouble(supplier.get()))
+                .description(description)
+                .tag("mode", mode)
+                .register(registry);
     }
 
     private Counter counter(String ruleId, Outcome outcome) {

@@ -7,14 +7,15 @@ import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.StoreHealth;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
@@ -26,6 +27,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,6 +60,13 @@ public class RateLimitFilter implements Filter {
      */
     public static final String STORE_ATTRIBUTE = RateLimitFilter.class.getName() + ".store";
 
+    /**
+     * The servlet context attribute holding a {@code Supplier<StoreHealth>} of the started filter's store: its mode,
+     * the cluster members it sees, and the calls it failed, timed out or shed in the last minute (set in
+     * {@link #init}, removed in {@link #destroy}), for the application's health checks and status pages.
+     */
+    public static final String HEALTH_ATTRIBUTE = RateLimitFilter.class.getName() + ".health";
+
     private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
     private final @Nullable FilterSettings programmaticSettings;
@@ -86,6 +95,9 @@ public class RateLimitFilter implements Filter {
             runtime = started;
             context = config.getServletContext();
             context.setAttribute(STORE_ATTRIBUTE, started.store());
+            Supplier<StoreHealth> health = started.store()::health;
+            context.setAttribute(HEALTH_ATTRIBUTE, health);
+            started.metrics().watch(health);
         } catch (RuntimeException e) {
             throw new ServletException("Sluice filter '" + config.getFilterName() + "' cannot start: "
                     + e.getMessage(), e);
@@ -184,6 +196,7 @@ public class RateLimitFilter implements Filter {
         }
         if (context != null && context.getAttribute(STORE_ATTRIBUTE) == started.store()) {
             context.removeAttribute(STORE_ATTRIBUTE);
+            context.removeAttribute(HEALTH_ATTRIBUTE);
         }
         started.close();
     }
@@ -195,6 +208,15 @@ public class RateLimitFilter implements Filter {
      */
     public CounterStore store() {
         return started().store();
+    }
+
+    /**
+     * How the filter's store is doing (see {@link StoreHealth}).
+     *
+     * @throws IllegalStateException before {@link #init}
+     */
+    public StoreHealth health() {
+        return started().store().health();
     }
 
     private FilterRuntime started() {

@@ -3,17 +3,21 @@ package dev.sluice.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.RejectionCachingStore;
+import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.net.http.HttpRequest;
@@ -27,6 +31,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -335,6 +340,61 @@ class RateLimitFilterTest {
     @Test
     void settings_maxKeysUnset_isTheLocalStoresDefault() {
         assertThat(FilterSettings.builder().build().maxKeys()).isEqualTo(LocalCounterStore.DEFAULT_MAX_KEYS);
+    }
+
+    @Test
+    void filter_storeDownWithRejectPolicy_answers503LimiterUnavailableAndPublishesHealth() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        CounterStore down = FailurePolicyStore.rejecting(new Down(), Duration.ofMillis(50));
+        ServletContextHandler context = context("/", PER_IP,
+                s -> s.store(down).metrics(new MicrometerDecisionMetrics(registry)));
+        JettyServer server = JettyServer.start(50, context);
+        servers.add(server);
+
+        HttpResponse<String> refused = server.get("/api/items");
+
+        assertThat(refused.statusCode()).isEqualTo(503);
+        assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(refused.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
+        assertThat(refused.headers().firstValue("RateLimit")).isEmpty();
+        assertThat(refused.body()).contains("\"type\":\"https://sluice.dev/problems/limiter-unavailable\"",
+                "\"policies\":[]").doesNotContain("exceeded");
+        @SuppressWarnings("unchecked")
+        Supplier<StoreHealth> health = (Supplier<StoreHealth>) context.getServletContext()
+                .getAttribute(RateLimitFilter.HEALTH_ATTRIBUTE);
+        assertThat(health.get().failedLastMinute()).isEqualTo(1);
+        assertThat(filter.health().decidedByFailurePolicyLastMinute()).isEqualTo(1);
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".failed").tag("mode", "local").gauge().value())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void filter_storeDownWithAllowPolicy_letsRequestsThroughWithoutInventedRemainingPermits() throws Exception {
+        CounterStore down = FailurePolicyStore.allowing(new Down(), Duration.ofMillis(50));
+        JettyServer server = start(PER_IP, s -> s.store(down));
+
+        HttpResponse<String> passed = server.get("/api/items");
+
+        assertThat(passed.statusCode()).isEqualTo(200);
+        assertThat(passed.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
+        assertThat(passed.headers().firstValue("RateLimit")).isEmpty();
+    }
+
+    /** A store whose every call fails, as a cluster that cannot run Sluice's processors does. */
+    private static final class Down implements CounterStore {
+        @Override
+        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+            throw new IllegalStateException("cluster unreachable");
+        }
+
+        @Override
+        public Decision peek(String key, Policy policy, long cost) {
+            throw new IllegalStateException("cluster unreachable");
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     @Test

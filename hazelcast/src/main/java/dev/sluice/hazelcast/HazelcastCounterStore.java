@@ -10,6 +10,7 @@ import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.StoreHealth;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -51,12 +52,15 @@ public final class HazelcastCounterStore implements CounterStore {
     /** Got on first use: a client that has not yet connected cannot make the proxy. */
     private volatile @Nullable IMap<String, CounterState> map;
     private final boolean ownsInstance;
+    /** What {@link #health()} calls this store: how it reaches the cluster. */
+    private final String mode;
 
-    private HazelcastCounterStore(HazelcastInstance instance, String mapName, boolean ownsInstance) {
+    private HazelcastCounterStore(HazelcastInstance instance, String mapName, boolean ownsInstance, String mode) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.mapName = mapName;
         this.ownsInstance = ownsInstance;
+        this.mode = mode;
     }
 
     /**
@@ -67,7 +71,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     public static HazelcastCounterStore startMember(MemberOptions options) {
         HazelcastInstance member = Hazelcast.newHazelcastInstance(ClusterSetup.memberConfig(options));
-        return new HazelcastCounterStore(member, options.store().mapName(), true);
+        return new HazelcastCounterStore(member, options.store().mapName(), true, "hazelcast-member");
     }
 
     /**
@@ -77,7 +81,8 @@ public final class HazelcastCounterStore implements CounterStore {
      * @throws java.io.UncheckedIOException if the client's configuration file cannot be read
      */
     public static HazelcastCounterStore connectClient(ClientOptions options) {
-        return new HazelcastCounterStore(ClusterSetup.startClient(options), options.store().mapName(), true);
+        return new HazelcastCounterStore(ClusterSetup.startClient(options), options.store().mapName(), true,
+                "hazelcast-client");
     }
 
     /**
@@ -88,7 +93,7 @@ public final class HazelcastCounterStore implements CounterStore {
     public static HazelcastCounterStore using(HazelcastInstance instance, StoreOptions options) {
         Objects.requireNonNull(instance, "instance");
         ClusterSetup.addMapConfig(instance, options);
-        return new HazelcastCounterStore(instance, options.mapName(), false);
+        return new HazelcastCounterStore(instance, options.mapName(), false, "hazelcast-instance");
     }
 
     /** As {@link #using(HazelcastInstance, StoreOptions)} with {@link StoreOptions#defaults()}. */
@@ -132,6 +137,24 @@ public final class HazelcastCounterStore implements CounterStore {
     public static JavaSerializationFilterConfig javaSerializationFilter() {
         return new JavaSerializationFilterConfig()
                 .setWhitelist(new ClassFilter().addPrefixes("java.", "com.hazelcast."));
+    }
+
+    /**
+     * The store's mode ({@code hazelcast-member}, {@code hazelcast-client} or {@code hazelcast-instance}) and the
+     * members its instance sees now: 0 once the instance has shut down, and for a client that lost its cluster.
+     * Failure counts are kept by a {@link dev.sluice.store.FailurePolicyStore} in front of it.
+     */
+    @Override
+    public StoreHealth health() {
+        int members = 0;
+        if (instance.getLifecycleService().isRunning()) {
+            try {
+                members = instance.getCluster().getMembers().size();
+            } catch (RuntimeException e) {
+                // A client between connections may refuse the question: it sees no member.
+            }
+        }
+        return new StoreHealth(mode, members, 0, 0, 0);
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
