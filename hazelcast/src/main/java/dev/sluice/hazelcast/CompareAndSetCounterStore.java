@@ -33,8 +33,8 @@ import org.jspecify.annotations.Nullable;
  * in-memory format, but with {@code Objects.equals} in an {@code OBJECT}-format map (its {@code
  * ObjectValueComparator}), where arrays are equal only to themselves: there every replace of an array would fail.
  * Strings are equal by content in both. No entry processor, serializer or merge policy of ours is involved, so the
- * map's configuration is the cluster's: after a split brain its merge policy (Hazelcast's default keeps the larger
- * side's value) may forget permits counted on the smaller side.
+ * map's configuration is the cluster's: after a split brain its merge policy (Hazelcast's default, put-if-absent,
+ * keeps the value of the cluster merged into) may forget permits counted on the other side.
  *
  * <p>Time: the caller reads "now" from {@link #clusterTime(HazelcastInstance)}, Hazelcast's cluster time, the
  * timeline of the entry-processor store's members, on which members agree to within their clock-sync error. A

@@ -30,7 +30,7 @@ final class StateText {
     }
 
     /** The text of {@code state}, one field per limit. */
-    static String encode(long[][] state) {
+    static String encode(long[] @Nullable [] state) {
         StringBuilder text = new StringBuilder(2 + state.length * 16).append(VERSION);
         for (long[] limitState : state) {
             text.append(LIMIT);
@@ -54,7 +54,7 @@ final class StateText {
      *
      * @throws IllegalStateException when the text is not of this format version
      */
-    static long @Nullable [][] decode(@Nullable String text) {
+    static long @Nullable [] @Nullable [] decode(@Nullable String text) {
         if (text == null) {
             return null;
         }
@@ -66,7 +66,7 @@ final class StateText {
         if (limits < 1 || limits > Policy.MAX_LIMITS || text.length() < 2 || text.charAt(1) != LIMIT) {
             throw malformed(text);
         }
-        long[][] state = new long[limits][];
+        long[] @Nullable [] state = new long[limits][];
         int start = 2;
         for (int i = 0; i < limits; i++) {
             int end = text.indexOf(LIMIT, start);
