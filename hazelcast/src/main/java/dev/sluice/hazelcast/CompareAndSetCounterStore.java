@@ -49,16 +49,16 @@ import org.jspecify.annotations.Nullable;
  * caller may replace the value between our replace and our setTtl and set its own, longer TTL first, which ours would
  * then cut short, dropping its counts early. So after setTtl the store reads the value again; when it is no longer
  * ours, it gives the entry the TTL of the state it now holds and checks again, until its TTL was the last one set on
- * the value it read. A caller that stops between replace and setTtl leaves the entry without expiry: harmless to
- * exactness, a key kept until evicted.
+ * the value it read. A caller that stops between replace and setTtl leaves the entry without expiry until the key's
+ * next grant: harmless to exactness, a key kept longer.
  *
- * <p>Cost, against one entry-processor call per decision: a rejection is a read; a grant on a fresh key a read and a
- * {@code putIfAbsent}; any other grant four round trips (get, replace, setTtl, get), plus a full retry for every
+ * <p>Cost, against one entry-processor call per decision: a rejection or a peek is a read; a grant on a fresh key a
+ * read and a {@code putIfAbsent}; any other grant four round trips (get, replace, setTtl, get); plus a retry for every
  * conflicting writer. Under contention on one key the retries grow with the number of callers; they are bounded by
  * the retry timeout ({@link #DEFAULT_RETRY_TIMEOUT} unless given), after which {@code apply} throws a {@link
  * ConcurrentModificationException} and a {@link FailurePolicyStore} around this store decides. Use it where the
  * members cannot have the Sluice jar; otherwise prefer {@link HazelcastCounterStore}. Sliding-window-log policies
- * keep a timestamp per permit, which here travels twice per decision: keep their limits small.
+ * keep a timestamp per permit, which here crosses the network several times per grant: keep their limits small.
  *
  * <p>Calls block for as long as Hazelcast takes; {@link #applyAsync} and {@link #peekAsync} are the blocking calls
  * (completing on the calling thread), so {@code FailurePolicyStore} cannot cut one short: bound a call with
