@@ -137,7 +137,8 @@ public final class CompareAndSetCounterStore implements CounterStore {
             // Another caller wrote the key since we read it: decide again on its value, while time allows.
             if (System.nanoTime() - deadline >= 0) {
                 throw new ConcurrentModificationException("gave up a decision on map \"" + mapName + "\" after "
-                        + attempt + " attempts in " + Duration.ofNanos(retryTimeoutNanos).toMillis()
+                        + attempt + " attempts, past the retry timeout of "
+                        + Duration.ofNanos(retryTimeoutNanos).toMillis()
                         + " ms: other callers changed the key before each write; nothing was counted");
             }
         }

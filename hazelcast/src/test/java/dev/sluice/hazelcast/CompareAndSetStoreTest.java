@@ -115,8 +115,8 @@ class CompareAndSetStoreTest {
         clock.interfere(Integer.MAX_VALUE);
         assertThatThrownBy(() -> store.apply("k", TEN_PER_MINUTE, 1, 0))
                 .isInstanceOf(ConcurrentModificationException.class)
-                .hasMessage("gave up a decision on map \"" + map + "\" after 1 attempts in 0 ms: other callers changed "
-                        + "the key before each write; nothing was counted");
+                .hasMessage("gave up a decision on map \"" + map + "\" after 1 attempts, past the retry timeout of 0 "
+                        + "ms: other callers changed the key before each write; nothing was counted");
 
         FailurePolicyStore rejecting = FailurePolicyStore.rejecting(store, Duration.ofSeconds(30));
         assertThat(rejecting.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).isFalse();
