@@ -1,0 +1,197 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.Decision;
+import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.algorithm.Transition;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.FailurePolicyStore;
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.NullMarked;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link CounterStore} in a Hazelcast {@link IMap} that needs nothing on the members: for a managed cluster, or
+ * one you may not put the Sluice jar on. The decision is computed by the caller and written with a conditional
+ * replace; the members only store strings.
+ *
+ * <p>Each decision is a compare-and-set loop, like {@link dev.sluice.store.LocalCounterStore}'s but across the
+ * network: read the key's value ({@code get}), run {@link Policy#apply} on it here, and when the state changed, write
+ * the new value only if the old one is still there ({@code putIfAbsent} for a fresh key, {@code replace(key, old,
+ * new)} otherwise); if another caller wrote first, decide again on its value. A rejection, or a decision that changes
+ * nothing, writes nothing. Exact: every grant is a successful conditional write of the very state that counted it, so
+ * the decisions on a key are atomic as if made one after another, from any number of callers and members.
+ *
+ * <p>Values are {@code String}s ({@code StateText}: a format version, then the state in base 36), a type every
+ * member deserializes without our classes. Not {@code byte[]} or {@code long[]}: Hazelcast's {@code replace}
+ * compares the expected value with the stored one as serialized bytes in a map of the default {@code BINARY}
+ * in-memory format, but with {@code Objects.equals} in an {@code OBJECT}-format map (its {@code
+ * ObjectValueComparator}), where arrays are equal only to themselves: there every replace of an array would fail.
+ * Strings are equal by content in both. No entry processor, serializer or merge policy of ours is involved, so the
+ * map's configuration is the cluster's: after a split brain its merge policy (Hazelcast's default, put-if-absent,
+ * keeps the value of the cluster merged into) may forget permits counted on the other side.
+ *
+ * <p>Time: the caller reads "now" from {@link #clusterTime(HazelcastInstance)}, Hazelcast's cluster time, the
+ * timeline of the entry-processor store's members, on which members agree to within their clock-sync error. A
+ * Hazelcast <em>client</em> has no cluster clock: its cluster time is its own wall clock, so clients decide by their
+ * own clocks, and one whose clock runs ahead sees permits refill early by its skew (a clock behind grants nothing
+ * extra: algorithms treat a time before the state's as the state's). Keep client clocks synchronized (NTP).
+ *
+ * <p>Expiry: an entry lives until its state is back to full capacity ({@link Transition#idleAfterNanos()}), rounded
+ * up to whole seconds plus one as the entry-processor store does, since Hazelcast keeps expiry times in seconds. A
+ * fresh key gets it from {@code putIfAbsent(key, value, ttl)}; {@code replace} has no time-to-live and resets the
+ * entry's to the map's default (none), so a replace is followed by {@code setTtl}. That pair is not atomic: another
+ * caller may replace the value between our replace and our setTtl and set its own, longer TTL first, which ours would
+ * then cut short, dropping its counts early. So after setTtl the store reads the value again; when it is no longer
+ * ours, it gives the entry the TTL of the state it now holds and checks again, until its TTL was the last one set on
+ * the value it read. A caller that stops between replace and setTtl leaves the entry without expiry until the key's
+ * next grant: harmless to exactness, a key kept longer.
+ *
+ * <p>Cost, against one entry-processor call per decision: a rejection or a peek is a read; a grant on a fresh key a
+ * read and a {@code putIfAbsent}; any other grant four round trips (get, replace, setTtl, get); plus a retry for every
+ * conflicting writer. Under contention on one key the retries grow with the number of callers; they are bounded by
+ * the retry timeout ({@link #DEFAULT_RETRY_TIMEOUT} unless given), after which {@code apply} throws a {@link
+ * ConcurrentModificationException} and a {@link FailurePolicyStore} around this store decides. Use it where the
+ * members cannot have the Sluice jar; otherwise prefer {@link HazelcastCounterStore}. Sliding-window-log policies
+ * keep a timestamp per permit, which here crosses the network several times per grant: keep their limits small.
+ *
+ * <p>Calls block for as long as Hazelcast takes; {@link #applyAsync} and {@link #peekAsync} are the blocking calls
+ * (completing on the calling thread), so {@code FailurePolicyStore} cannot cut one short: bound a call with
+ * Hazelcast's invocation timeout. The store does not own the instance it is given: {@link #close()} leaves it
+ * running. Thread-safe.
+ */
+@NullMarked
+public final class CompareAndSetCounterStore implements CounterStore {
+
+    /** How long one decision may retry after conflicting writes unless told otherwise: the failure policy's wait. */
+    public static final Duration DEFAULT_RETRY_TIMEOUT = FailurePolicyStore.DEFAULT_TIMEOUT;
+
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+
+    private final HazelcastInstance instance;
+    private final String mapName;
+    private final long retryTimeoutNanos;
+    private final TimeSource time;
+    /** Got on first use: a client that has not yet connected cannot make the proxy. */
+    private volatile @Nullable IMap<String, String> map;
+
+    /** A store in map {@code mapName} of {@code instance} (a member or a client), deciding by cluster time. */
+    public CompareAndSetCounterStore(HazelcastInstance instance, String mapName) {
+        this(instance, mapName, DEFAULT_RETRY_TIMEOUT, clusterTime(instance));
+    }
+
+    /**
+     * A store in map {@code mapName} of {@code instance} whose decisions retry for at most {@code retryTimeout} (of
+     * real time) and read the time from {@code time}. Every caller of one map must share one timeline: a manual
+     * source shared by all callers in tests, {@link #clusterTime} otherwise.
+     */
+    public CompareAndSetCounterStore(HazelcastInstance instance, String mapName, Duration retryTimeout,
+            TimeSource time) {
+        if (retryTimeout.isNegative()) {
+            throw new IllegalArgumentException("retryTimeout must not be negative, got " + retryTimeout);
+        }
+        this.instance = Objects.requireNonNull(instance, "instance");
+        this.mapName = Objects.requireNonNull(mapName, "mapName");
+        this.retryTimeoutNanos = retryTimeout.toNanos();
+        this.time = Objects.requireNonNull(time, "time");
+    }
+
+    /** Hazelcast's cluster time of {@code instance} in nanoseconds since the epoch (a client's is its own clock). */
+    public static TimeSource clusterTime(HazelcastInstance instance) {
+        return () -> instance.getCluster().getClusterTime() * NANOS_PER_MILLI;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ConcurrentModificationException when other callers changed the key before every write of this decision
+     *     for longer than the retry timeout; nothing was counted
+     * @throws IllegalStateException when the key holds a value this store cannot read (another format, or not a
+     *     Sluice state)
+     */
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        IMap<String, String> counters = map();
+        long deadline = System.nanoTime() + retryTimeoutNanos;
+        for (int attempt = 1; ; attempt++) {
+            String current = counters.get(key);
+            Transition transition = policy.apply(StateText.decode(current), time.nanos(), cost, maxDelayNanos);
+            if (!transition.changed()) {
+                return transition.decision();
+            }
+            String next = StateText.encode(transition.state());
+            long ttlSeconds = ApplyProcessor.ttlSeconds(transition.idleAfterNanos());
+            if (current == null) {
+                if (counters.putIfAbsent(key, next, ttlSeconds, TimeUnit.SECONDS) == null) {
+                    return transition.decision();
+                }
+            } else if (counters.replace(key, current, next)) {
+                expireWhenIdle(counters, key, policy, next, ttlSeconds);
+                return transition.decision();
+            }
+            // Another caller wrote the key since we read it: decide again on its value, while time allows.
+            if (System.nanoTime() - deadline >= 0) {
+                throw new ConcurrentModificationException("gave up a decision on map \"" + mapName + "\" after "
+                        + attempt + " attempts, past the retry timeout of "
+                        + Duration.ofNanos(retryTimeoutNanos).toMillis()
+                        + " ms: other callers changed the key before each write; nothing was counted");
+            }
+        }
+    }
+
+    /**
+     * Gives the entry just replaced with {@code written} the TTL of the state it holds, as the class comment explains:
+     * sets it, then reads the value back, and while someone else has replaced it meanwhile (our TTL may then have cut
+     * theirs short), sets the TTL of the value found and reads again.
+     */
+    private void expireWhenIdle(IMap<String, String> counters, String key, Policy policy, String written,
+            long ttlSeconds) {
+        String expected = written;
+        long ttl = ttlSeconds;
+        while (true) {
+            counters.setTtl(key, ttl, TimeUnit.SECONDS);
+            String found = counters.get(key);
+            if (found == null || found.equals(expected)) {
+                return;
+            }
+            expected = found;
+            ttl = ApplyProcessor.ttlSeconds(
+                    policy.apply(StateText.decode(found), time.nanos(), 0, Long.MAX_VALUE).idleAfterNanos());
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalStateException when the key holds a value this store cannot read
+     */
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        String current = map().get(key);
+        return policy.apply(StateText.decode(current), time.nanos(), cost, Long.MAX_VALUE).decision();
+    }
+
+    /** The number of keys in the map, counting expired keys Hazelcast has not yet removed. */
+    public int size() {
+        return map().size();
+    }
+
+    private IMap<String, String> map() {
+        IMap<String, String> known = map;
+        if (known == null) {
+            known = instance.getMap(mapName);
+            map = known;
+        }
+        return known;
+    }
+
+    /** Does nothing: the store holds no resources of its own, and the instance belongs to the caller. */
+    @Override
+    public void close() {
+    }
+}

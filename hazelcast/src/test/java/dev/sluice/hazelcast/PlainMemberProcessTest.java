@@ -1,0 +1,128 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A plain Hazelcast member, in a JVM whose class path holds the Hazelcast jar and nothing of Sluice, started by
+ * Hazelcast's own {@code HazelcastMemberStarter}: the compare-and-set store decides through it as a client, where the
+ * entry-processor store cannot.
+ */
+class PlainMemberProcessTest {
+
+    private static final Policy TEN_PER_MINUTE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofMinutes(1)));
+
+    @TempDir
+    Path dir;
+
+    private Process member;
+    private HazelcastInstance client;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (client != null) {
+            client.shutdown();
+        }
+        if (member != null) {
+            member.destroy();
+            if (!member.waitFor(30, TimeUnit.SECONDS)) {
+                member.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void apply_throughAMemberWithoutSluice_countsExactly() throws Exception {
+        String clusterName = ClusterSupport.newClusterName();
+        int port = ClusterSupport.freePort();
+        List<String> classPath = hazelcastJarOnly();
+        assertThat(classPath).hasSize(1).noneMatch(entry -> entry.contains("sluice"));
+        member = startPlainMember(clusterName, port, classPath);
+        client = connect(clusterName, port);
+
+        IMap<String, CounterState> processed = client.getMap("processors");
+        assertThatThrownBy(() -> processed.executeOnKey("k", new ApplyProcessor(TEN_PER_MINUTE, 1, 0)))
+                .as("the member cannot run the entry-processor store's processors")
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("No DataSerializerFactory registered for namespace: "
+                        + SluiceSerializerHook.FACTORY_ID);
+
+        CompareAndSetCounterStore store = new CompareAndSetCounterStore(client, "counters", Duration.ofSeconds(30),
+                new ManualTimeSource());
+        for (int i = 0; i < 10; i++) {
+            assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).as("permit %d", i + 1).isTrue();
+        }
+        assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).isFalse();
+        assertThat(store.peek("k", TEN_PER_MINUTE, 0).remaining()).isZero();
+        assertThat(client.getMap("counters").getEntryView("k").getTtl()).isEqualTo(61_000);
+    }
+
+    /** This JVM's class path reduced to the Hazelcast jar: no Sluice module, classes or test classes. */
+    private static List<String> hazelcastJarOnly() {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> Path.of(entry).getFileName().toString().matches("hazelcast-\\d[\\w.-]*\\.jar"))
+                .toList();
+    }
+
+    private Process startPlainMember(String clusterName, int port, List<String> classPath) throws IOException {
+        Path config = Files.writeString(dir.resolve("hazelcast.yaml"), String.join("\n",
+                "hazelcast:",
+                "  cluster-name: " + clusterName,
+                "  properties:",
+                "    hazelcast.phone.home.enabled: false",
+                "    hazelcast.socket.bind.any: false",
+                "  network:",
+                "    port:",
+                "      port: " + port,
+                "      auto-increment: false",
+                "    interfaces:",
+                "      enabled: true",
+                "      interfaces: [" + ClusterSupport.LOOPBACK + "]",
+                "    join:",
+                "      multicast:",
+                "        enabled: false",
+                "      auto-detection:",
+                "        enabled: false",
+                "      tcp-ip:",
+                "        enabled: true",
+                "        member-list: [" + ClusterSupport.LOOPBACK + ":" + port + "]",
+                ""));
+        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Dhazelcast.config=" + config,
+                "-cp", String.join(File.pathSeparator, classPath),
+                "com.hazelcast.core.server.HazelcastMemberStarter")
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("member.log").toFile())
+                .start();
+    }
+
+    /** A client of the plain member, waiting up to 90 s for it to accept connections. */
+    private static HazelcastInstance connect(String clusterName, int port) {
+        ClientConfig config = new ClientConfig().setClusterName(clusterName);
+        config.setProperty("hazelcast.logging.type", "jdk");
+        config.getNetworkConfig().addAddress(ClusterSupport.LOOPBACK + ":" + port);
+        config.getConnectionStrategyConfig().getConnectionRetryConfig().setClusterConnectTimeoutMillis(90_000);
+        return HazelcastClient.newHazelcastClient(config);
+    }
+}
