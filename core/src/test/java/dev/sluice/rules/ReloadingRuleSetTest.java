@@ -3,7 +3,10 @@ package dev.sluice.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.store.LocalCounterStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -128,7 +131,7 @@ class ReloadingRuleSetTest {
     @Test
     void reload_keepsAnnotationRulesMerged() throws IOException {
         Rule annotated = Rule.builder("annotated").resourceMethods(List.of(Object.class.getMethods()[0]))
-                .limits(dev.sluice.Limit.of(1, Duration.ofSeconds(1))).build();
+                .policy(Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1, Duration.ofSeconds(1)))).build();
         Path file = write(rulesJson());
         ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(annotated), listener);
 

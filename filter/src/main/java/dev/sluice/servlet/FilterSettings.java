@@ -138,7 +138,7 @@ public final class FilterSettings {
 
     private static Duration duration(String text) {
         String value = text.trim();
-        Duration parsed = value.equals("0") ? Duration.ZERO : DurationText.parse(value);
+        Duration parsed = value.equals("0") ? Duration.ZERO : DurationText.parse(value).orElse(null);
         if (parsed == null) {
             throw new IllegalArgumentException(value);
         }
