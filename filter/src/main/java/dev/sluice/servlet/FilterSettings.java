@@ -5,6 +5,7 @@ import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.ClientAddresses;
 import dev.sluice.rules.DurationText;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.FailurePolicyStore;
 import java.time.Duration;
 import java.util.Arrays;
@@ -269,7 +270,7 @@ public final class FilterSettings {
     /** Builds {@link FilterSettings}; every value is checked when set. Not thread-safe. */
     public static final class Builder {
         private String rules;
-        private Duration rulesReloadInterval = Duration.ofSeconds(5);
+        private Duration rulesReloadInterval = ReloadingRuleSet.DEFAULT_RELOAD_INTERVAL;
         private StoreKind store = StoreKind.LOCAL;
         private String hazelcastConfig;
         private String clusterName = "sluice";

@@ -5,6 +5,7 @@ import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
 import jakarta.servlet.AsyncContext;
@@ -184,15 +185,15 @@ public class RateLimitFilter implements Filter {
     }
 
     /** Everything a started filter holds; closed on destroy. */
-    record FilterRuntime(RuleSource ruleSource, CounterStore store, HeaderStyle headerStyle, DecisionMetrics metrics,
-                         ScheduledExecutorService scheduler) implements AutoCloseable {
+    record FilterRuntime(ReloadingRuleSet ruleSource, CounterStore store, HeaderStyle headerStyle,
+                         DecisionMetrics metrics, ScheduledExecutorService scheduler) implements AutoCloseable {
 
         RuleSet rules() {
             return ruleSource.get();
         }
 
         static FilterRuntime start(FilterSettings settings, ServletContext context, String filterName) {
-            RuleSource rules = RuleSource.load(settings, context);
+            ReloadingRuleSet rules = RuleSource.load(settings, context);
             String namespace = settings.namespace() != null ? settings.namespace()
                     : context == null || context.getContextPath().isEmpty() ? "/" : context.getContextPath();
             CounterStore store;
