@@ -2,6 +2,8 @@ package dev.sluice.benchmarks;
 
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.rules.ClientAddresses;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.KeySpec;
@@ -47,7 +49,7 @@ public class RuleMatchingBenchmark {
 
     @Setup
     public void setUp() {
-        Limit plenty = Limit.of(1_000_000_000, Duration.ofSeconds(1));
+        Policy plenty = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000_000_000, Duration.ofSeconds(1)));
         List<Rule> built = new ArrayList<>();
         for (int i = 0; i < ruleCount; i++) {
             Rule.Builder rule = i % 100 == 99
@@ -55,7 +57,7 @@ public class RuleMatchingBenchmark {
                     : Rule.builder("service" + i)
                             .paths("/api/v1/svc" + i + "/items/{id}", "/api/v1/svc" + i + "/admin/**")
                             .methods("GET", "POST").key(KeySpec.of(KeySpec.Kind.HEADER, "X-Api-Key"));
-            built.add(rule.limits(plenty).build());
+            built.add(rule.policy(plenty).build());
         }
         rules = RuleSet.of(built, ClientAddresses.direct());
         requests = new RequestView[64];

@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.Limit;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.RateLimitExempt;
 import dev.sluice.annotation.RateLimited;
 import java.lang.reflect.Method;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns {@link RateLimited} annotations on resource classes and methods into {@link Rule}s that match requests routed
@@ -73,7 +75,7 @@ public final class AnnotationRules {
         return rules;
     }
 
-    private static String idOf(RateLimited annotation, Class<?> resourceClass, Method method) {
+    private static String idOf(RateLimited annotation, Class<?> resourceClass, @Nullable Method method) {
         if (!annotation.id().isEmpty()) {
             return annotation.id();
         }
@@ -96,9 +98,8 @@ public final class AnnotationRules {
             }
         }
         try {
-            Rule.Builder rule = Rule.builder(id).origin(origin).resourceMethods(Set.of(method))
-                    .algorithm(first.algorithm()).key(key(first.key())).cost(first.cost())
-                    .mode(first.shadow() ? Mode.SHADOW : Mode.ENFORCE);
+            Rule.Builder rule = Rule.builder(id).origin(origin).resourceMethods(Set.of(method)).key(key(first.key()))
+                    .cost(first.cost()).mode(first.shadow() ? Mode.SHADOW : Mode.ENFORCE);
             if (!first.rule().isEmpty()) {
                 if (!first.id().isEmpty() && !first.id().equals(first.rule())) {
                     throw new IllegalArgumentException("rule = \"" + first.rule()
@@ -112,10 +113,11 @@ public final class AnnotationRules {
                 }
                 return rule.build();
             }
+            List<Limit> limits = new ArrayList<>();
             for (RateLimited annotation : group) {
-                rule.limits(limit(annotation, id));
+                limits.add(limit(annotation, id));
             }
-            return rule.build();
+            return rule.policy(Policy.of(first.algorithm(), limits)).build();
         } catch (IllegalArgumentException e) {
             throw new RulesException(origin + ": " + e.getMessage(), e);
         }
@@ -126,11 +128,8 @@ public final class AnnotationRules {
             throw new IllegalArgumentException("permits must be at least 1 (or name a rules file rule with rule = ...),"
                     + " got " + annotation.permits());
         }
-        Duration period = DurationText.parse(annotation.period());
-        if (period == null) {
-            throw new IllegalArgumentException("period: expected " + DurationText.EXPECTED + ", got \""
-                    + annotation.period() + "\"");
-        }
+        Duration period = DurationText.parse(annotation.period()).orElseThrow(() -> new IllegalArgumentException(
+                "period: expected " + DurationText.EXPECTED + ", got \"" + annotation.period() + "\""));
         Limit limit = Limit.of(annotation.permits(), period);
         if (annotation.capacity() != 0) {
             limit = limit.withCapacity(annotation.capacity());

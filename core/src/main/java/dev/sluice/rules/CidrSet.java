@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** A set of IP ranges written as addresses or CIDR blocks ({@code 10.0.0.0/8}, {@code 2001:db8::/32}). Immutable. */
 final class CidrSet {
@@ -61,12 +62,24 @@ final class CidrSet {
                 + entry + "\"";
     }
 
+    /** The ranges of this set and those of {@code more}. */
+    CidrSet with(CidrSet more) {
+        if (more.isEmpty() || isEmpty()) {
+            return isEmpty() ? more : this;
+        }
+        List<byte[]> allNetworks = new ArrayList<>(networks);
+        allNetworks.addAll(more.networks);
+        List<Integer> allPrefixes = new ArrayList<>(prefixes);
+        allPrefixes.addAll(more.prefixes);
+        return new CidrSet(List.copyOf(allNetworks), List.copyOf(allPrefixes));
+    }
+
     boolean isEmpty() {
         return networks.isEmpty();
     }
 
     /** Whether {@code address} (bytes from {@link IpAddresses#parse}) lies in one of the ranges. */
-    boolean contains(byte[] address) {
+    boolean contains(byte @Nullable [] address) {
         if (address == null) {
             return false;
         }

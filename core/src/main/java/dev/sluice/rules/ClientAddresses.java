@@ -3,6 +3,7 @@ package dev.sluice.rules;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Why the walk goes right to left: every proxy appends the address of the peer it received the request from, so the
@@ -97,8 +98,8 @@ public final class ClientAddresses {
         return format(resolveBytes(request), request.remoteAddress());
     }
 
-    /** The client's address as bytes, or null when the remote address is not an IP literal. */
-    byte[] resolveBytes(RequestView request) {
+    /** The client's address as bytes; null when the remote address is not an IP literal. */
+    byte @Nullable [] resolveBytes(RequestView request) {
         byte[] peer = IpAddresses.parse(request.remoteAddress());
         if (peer == null || !trusted.contains(peer)) {
             return peer;
@@ -139,11 +140,12 @@ public final class ClientAddresses {
         return floor == 0 ? 0 : -1;
     }
 
-    static String format(byte[] address, String remoteAddress) {
+    /** The canonical text of {@code address}; the remote address as given when there are no bytes. */
+    static String format(byte @Nullable [] address, @Nullable String remoteAddress) {
         return address == null ? String.valueOf(remoteAddress) : IpAddresses.format(address);
     }
 
-    private byte[] parseHop(String entry) {
+    private byte @Nullable [] parseHop(String entry) {
         String hop = stripWhitespace(entry);
         return header == Header.FORWARDED ? parseForwardedFor(hop) : IpAddresses.parse(hop);
     }
@@ -161,8 +163,8 @@ public final class ClientAddresses {
         return text.substring(start, end);
     }
 
-    /** The address in the {@code for=} pair of one RFC 7239 element, or null when there is none or it is obfuscated. */
-    private static byte[] parseForwardedFor(String element) {
+    /** The address in the {@code for=} pair of one RFC 7239 element; null when there is none or it is obfuscated. */
+    private static byte @Nullable [] parseForwardedFor(String element) {
         for (String pair : element.split(";", 8)) {
             String trimmed = stripWhitespace(pair);
             if (trimmed.length() > 4 && trimmed.substring(0, 4).toLowerCase(Locale.ROOT).equals("for=")) {
@@ -189,7 +191,7 @@ public final class ClientAddresses {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof ClientAddresses other && trustedProxies.equals(other.trustedProxies)
                 && header == other.header;
     }

@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,13 +20,13 @@ public final class DurationText {
     private DurationText() {
     }
 
-    /** The duration, or null when {@code text} is not one. */
-    public static Duration parse(String text) {
+    /** The duration {@code text} spells; empty when it spells none. */
+    public static Optional<Duration> parse(String text) {
         Matcher shortForm = SHORT.matcher(text);
         if (shortForm.matches()) {
             long amount = Long.parseLong(shortForm.group(1));
             try {
-                return switch (shortForm.group(2)) {
+                return Optional.of(switch (shortForm.group(2)) {
                     case "ns" -> Duration.ofNanos(amount);
                     case "us" -> Duration.ofNanos(amount * 1_000);
                     case "ms" -> Duration.ofMillis(amount);
@@ -33,20 +34,20 @@ public final class DurationText {
                     case "m" -> Duration.ofMinutes(amount);
                     case "h" -> Duration.ofHours(amount);
                     default -> Duration.ofDays(amount);
-                };
+                });
             } catch (ArithmeticException e) {
                 // Fifteen digits of days overflow Duration's seconds ("999999999999999d"): not a duration, like any
                 // other text that is none, rather than an exception the callers do not expect.
-                return null;
+                return Optional.empty();
             }
         }
         if (text.startsWith("P") || text.startsWith("p")) {
             try {
-                return Duration.parse(text);
+                return Optional.of(Duration.parse(text));
             } catch (DateTimeParseException e) {
-                return null;
+                return Optional.empty();
             }
         }
-        return null;
+        return Optional.empty();
     }
 }

@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rules' verdict on one request: every rule that counted it, and the decision to act on.
@@ -17,8 +18,10 @@ public final class Evaluation {
     private static final Evaluation NONE = new Evaluation(List.of());
 
     private final List<RuleDecision> outcomes;
-    private final RuleDecision limiting;
-    private final RuleDecision reported;
+    /** Null when no enforcing rule counted the request. */
+    private final @Nullable RuleDecision limiting;
+    /** Null when no rule counted the request. */
+    private final @Nullable RuleDecision reported;
 
     private Evaluation(List<RuleDecision> outcomes) {
         this.outcomes = List.copyOf(outcomes);
@@ -30,7 +33,7 @@ public final class Evaluation {
         return outcomes.isEmpty() ? NONE : new Evaluation(outcomes);
     }
 
-    private static RuleDecision mostRestrictive(List<RuleDecision> outcomes, boolean enforcedOnly) {
+    private static @Nullable RuleDecision mostRestrictive(List<RuleDecision> outcomes, boolean enforcedOnly) {
         RuleDecision most = null;
         for (RuleDecision outcome : outcomes) {
             if (enforcedOnly && !outcome.enforced()) {
@@ -90,7 +93,7 @@ public final class Evaluation {
 
     /** When the request is rejected, the limiting rule's own response, if it has one; empty when allowed. */
     public Optional<RuleResponse> response() {
-        return allowed() ? Optional.empty() : Optional.ofNullable(limiting.rule().response());
+        return limiting == null || limiting.decision().allowed() ? Optional.empty() : limiting.rule().response();
     }
 
     @Override

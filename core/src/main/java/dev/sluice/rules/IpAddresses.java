@@ -1,5 +1,7 @@
 package dev.sluice.rules;
 
+import org.jspecify.annotations.Nullable;
+
 /*
  * IP literals are parsed here by hand rather than with InetAddress.getByName, because getByName resolves anything
  * that is not a literal through DNS: a header value such as "evil.example" would make every request wait for a
@@ -17,11 +19,11 @@ final class IpAddresses {
     }
 
     /**
-     * The address's bytes: 4 for IPv4 (including IPv4-mapped IPv6, which is normalized to IPv4), 16 for IPv6; or null
+     * The address's bytes: 4 for IPv4 (including IPv4-mapped IPv6, which is normalized to IPv4), 16 for IPv6; null
      * when {@code text} is not an IP literal. Square brackets and an IPv6 zone ({@code %eth0}) are accepted and
      * dropped.
      */
-    static byte[] parse(String text) {
+    static byte @Nullable [] parse(@Nullable String text) {
         if (text == null || text.isEmpty() || text.length() > MAX_LITERAL_LENGTH) {
             return null;
         }
@@ -77,13 +79,13 @@ final class IpAddresses {
         return text.toString();
     }
 
-    /** The canonical text of {@code text} if it is an IP literal, else null. */
-    static String canonical(String text) {
+    /** The canonical text of {@code text} if it is an IP literal; null otherwise. */
+    static @Nullable String canonical(String text) {
         byte[] bytes = parse(text);
         return bytes == null ? null : format(bytes);
     }
 
-    private static byte[] parseIpv4(String text) {
+    private static byte @Nullable [] parseIpv4(String text) {
         byte[] bytes = new byte[4];
         int part = 0;
         int value = -1;
@@ -113,7 +115,7 @@ final class IpAddresses {
         return part == 4 ? bytes : null;
     }
 
-    private static byte[] parseIpv6(String text) {
+    private static byte @Nullable [] parseIpv6(String text) {
         int doubleColon = text.indexOf("::");
         if (doubleColon >= 0 && text.indexOf("::", doubleColon + 1) >= 0) {
             return null;

@@ -8,7 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the fields of one JSON object strictly: unknown fields, missing required fields and values of the wrong type
@@ -47,8 +50,8 @@ final class JsonFields {
         return value;
     }
 
-    /** The field's value, or null when absent. */
-    Node optional(String name) {
+    /** The field's value; null when absent. */
+    @Nullable Node optional(String name) {
         return fields.get(name);
     }
 
@@ -79,23 +82,23 @@ final class JsonFields {
     }
 
     static Duration duration(Node node) {
-        Duration duration = node.type == Type.STRING ? DurationText.parse((String) node.value) : null;
-        if (duration == null) {
-            throw node.expected(DurationText.EXPECTED);
-        }
-        return duration;
+        Optional<Duration> duration = node.type == Type.STRING ? DurationText.parse(string(node)) : Optional.empty();
+        return duration.orElseThrow(() -> node.expected(DurationText.EXPECTED));
     }
 
     /** The elements of an array, each converted; {@code nonEmpty} makes an empty array an error. */
     static <T> List<T> list(Node node, boolean nonEmpty, Function<Node, T> element) {
+        List<T> values = new ArrayList<>();
+        forEach(node, nonEmpty, item -> values.add(element.apply(item)));
+        return values;
+    }
+
+    /** Hands each element of an array to {@code element}; {@code nonEmpty} makes an empty array an error. */
+    static void forEach(Node node, boolean nonEmpty, Consumer<Node> element) {
         if (node.type != Type.ARRAY || nonEmpty && node.elements().isEmpty()) {
             throw node.expected(nonEmpty ? "a non-empty array" : "an array");
         }
-        List<T> values = new ArrayList<>();
-        for (Node item : node.elements()) {
-            values.add(element.apply(item));
-        }
-        return values;
+        node.elements().forEach(element);
     }
 
     /** The string value among {@code choices} (ignoring case, and "-" versus "_"), as written in {@code choices}. */

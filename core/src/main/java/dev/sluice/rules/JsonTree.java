@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Jackson's own tree (JsonNode) forgets where each value was, and a rules file error is only useful with a line and
@@ -61,9 +62,10 @@ final class JsonTree {
         final int line;
         final int column;
         final String path;
-        final Object value;
+        /** A String, BigInteger, decimal text, Boolean, map of fields or list of elements; null for JSON null. */
+        final @Nullable Object value;
 
-        Node(Type type, String source, JsonLocation location, String path, Object value) {
+        Node(Type type, String source, JsonLocation location, String path, @Nullable Object value) {
             this.type = type;
             this.source = source;
             this.line = location.getLineNr();
@@ -187,7 +189,7 @@ final class JsonTree {
     }
 
     /** The JSON path of a streaming context, such as {@code $.rules[1].limits}. */
-    private static String pathOf(JsonStreamContext context) {
+    private static String pathOf(@Nullable JsonStreamContext context) {
         if (context == null || context.inRoot()) {
             return "$";
         }

@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.Set;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Keys are client data (addresses, API keys, user names, header values), so none may leave in clear through a log,
@@ -78,7 +79,7 @@ public final class KeyMask {
         return Collections.newSetFromMap(new IdentityHashMap<>());
     }
 
-    private static boolean mentions(Throwable error, String key, Set<Throwable> seen) {
+    private static boolean mentions(@Nullable Throwable error, String key, Set<Throwable> seen) {
         if (error == null || !seen.add(error)) {
             return false;
         }
@@ -115,7 +116,7 @@ public final class KeyMask {
 
         private final String originalClass;
 
-        Redacted(String originalClass, String message, Throwable cause) {
+        Redacted(String originalClass, @Nullable String message, @Nullable Throwable cause) {
             super(message, cause);
             this.originalClass = originalClass;
         }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a rule counts separately: the request attribute whose value becomes the counter key.
@@ -115,8 +116,8 @@ public record KeySpec(Kind kind, String name, List<KeySpec> parts) {
         return new KeySpec(kind, colon < 0 ? "" : text.substring(colon + 1), List.of());
     }
 
-    /** The kind written as {@code text} (case-insensitive), or null. */
-    static Kind kindOf(String text) {
+    /** The kind written as {@code text} (case-insensitive); null for none. */
+    static @Nullable Kind kindOf(String text) {
         for (Kind kind : Kind.values()) {
             if (kind.text().equalsIgnoreCase(text)) {
                 return kind;

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /*
  * A rule on /api/login must not be dodged by writing the same resource another way. Servlet containers and JAX-RS
@@ -23,7 +24,7 @@ final class NormalizedPath {
     }
 
     /** Normalizes the raw (undecoded) request path; anything from {@code ?} or {@code #} on is ignored. */
-    static NormalizedPath of(String rawPath) {
+    static NormalizedPath of(@Nullable String rawPath) {
         String raw = rawPath == null ? "" : rawPath;
         int end = raw.length();
         int query = raw.indexOf('?');

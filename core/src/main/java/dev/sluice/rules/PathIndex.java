@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Matching must not cost a scan of every rule's pattern: with a thousand rules that is a thousand comparisons per
@@ -16,8 +17,8 @@ import java.util.Map;
  *  built; immutable and safe to share once built. */
 final class PathIndex {
 
-    /** A pattern of the rule at {@code ruleIndex}. */
-    record Target(int ruleIndex, PathPattern pattern) {
+    /** A pattern of the rule at {@code ruleIndex}; null for a rule matched by resource method. */
+    record Target(int ruleIndex, @Nullable PathPattern pattern) {
     }
 
     private final Node root = new Node();
@@ -27,8 +28,9 @@ final class PathIndex {
         for (int i = 0; i < pattern.length(); i++) {
             String literal = pattern.literal(i);
             if (literal == null) {
-                node.wildcard = node.wildcard == null ? new Node() : node.wildcard;
-                node = node.wildcard;
+                Node wildcard = node.wildcard == null ? new Node() : node.wildcard;
+                node.wildcard = wildcard;
+                node = wildcard;
             } else {
                 node = node.literals.computeIfAbsent(literal, key -> new Node());
             }
@@ -60,6 +62,6 @@ final class PathIndex {
         final Map<String, Node> literals = new HashMap<>(4);
         final List<Target> exact = new ArrayList<>(1);
         final List<Target> anyDepth = new ArrayList<>(1);
-        Node wildcard;
+        @Nullable Node wildcard;
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import java.util.Arrays;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A path pattern such as {@code /api/users/{id}}: literal segments, {@code *} for any one segment, {@code {name}} for
@@ -17,10 +18,11 @@ public final class PathPattern {
 
     private final String text;
     private final String[] segments;
-    private final String[] variables;
+    /** The variable's name for a {@code {name}} segment; null for the others. */
+    private final @Nullable String[] variables;
     private final boolean trailingWildcard;
 
-    private PathPattern(String text, String[] segments, String[] variables, boolean trailingWildcard) {
+    private PathPattern(String text, String[] segments, @Nullable String[] variables, boolean trailingWildcard) {
         this.text = text;
         this.segments = segments;
         this.variables = variables;
@@ -36,7 +38,7 @@ public final class PathPattern {
         boolean trailingWildcard = parts.length > 0 && parts[parts.length - 1].equals("**");
         int count = trailingWildcard ? parts.length - 1 : parts.length;
         String[] segments = Arrays.copyOf(parts, count);
-        String[] variables = new String[count];
+        @Nullable String[] variables = new String[count];
         for (int i = 0; i < count; i++) {
             String segment = segments[i];
             if (VARIABLE.matcher(segment).matches()) {
@@ -82,8 +84,8 @@ public final class PathPattern {
         return segments.length;
     }
 
-    /** The literal text of segment {@code index}, or null when it matches any segment. */
-    String literal(int index) {
+    /** The literal text of segment {@code index}; null when it matches any segment. */
+    @Nullable String literal(int index) {
         String segment = segments[index];
         return segment.equals("*") || variables[index] != null ? null : segment;
     }
@@ -93,7 +95,7 @@ public final class PathPattern {
     }
 
     /** The value of path variable {@code name} in {@code path}, which this pattern matched; null if there is none. */
-    String variable(String name, NormalizedPath path) {
+    @Nullable String variable(String name, NormalizedPath path) {
         for (int i = 0; i < variables.length; i++) {
             if (name.equals(variables[i])) {
                 return path.segment(i);

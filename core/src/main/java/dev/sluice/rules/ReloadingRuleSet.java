@@ -3,12 +3,14 @@ package dev.sluice.rules;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Why polling the content rather than a WatchService: WatchService misses edits on some file systems (network mounts,
@@ -21,14 +23,27 @@ import java.util.function.Supplier;
  */
 
 /**
- * A {@link RuleSet} read from a rules file (merged with annotation rules) that follows changes to the file.
+ * The rules an adapter evaluates: a rules file merged with annotation rules ({@link RuleSet#combine}), following
+ * changes to the file. The servlet filter and the Jersey binding both hold their rules in one of these.
+ *
+ * <pre>{@code
+ * ReloadingRuleSet rules = ReloadingRuleSet.builder()
+ *         .file(Path.of("/etc/myapp/rules.json"))            // or content(name, bytes), read once; or neither
+ *         .annotationRules(AnnotationRules.forClass(SearchResource.class))
+ *         .reloadInterval(Duration.ofSeconds(5))            // the default; Duration.ZERO: only on reload()
+ *         .build();                                         // throws RulesException for invalid rules
+ * }</pre>
  *
  * <p>{@link #get()} returns one immutable set; an adapter takes it once per request, so a request sees the old or
- * the new rules, never a mix. {@link #reload()} checks the file now; {@link #start(Duration)} checks it periodically
- * on a daemon thread. A file that fails to read or parse leaves the current rules in force and is reported to the
- * {@link Listener}; the initial load, by contrast, throws. Thread-safe.
+ * the new rules, never a mix. {@link #reload()} checks the file now; a positive reload interval checks it periodically
+ * on a daemon thread until {@link #close()}. A file that fails to read or parse leaves the current rules in force and
+ * is reported to the {@link Listener}; the initial load, by contrast, throws. Client addresses are resolved as the
+ * file says ({@code clientAddress}), unless {@link Builder#clientAddresses} overrides them. Thread-safe.
  */
 public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable {
+
+    /** How often a rules file is checked for changes when not configured otherwise, by every adapter: 5 s. */
+    public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(5);
 
     /** Told about reloads; called on the thread that checked the file. */
     public interface Listener {
@@ -59,26 +74,34 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         }
     }
 
-    private final Path file;
+    /** The file followed; null when the rules come from content read once, or from annotations only. */
+    private final @Nullable Path file;
+    private final String name;
     private final List<Rule> annotationRules;
+    /** Overrides the file's client addresses when not null. */
+    private final @Nullable ClientAddresses clientAddresses;
     private final Listener listener;
     private final Object checkLock = new Object();
     private volatile RuleSet current;
-    private byte[] lastHash;
-    private ScheduledExecutorService poller;
+    /** The hash of the content last parsed; guarded by {@link #checkLock}. */
+    private byte @Nullable [] lastHash;
+    private final @Nullable ScheduledExecutorService poller;
 
-    /**
-     * Loads {@code file} and merges it with {@code annotationRules} ({@link RuleSet#combine}).
-     *
-     * @throws RulesException when the initial file cannot be read or used
-     */
-    public ReloadingRuleSet(Path file, List<Rule> annotationRules, Listener listener) {
-        this.file = Objects.requireNonNull(file, "file");
-        this.annotationRules = List.copyOf(annotationRules);
-        this.listener = Objects.requireNonNull(listener, "listener");
-        byte[] content = RulesFile.readBytes(file);
+    private ReloadingRuleSet(Builder builder) {
+        this.file = builder.file;
+        this.name = builder.name;
+        this.annotationRules = List.copyOf(builder.annotationRules);
+        this.clientAddresses = builder.clientAddresses;
+        this.listener = builder.listener;
+        byte[] content = file != null ? RulesFile.readBytes(file) : builder.content;
         this.current = load(content);
-        this.lastHash = Sha256.of(content);
+        this.lastHash = content == null ? null : Sha256.of(content);
+        this.poller = file != null && !builder.reloadInterval.isZero() ? poll(builder.reloadInterval) : null;
+    }
+
+    /** A builder of a rule set with no rules file, no annotation rules, reloaded every 5 s, reporting to the log. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** The rules in force now. */
@@ -91,9 +114,13 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
      * Checks the file now: when its content changed, parses it and, if valid, puts the new rules in force.
      *
      * @return whether new rules are now in force; false when the file is unchanged, unreadable (reported to the
-     *     listener on every check) or invalid (reported once per distinct content)
+     *     listener on every check) or invalid (reported once per distinct content), and always when the rules come
+     *     from no file
      */
     public boolean reload() {
+        if (file == null) {
+            return false;
+        }
         synchronized (checkLock) {
             byte[] content;
             try {
@@ -120,31 +147,23 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         }
     }
 
-    /**
-     * Checks the file every {@code interval} on a daemon thread, until {@link #close()}.
-     *
-     * @throws IllegalStateException when already started
-     */
-    public synchronized void start(Duration interval) {
+    /** Stops periodic checks; the current rules stay usable. */
+    @Override
+    public void close() {
         if (poller != null) {
-            throw new IllegalStateException("already started");
+            poller.shutdownNow();
         }
-        poller = Executors.newSingleThreadScheduledExecutor(runnable -> {
+    }
+
+    private ScheduledExecutorService poll(Duration interval) {
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "sluice-rules-reload");
             thread.setDaemon(true);
             return thread;
         });
         long nanos = interval.toNanos();
-        poller.scheduleWithFixedDelay(this::reloadQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
-    }
-
-    /** Stops periodic checks; the current rules stay usable. */
-    @Override
-    public synchronized void close() {
-        if (poller != null) {
-            poller.shutdownNow();
-            poller = null;
-        }
+        executor.scheduleWithFixedDelay(this::reloadQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
+        return executor;
     }
 
     private void reloadQuietly() {
@@ -155,7 +174,86 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         }
     }
 
-    private RuleSet load(byte[] content) {
-        return RuleSet.combine(RulesFile.parse(String.valueOf(file.getFileName()), content), annotationRules);
+    private RuleSet load(byte @Nullable [] content) {
+        RulesFile rules = content == null ? RulesFile.empty() : RulesFile.parse(name, content);
+        return RuleSet.combine(rules, annotationRules,
+                clientAddresses != null ? clientAddresses : rules.clientAddresses());
+    }
+
+    @Override
+    public String toString() {
+        return "ReloadingRuleSet[" + name + ", " + current + "]";
+    }
+
+    /** Builds a {@link ReloadingRuleSet}; not thread-safe. */
+    public static final class Builder {
+        private @Nullable Path file;
+        private byte @Nullable [] content;
+        private String name = "(none)";
+        private List<Rule> annotationRules = List.of();
+        private @Nullable ClientAddresses clientAddresses;
+        private Duration reloadInterval = DEFAULT_RELOAD_INTERVAL;
+        private Listener listener = Listener.logging();
+
+        private Builder() {
+        }
+
+        /** Reads the rules from this file (UTF-8) and follows its changes; replaces any {@link #content} given. */
+        public Builder file(Path rulesFile) {
+            this.file = Objects.requireNonNull(rulesFile, "file");
+            this.content = null;
+            this.name = String.valueOf(rulesFile.getFileName());
+            return this;
+        }
+
+        /**
+         * Reads the rules from a document's bytes (UTF-8), such as a classpath resource, once; {@code documentName}
+         * names it in messages. Replaces any {@link #file} given.
+         */
+        public Builder content(String documentName, byte[] document) {
+            this.content = document.clone();
+            this.file = null;
+            this.name = Objects.requireNonNull(documentName, "name");
+            return this;
+        }
+
+        /** Rules from annotations ({@link AnnotationRules}), merged with the file's on every load. */
+        public Builder annotationRules(Collection<Rule> rules) {
+            this.annotationRules = List.copyOf(rules);
+            return this;
+        }
+
+        /** Resolves client addresses so, instead of by the rules file's {@code clientAddress}. */
+        public Builder clientAddresses(ClientAddresses addresses) {
+            this.clientAddresses = Objects.requireNonNull(addresses, "clientAddresses");
+            return this;
+        }
+
+        /**
+         * How often the file is checked for changes; {@link Duration#ZERO} for only when {@link #reload()} is called.
+         * Default {@link #DEFAULT_RELOAD_INTERVAL}.
+         */
+        public Builder reloadInterval(Duration interval) {
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("reloadInterval must not be negative, got " + interval);
+            }
+            this.reloadInterval = interval;
+            return this;
+        }
+
+        /** Told about reloads; default {@link Listener#logging()}. */
+        public Builder listener(Listener reloadListener) {
+            this.listener = Objects.requireNonNull(reloadListener, "listener");
+            return this;
+        }
+
+        /**
+         * Loads the rules now and, for a file and a positive interval, starts checking it on a daemon thread.
+         *
+         * @throws RulesException when the rules cannot be read or used
+         */
+        public ReloadingRuleSet build() {
+            return new ReloadingRuleSet(this);
+        }
     }
 }

@@ -2,21 +2,22 @@ package dev.sluice.rules;
 
 import java.lang.reflect.Method;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
- * One request as the rules see it: the view, its path normalized once, and the client address resolved at most once.
- * Confined to the thread evaluating the request.
+ * One request as the rules see it: the view, its path normalized once, and its method, host and client address
+ * resolved at most once however many rules ask. Confined to the thread evaluating the request.
  */
 final class RequestContext {
 
     private final RequestView view;
     private final ClientAddresses clientAddresses;
     private final NormalizedPath path;
-    private String method;
-    private String host;
+    private @Nullable String method;
+    private HostPattern.@Nullable Authority authority;
     private boolean clientResolved;
-    private byte[] clientAddress;
-    private String ipKey;
+    private byte @Nullable [] clientAddress;
+    private @Nullable String ipKey;
 
     RequestContext(RequestView view, ClientAddresses clientAddresses) {
         this.view = view;
@@ -28,34 +29,42 @@ final class RequestContext {
         return path;
     }
 
-    /** The HTTP method, upper case. */
+    /** The HTTP method, upper case; empty when the adapter gave none. */
     String method() {
-        if (method == null) {
-            method = view.method() == null ? "" : view.method().toUpperCase(Locale.ROOT);
+        String known = method;
+        if (known == null) {
+            String sent = view.method();
+            known = sent == null ? "" : sent.toUpperCase(Locale.ROOT);
+            method = known;
         }
-        return method;
+        return known;
     }
 
-    String host() {
-        if (host == null) {
-            host = view.host() == null ? "" : Rule.normalizeHost(view.host());
+    /** The host and port the request was sent to, as {@link HostPattern}s compare them. */
+    HostPattern.Authority authority() {
+        HostPattern.Authority known = authority;
+        if (known == null) {
+            known = HostPattern.Authority.of(view.host());
+            authority = known;
         }
-        return host;
+        return known;
     }
 
-    Method resourceMethod() {
+    @Nullable Method resourceMethod() {
         return view.resourceMethod();
     }
 
     /** The client address as a key, made once per request however many rules key by it. */
     private String ipKey() {
-        if (ipKey == null) {
-            ipKey = KeyText.bound(ClientAddresses.format(clientAddress(), view.remoteAddress()));
+        String known = ipKey;
+        if (known == null) {
+            known = KeyText.bound(ClientAddresses.format(clientAddress(), view.remoteAddress()));
+            ipKey = known;
         }
-        return ipKey;
+        return known;
     }
 
-    byte[] clientAddress() {
+    byte @Nullable [] clientAddress() {
         if (!clientResolved) {
             clientAddress = clientAddresses.resolveBytes(view);
             clientResolved = true;
@@ -67,7 +76,7 @@ final class RequestContext {
      * The bounded key value of {@code key} for this request, with path variables from {@code pattern} (null when
      * matched by resource method); null when the request lacks the attribute.
      */
-    String resolve(KeySpec key, PathPattern pattern) {
+    @Nullable String resolve(KeySpec key, @Nullable PathPattern pattern) {
         return switch (key.kind()) {
             case IP -> ipKey();
             case CONSTANT -> "*";
@@ -79,7 +88,7 @@ final class RequestContext {
         };
     }
 
-    private String resolveComposite(KeySpec key, PathPattern pattern) {
+    private @Nullable String resolveComposite(KeySpec key, @Nullable PathPattern pattern) {
         StringBuilder joined = new StringBuilder();
         for (KeySpec part : key.parts()) {
             String value = resolve(part, pattern);
@@ -91,7 +100,7 @@ final class RequestContext {
         return joined.toString();
     }
 
-    private String attribute(KeySpec key, PathPattern pattern) {
+    private @Nullable String attribute(KeySpec key, @Nullable PathPattern pattern) {
         return switch (key.kind()) {
             case HEADER -> view.header(key.name());
             case COOKIE -> view.cookie(key.name());

@@ -1,13 +1,11 @@
 package dev.sluice.rules;
 
 import dev.sluice.Limit;
-import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -19,30 +17,37 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
- * One rate-limiting rule: which requests it matches, what it counts them by, and the limits they must all pass.
+ * One rate-limiting rule as declared: which requests it matches, what it counts them by, and the limits they must all
+ * pass.
  *
  * <p>A rule matches a request when the request's normalized path matches one of its {@linkplain #paths() path
  * patterns} (or the request was routed to one of its {@linkplain #resourceMethods() resource methods}), its HTTP
- * method is among {@link #methods()} (any when empty) and its host is {@link #host()} (any when null). Its key is
+ * method is among {@link #methods()} (any when empty) and its host matches {@link #host()} (any when empty). Its key is
  * resolved from the request; the request is then counted under the policy of its {@linkplain #tierKey() tier}, or the
  * default {@link #policy()}, at {@link #cost()} permits.
  *
  * <p>Counters are named by the rule's id and a fingerprint of the policy, such as {@code login@3f2a9c1b07de|}: after a
- * reload, a rule with the same id and limits keeps counting where it was, and changed limits start afresh. Built by
- * {@link #builder(String)}, which validates every field. Immutable and thread-safe.
+ * reload, a rule with the same id and limits keeps counting where it was, and changed limits start afresh.
+ *
+ * <p>Built by {@link #builder(String)}, which checks each value as it is given (parsing patterns and address ranges,
+ * once) and their combination in {@link Builder#build()}, throwing {@link IllegalArgumentException}s that name the
+ * field. What matching derives from a rule beyond that (counter names, key values escaped as requests' are) a
+ * {@link RuleSet} makes once when it is built. Immutable and thread-safe.
  */
 public final class Rule {
 
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:#$-]{0,199}");
+    private static final Pattern HTTP_METHOD = Pattern.compile("[A-Za-z]{1,20}");
     private static final int FINGERPRINT_BYTES = 6;
     private static final int FINGERPRINT_HEX_DIGITS = 2 * FINGERPRINT_BYTES;
     private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-f]{" + FINGERPRINT_HEX_DIGITS + "}");
 
     /** What an id looks like, for messages. */
-    static final String ID_EXPECTED = "an id of 1 to 200 letters, digits or ._:#$- starting with a letter or digit";
+    private static final String ID_EXPECTED =
+            "an id of 1 to 200 letters, digits or ._:#$- starting with a letter or digit";
 
     /**
      * The longest {@link #maxDelay()}: as long as a period may be. Without a bound, a delay such as "999999999999999h"
@@ -50,54 +55,39 @@ public final class Rule {
      */
     private static final Duration MAX_DELAY = Limit.MAX_PERIOD;
 
-    /** What a maxDelay looks like, for messages. */
-    static final String MAX_DELAY_EXPECTED = "a maxDelay from 0s to " + MAX_DELAY.toDays() + "d";
-
     private final String id;
     private final String origin;
-    private final JsonTree.Location location;
+    private final JsonTree.@Nullable Location location;
     private final List<PathPattern> paths;
     private final Set<String> methods;
-    private final String host;
+    private final @Nullable HostPattern host;
     private final Set<Method> resourceMethods;
     private final KeySpec key;
-    private final Policy policy;
-    private final KeySpec tierKey;
+    /** Null for an annotation that only names a rules file rule, which gives the limits. */
+    private final @Nullable Policy policy;
+    private final @Nullable KeySpec tierKey;
     private final Map<String, Policy> tiers;
-    /** The default policy's counter; null for an annotation that only names a JSON rule. */
-    private final Counter defaultCounter;
-    /** Each tier's counter, by the tier value as a request's key resolves it (escaped and bounded). */
-    private final Map<String, Counter> tierCounters;
     private final long cost;
     private final Mode mode;
     private final List<String> exemptAddresses;
     private final CidrSet exemptRanges;
     private final Set<String> exemptKeys;
-    /** {@link #exemptKeys} as a request's key resolves them, so they compare equal. */
-    private final Set<String> exemptKeyValues;
-    private final String fallbackKey;
-    /** {@link #fallbackKey} as a counter key part. */
-    private final String fallbackKeyValue;
-    private final RuleResponse response;
+    private final @Nullable String fallbackKey;
+    private final @Nullable RuleResponse response;
     private final Duration maxDelay;
 
     private Rule(Builder b) {
-        if (!isValidId(b.id)) {
-            throw new IllegalArgumentException("expected " + ID_EXPECTED + ", got \"" + b.id + "\"");
-        }
         this.id = b.id;
         this.origin = b.origin == null ? "rule '" + b.id + "'" : b.origin;
         this.location = b.location;
-        this.paths = b.paths.stream().map(PathPattern::parse).toList();
+        this.paths = List.copyOf(b.paths);
         this.methods = Set.copyOf(b.methods);
-        this.host = b.host == null ? null : normalizeHost(b.host);
+        this.host = b.host;
         this.resourceMethods = Set.copyOf(b.resourceMethods);
-        this.key = Objects.requireNonNull(b.key, "key");
-        this.policy = b.limits.isEmpty() ? null : Policy.of(b.algorithm, b.limits);
-        Map<String, Policy> tierPolicies = new LinkedHashMap<>();
-        b.tiers.forEach((value, limits) -> tierPolicies.put(value, Policy.of(b.algorithm, limits)));
-        this.tiers = Map.copyOf(tierPolicies);
+        this.key = b.key;
+        this.policy = b.policy;
         this.tierKey = b.tierKey;
+        this.tiers = Map.copyOf(b.tiers);
         if ((tierKey == null) != tiers.isEmpty()) {
             throw new IllegalArgumentException(tierKey == null ? "tiers need a key to choose them by"
                     : "a tier key needs at least one tier");
@@ -105,47 +95,57 @@ public final class Rule {
         if (policy == null && !tiers.isEmpty()) {
             throw new IllegalArgumentException("tiers need default limits, for requests of no listed tier");
         }
-        this.defaultCounter = policy == null ? null : new Counter(policy, id + "@" + fingerprint(policy) + "|");
-        Map<String, Counter> byValue = new LinkedHashMap<>();
-        tiers.forEach((value, p) -> byValue.put(asKeyValue(tierKey, value),
-                new Counter(p, id + "@" + fingerprint(p) + "|")));
-        this.tierCounters = Map.copyOf(byValue);
         this.cost = b.cost;
-        for (Policy p : tiers.values()) {
-            checkCost(p);
+        long smallestCapacity = policy == null ? Limit.MAX_PERMITS : policy.capacity();
+        for (Policy tier : tiers.values()) {
+            smallestCapacity = Math.min(smallestCapacity, tier.capacity());
         }
-        if (policy != null) {
-            checkCost(policy);
+        if (cost < 1 || cost > smallestCapacity) {
+            throw new InvalidValueException("cost", "an integer between 1 and " + smallestCapacity,
+                    String.valueOf(cost));
         }
-        this.mode = Objects.requireNonNull(b.mode, "mode");
+        this.mode = b.mode;
         this.exemptAddresses = List.copyOf(b.exemptAddresses);
-        this.exemptRanges = CidrSet.parse(exemptAddresses);
+        this.exemptRanges = b.exemptRanges;
         this.exemptKeys = Set.copyOf(b.exemptKeys);
-        this.exemptKeyValues = exemptKeys.stream().map(value -> asKeyValue(key, value))
-                .collect(Collectors.toUnmodifiableSet());
-        if (b.fallbackKey != null && b.fallbackKey.isBlank()) {
-            throw new IllegalArgumentException("the fallback key must not be blank");
-        }
         this.fallbackKey = b.fallbackKey;
-        this.fallbackKeyValue = fallbackKey == null ? null : KeyText.bound(fallbackKey);
         this.response = b.response;
-        this.maxDelay = Objects.requireNonNull(b.maxDelay, "maxDelay");
-        if (!isValidMaxDelay(maxDelay)) {
-            throw new IllegalArgumentException(MAX_DELAY_EXPECTED + ", got " + maxDelay);
-        }
+        this.maxDelay = b.maxDelay;
     }
 
-    /** A builder for a rule with this id: letters, digits and {@code ._:#$-}, at most 200 characters. */
+    /** {@code rule} also matching {@code resourceMethods}: its definition shared, nothing parsed or checked again. */
+    private Rule(Rule rule, Set<Method> resourceMethods) {
+        this.id = rule.id;
+        this.origin = rule.origin;
+        this.location = rule.location;
+        this.paths = rule.paths;
+        this.methods = rule.methods;
+        this.host = rule.host;
+        this.resourceMethods = resourceMethods;
+        this.key = rule.key;
+        this.policy = rule.policy;
+        this.tierKey = rule.tierKey;
+        this.tiers = rule.tiers;
+        this.cost = rule.cost;
+        this.mode = rule.mode;
+        this.exemptAddresses = rule.exemptAddresses;
+        this.exemptRanges = rule.exemptRanges;
+        this.exemptKeys = rule.exemptKeys;
+        this.fallbackKey = rule.fallbackKey;
+        this.response = rule.response;
+        this.maxDelay = rule.maxDelay;
+    }
+
+    /**
+     * A builder for a rule with this id: letters, digits and {@code ._:#$-}, at most 200 characters.
+     *
+     * @throws IllegalArgumentException when the id is not one
+     */
     public static Builder builder(String id) {
-        return new Builder(Objects.requireNonNull(id, "id"));
-    }
-
-    static boolean isValidId(String id) {
-        return ID.matcher(id).matches();
-    }
-
-    static boolean isValidMaxDelay(Duration delay) {
-        return !delay.isNegative() && delay.compareTo(MAX_DELAY) <= 0;
+        if (!ID.matcher(id).matches()) {
+            throw new InvalidValueException("id", ID_EXPECTED, InvalidValueException.quoted(id));
+        }
+        return new Builder(id);
     }
 
     /** The unique id; part of every counter key of the rule. */
@@ -180,9 +180,9 @@ public final class Rule {
         return methods;
     }
 
-    /** The host matched (lower case, no port; {@code *.example.com} for any subdomain), or null for any. */
-    public String host() {
-        return host;
+    /** The host matched; empty for any. */
+    public Optional<HostPattern> host() {
+        return Optional.ofNullable(host);
     }
 
     /** Resource methods matched (from annotations), whatever their path. */
@@ -195,14 +195,17 @@ public final class Rule {
         return key;
     }
 
-    /** The default policy: the rule's algorithm and limits; null for an annotation that only names a JSON rule. */
-    public Policy policy() {
-        return policy;
+    /**
+     * The default policy: the rule's algorithm and limits; empty only for an annotation that names a rules file rule
+     * (whose limits it takes). Every rule of a {@link RuleSet} has one.
+     */
+    public Optional<Policy> policy() {
+        return Optional.ofNullable(policy);
     }
 
-    /** The attribute whose value selects a tier, or null when the rule has no tiers. */
-    public KeySpec tierKey() {
-        return tierKey;
+    /** The attribute whose value selects a tier; empty when the rule has no tiers. */
+    public Optional<KeySpec> tierKey() {
+        return Optional.ofNullable(tierKey);
     }
 
     /** The policy of each tier, by the tier key's value. */
@@ -225,19 +228,23 @@ public final class Rule {
         return exemptAddresses;
     }
 
+    CidrSet exemptRanges() {
+        return exemptRanges;
+    }
+
     /** Key values the rule never counts. */
     public Set<String> exemptKeys() {
         return exemptKeys;
     }
 
-    /** The key counted when the request lacks the key's attribute, or null to skip the rule for such a request. */
-    public String fallbackKey() {
-        return fallbackKey;
+    /** The key counted when the request lacks the key's attribute; empty to skip the rule for such a request. */
+    public Optional<String> fallbackKey() {
+        return Optional.ofNullable(fallbackKey);
     }
 
-    /** The response of this rule's rejections, or null for the adapter's default. */
-    public RuleResponse response() {
-        return response;
+    /** The response of this rule's rejections; empty for the adapter's default. */
+    public Optional<RuleResponse> response() {
+        return Optional.ofNullable(response);
     }
 
     /** The longest delay a leaky-bucket rule gives a request before rejecting it instead; zero by default. */
@@ -257,10 +264,16 @@ public final class Rule {
             return Optional.empty();
         }
         String id = counterKey.substring(0, at);
-        return isValidId(id) ? Optional.of(id) : Optional.empty();
+        return ID.matcher(id).matches() ? Optional.of(id) : Optional.empty();
     }
 
-    /** Whether the rule has limits of its own (an annotation naming a JSON rule has not). */
+    /** The prefix of the counter keys of rule {@code id} under {@code policy}: {@code <id>@<fingerprint>|}. */
+    static String counterPrefix(String id, Policy policy) {
+        byte[] digest = Sha256.of(policy.toString().getBytes(StandardCharsets.UTF_8));
+        return id + "@" + HexFormat.of().formatHex(digest, 0, FINGERPRINT_BYTES) + "|";
+    }
+
+    /** Whether the rule has limits of its own (an annotation naming a rules file rule has not). */
     boolean defined() {
         return policy != null;
     }
@@ -269,105 +282,17 @@ public final class Rule {
         return paths.isEmpty() && resourceMethods.isEmpty();
     }
 
-    boolean exempts(byte[] clientAddress) {
-        return exemptRanges.contains(clientAddress);
-    }
-
-    boolean exemptsAddresses() {
-        return !exemptRanges.isEmpty();
-    }
-
-    /** The counter for a request whose tier key resolved to {@code tierValue} (null when absent). */
-    Counter counterFor(String tierValue) {
-        Counter tier = tierValue == null ? null : tierCounters.get(tierValue);
-        return tier == null ? defaultCounter : tier;
-    }
-
-    /** Whether a request whose key resolved to {@code keyValue} is exempt. */
-    boolean exemptsKey(String keyValue) {
-        return exemptKeyValues.contains(keyValue);
-    }
-
-    /** The fallback key as a counter key part, or null. */
-    String fallbackKeyValue() {
-        return fallbackKeyValue;
-    }
-
-    /**
-     * A configured key value (an exempt key, a tier value) the way a request's key of {@code spec} resolves: each
-     * part escaped and bounded, a composite's parts joined by {@code |}.
-     */
-    private static String asKeyValue(KeySpec spec, String configured) {
-        if (spec.kind() != KeySpec.Kind.COMPOSITE) {
-            return KeyText.bound(configured);
-        }
-        return Arrays.stream(configured.split("\\|", -1)).map(KeyText::bound).collect(Collectors.joining("|"));
-    }
-
-    private void checkCost(Policy p) {
-        if (cost < 1 || cost > p.capacity()) {
-            throw new IllegalArgumentException("cost must be between 1 and the capacity " + p.capacity()
-                    + " of the smallest limit, got " + cost);
-        }
-    }
-
-    /** A policy and the prefix its counter keys take. */
-    record Counter(Policy policy, String prefix) {
-    }
-
-    /** This rule also matching {@code more} resource methods. */
+    /** This rule also matching {@code more} resource methods; everything else is shared, not built again. */
     Rule withResourceMethods(Collection<Method> more) {
-        Builder copy = toBuilder();
-        copy.resourceMethods.addAll(more);
-        return copy.build();
+        Set<Method> all = new LinkedHashSet<>(resourceMethods);
+        all.addAll(more);
+        return new Rule(this, Set.copyOf(all));
     }
 
     /** The default name of a limit of rule {@code id}, in tier {@code tier} (null for none): {@code login:5/1m}. */
-    static Limit defaultName(Limit limit, String id, String tier) {
+    static Limit defaultName(Limit limit, String id, @Nullable String tier) {
         return limit.named(id + (tier == null ? "" : "." + tier) + ":" + limit.permits() + "/"
                 + limit.name().substring(limit.name().indexOf('/') + 1));
-    }
-
-    static String normalizeHost(String host) {
-        String lower = host.toLowerCase(Locale.ROOT);
-        int close = lower.lastIndexOf(']');
-        int colon = lower.lastIndexOf(':');
-        if (colon > close && lower.indexOf(':') == colon) {
-            lower = lower.substring(0, colon);
-        } else if (close >= 0 && colon > close) {
-            lower = lower.substring(0, colon);
-        }
-        return lower.endsWith(".") ? lower.substring(0, lower.length() - 1) : lower;
-    }
-
-    private static String fingerprint(Policy policy) {
-        return HexFormat.of().formatHex(Sha256.of(policy.toString().getBytes(StandardCharsets.UTF_8)), 0,
-                FINGERPRINT_BYTES);
-    }
-
-    private Builder toBuilder() {
-        Builder b = new Builder(id);
-        b.origin = origin;
-        b.location = location;
-        b.paths.addAll(paths());
-        b.methods.addAll(methods);
-        b.host = host;
-        b.resourceMethods.addAll(resourceMethods);
-        b.key = key;
-        if (policy != null) {
-            b.algorithm = policy.algorithm();
-            b.limits.addAll(policy.limits());
-        }
-        tiers.forEach((value, tierPolicy) -> b.tiers.put(value, tierPolicy.limits()));
-        b.tierKey = tierKey;
-        b.cost = cost;
-        b.mode = mode;
-        b.exemptAddresses.addAll(exemptAddresses);
-        b.exemptKeys.addAll(exemptKeys);
-        b.fallbackKey = fallbackKey;
-        b.response = response;
-        b.maxDelay = maxDelay;
-        return b;
     }
 
     @Override
@@ -376,26 +301,29 @@ public final class Rule {
                 + " by " + key + " " + policy + (mode == Mode.SHADOW ? " shadow" : "") + "]";
     }
 
-    /** Collects a rule's fields; {@link #build()} validates them. Not thread-safe. */
+    /**
+     * Collects a rule's fields. Each setter checks its value and throws {@link IllegalArgumentException} naming the
+     * field; {@link #build()} checks how the fields combine. Not thread-safe.
+     */
     public static final class Builder {
         private final String id;
-        private String origin;
-        private JsonTree.Location location;
-        private final List<String> paths = new ArrayList<>();
+        private @Nullable String origin;
+        private JsonTree.@Nullable Location location;
+        private final List<PathPattern> paths = new ArrayList<>();
         private final Set<String> methods = new LinkedHashSet<>();
-        private String host;
+        private @Nullable HostPattern host;
         private final Set<Method> resourceMethods = new LinkedHashSet<>();
         private KeySpec key = KeySpec.ip();
-        private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
-        private final List<Limit> limits = new ArrayList<>();
-        private KeySpec tierKey;
-        private final Map<String, List<Limit>> tiers = new LinkedHashMap<>();
+        private @Nullable Policy policy;
+        private @Nullable KeySpec tierKey;
+        private final Map<String, Policy> tiers = new LinkedHashMap<>();
         private long cost = 1;
         private Mode mode = Mode.ENFORCE;
         private final List<String> exemptAddresses = new ArrayList<>();
+        private CidrSet exemptRanges = CidrSet.EMPTY;
         private final Set<String> exemptKeys = new LinkedHashSet<>();
-        private String fallbackKey;
-        private RuleResponse response;
+        private @Nullable String fallbackKey;
+        private @Nullable RuleResponse response;
         private Duration maxDelay = Duration.ZERO;
 
         private Builder(String id) {
@@ -403,35 +331,54 @@ public final class Rule {
         }
 
         /** Where the rule comes from, for messages. */
-        public Builder origin(String origin) {
-            this.origin = origin;
+        public Builder origin(String ruleOrigin) {
+            this.origin = Objects.requireNonNull(ruleOrigin, "origin");
             return this;
         }
 
         /** The place in a rules file the rule comes from; its origin in messages. */
-        Builder at(JsonTree.Location fileLocation) {
+        Builder definedAt(JsonTree.Location fileLocation) {
             this.location = fileLocation;
             this.origin = fileLocation.toString();
             return this;
         }
 
-        /** Adds path patterns: literal segments, {@code *}, {@code {name}}, and a final {@code **}. */
+        /**
+         * Adds path patterns: literal segments, {@code *}, {@code {name}}, and a final {@code **}.
+         *
+         * @throws IllegalArgumentException for a pattern that is none ({@link PathPattern#parse})
+         */
         public Builder paths(String... patterns) {
-            paths.addAll(List.of(patterns));
+            for (String pattern : patterns) {
+                paths.add(PathPattern.parse(pattern));
+            }
             return this;
         }
 
-        /** Restricts the rule to these HTTP methods (case-insensitive). */
+        /**
+         * Restricts the rule to these HTTP methods (case-insensitive).
+         *
+         * @throws IllegalArgumentException for a method that is not 1 to 20 letters
+         */
         public Builder methods(String... httpMethods) {
             for (String method : httpMethods) {
+                if (!HTTP_METHOD.matcher(method).matches()) {
+                    throw new InvalidValueException("methods", "an HTTP method such as \"GET\"",
+                            InvalidValueException.quoted(method));
+                }
                 methods.add(method.toUpperCase(Locale.ROOT));
             }
             return this;
         }
 
-        /** Restricts the rule to one host ({@code api.example.com}) or its subdomains ({@code *.example.com}). */
-        public Builder host(String hostName) {
-            this.host = hostName;
+        /**
+         * Restricts the rule to one host ({@code api.example.com}) or its subdomains ({@code *.example.com}); see
+         * {@link HostPattern} for ports.
+         *
+         * @throws IllegalArgumentException for a host pattern that is none
+         */
+        public Builder host(String hostPattern) {
+            this.host = HostPattern.parse(hostPattern);
             return this;
         }
 
@@ -443,35 +390,32 @@ public final class Rule {
 
         /** What requests are counted by; the client IP by default. */
         public Builder key(KeySpec keySpec) {
-            this.key = keySpec;
+            this.key = Objects.requireNonNull(keySpec, "key");
             return this;
         }
 
-        /** The algorithm of the rule's limits; the token bucket by default. */
-        public Builder algorithm(Algorithm rateAlgorithm) {
-            this.algorithm = Objects.requireNonNull(rateAlgorithm, "algorithm");
-            return this;
-        }
-
-        /** Adds limits that must all pass. */
-        public Builder limits(Limit... more) {
-            limits.addAll(List.of(more));
+        /**
+         * The algorithm and the limits that must all pass, for requests of no listed tier; required, but for an
+         * annotation that names a rules file rule (which gives the policy).
+         */
+        public Builder policy(Policy defaultPolicy) {
+            this.policy = Objects.requireNonNull(defaultPolicy, "policy");
             return this;
         }
 
         /** Chooses tiers by this attribute's value. */
         public Builder tierKey(KeySpec keySpec) {
-            this.tierKey = keySpec;
+            this.tierKey = Objects.requireNonNull(keySpec, "tierKey");
             return this;
         }
 
-        /** The limits for requests whose tier key has {@code value}, instead of the default limits. */
-        public Builder tier(String value, List<Limit> tierLimits) {
-            tiers.put(value, List.copyOf(tierLimits));
+        /** The policy for requests whose tier key has {@code value}, instead of the default policy. */
+        public Builder tier(String value, Policy tierPolicy) {
+            tiers.put(Objects.requireNonNull(value, "value"), Objects.requireNonNull(tierPolicy, "policy"));
             return this;
         }
 
-        /** Permits each request costs; 1 by default. */
+        /** Permits each request costs, from 1 to the smallest capacity of the policies' limits; 1 by default. */
         public Builder cost(long permits) {
             this.cost = permits;
             return this;
@@ -479,13 +423,19 @@ public final class Rule {
 
         /** Enforce (the default) or shadow. */
         public Builder mode(Mode ruleMode) {
-            this.mode = ruleMode;
+            this.mode = Objects.requireNonNull(ruleMode, "mode");
             return this;
         }
 
-        /** Adds client addresses or CIDR blocks the rule never counts. */
+        /**
+         * Adds client addresses or CIDR blocks the rule never counts.
+         *
+         * @throws IllegalArgumentException naming an entry that is neither
+         */
         public Builder exemptAddresses(Collection<String> addresses) {
-            exemptAddresses.addAll(addresses);
+            List<String> added = List.copyOf(addresses);
+            exemptRanges = exemptRanges.with(CidrSet.parse(added));
+            exemptAddresses.addAll(added);
             return this;
         }
 
@@ -495,25 +445,45 @@ public final class Rule {
             return this;
         }
 
-        /** Counts requests lacking the key's attribute under {@code key}; by default they skip the rule. */
+        /**
+         * Counts requests lacking the key's attribute under {@code key}; by default they skip the rule.
+         *
+         * @throws IllegalArgumentException when the key is blank
+         */
         public Builder fallbackKey(String key) {
+            if (key.isBlank()) {
+                throw new InvalidValueException("fallbackKey", "a non-empty string", InvalidValueException.quoted(key));
+            }
             this.fallbackKey = key;
             return this;
         }
 
         /** The response of this rule's rejections; the adapter's default when not set. */
         public Builder response(RuleResponse ruleResponse) {
-            this.response = ruleResponse;
+            this.response = Objects.requireNonNull(ruleResponse, "response");
             return this;
         }
 
-        /** The longest delay a leaky-bucket rule may give a request, up to 366 days; zero (no queueing) by default. */
+        /**
+         * The longest delay a leaky-bucket rule may give a request; zero (no queueing) by default.
+         *
+         * @throws IllegalArgumentException for a delay below zero or above 366 days
+         */
         public Builder maxDelay(Duration delay) {
+            if (delay.isNegative() || delay.compareTo(MAX_DELAY) > 0) {
+                throw new InvalidValueException("maxDelay", "a maxDelay from 0s to " + MAX_DELAY.toDays() + "d",
+                        delay.toString());
+            }
             this.maxDelay = delay;
             return this;
         }
 
-        /** The rule; throws {@link IllegalArgumentException} naming the first invalid field. */
+        /**
+         * The rule.
+         *
+         * @throws IllegalArgumentException when the fields do not combine: tiers without a tier key or default
+         *     policy, a cost above the smallest capacity
+         */
         public Rule build() {
             return new Rule(this);
         }

@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param key the counter key's request part (the resolved, bounded key value, or the rule's fallback key)
  * @param counterKey the full key counted in the store: rule id, policy fingerprint and key
  * @param policy the policy the request was counted under: the rule's own, or its tier's
- * @param decision the store's decision; {@link Decision#policy()} names the deciding limit
+ * @param decision the store's decision; {@link Decision#limitName()} names the deciding limit
  */
 public record RuleDecision(Rule rule, String key, String counterKey, Policy policy, Decision decision) {
 

@@ -1,7 +1,5 @@
 package dev.sluice.rules;
 
-import dev.sluice.Decision;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -15,15 +13,17 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An immutable set of compiled rules, and the engine entry point for adapters: {@link #evaluate} matches a request,
  * counts it once per matching rule, and returns the verdict.
  *
  * <p>Rules are compiled once, when the set is built: path patterns go into a segment trie and annotation rules into a
- * map by resource method, so matching a request costs about the same with a thousand rules as with ten. The request
- * path is normalized once per request ({@code //}, {@code ;params}, {@code .}, {@code ..} and percent-escapes), so
- * every spelling of a path meets the same rules.
+ * map by resource method, so matching a request costs about the same with a thousand rules as with ten; each rule's
+ * counter names and escaped key values are made then too. The request path is normalized once per request
+ * ({@code //}, {@code ;params}, {@code .}, {@code ..} and percent-escapes), so every spelling of a path meets the same
+ * rules.
  *
  * <p>A set never changes; a reload builds a new one ({@link ReloadingRuleSet}), so a request evaluated against one
  * set sees no mix of old and new rules. Thread-safe.
@@ -33,6 +33,7 @@ public final class RuleSet {
     private static final RuleSet EMPTY = new RuleSet(List.of(), ClientAddresses.direct());
 
     private final List<Rule> rules;
+    private final List<CompiledRule> compiled;
     private final ClientAddresses clientAddresses;
     private final PathIndex pathIndex = new PathIndex();
     private final Map<Method, int[]> byResourceMethod;
@@ -42,6 +43,7 @@ public final class RuleSet {
         this.clientAddresses = Objects.requireNonNull(clientAddresses, "clientAddresses");
         Map<String, Rule> ids = new HashMap<>();
         Map<Method, List<Integer>> methods = new HashMap<>();
+        List<CompiledRule> compiledRules = new ArrayList<>(this.rules.size());
         for (int i = 0; i < this.rules.size(); i++) {
             Rule rule = this.rules.get(i);
             Rule duplicate = ids.putIfAbsent(rule.id(), rule);
@@ -55,6 +57,7 @@ public final class RuleSet {
             if (rule.matchesNothing()) {
                 throw rule.error("rule '" + rule.id() + "' has no \"match\" and no annotated method with its id");
             }
+            compiledRules.add(new CompiledRule(rule));
             for (PathPattern pattern : rule.pathPatterns()) {
                 pathIndex.add(pattern, i);
             }
@@ -62,6 +65,7 @@ public final class RuleSet {
                 methods.computeIfAbsent(method, m -> new ArrayList<>()).add(i);
             }
         }
+        this.compiled = List.copyOf(compiledRules);
         Map<Method, int[]> byMethod = new HashMap<>();
         methods.forEach((method, indexes) ->
                 byMethod.put(method, indexes.stream().mapToInt(Integer::intValue).toArray()));
@@ -86,12 +90,18 @@ public final class RuleSet {
      * Merges annotation rules ({@link AnnotationRules}) with a rules file's. Annotation rules of one id (from several
      * methods) become one rule matching all those methods, and must agree on their limits. A file rule with the same id
      * as an annotation rule replaces its limits, key, algorithm and everything else but keeps matching the annotated
-     * methods (as well as the file rule's own paths, if any): operators change limits without recompiling.
+     * methods (as well as the file rule's own paths, if any): operators change limits without recompiling. Client
+     * addresses are resolved as the file says.
      *
      * @throws RulesException for conflicting annotations, an annotation naming a rule the file lacks, and the
      *     conditions of {@link #of}
      */
     public static RuleSet combine(RulesFile file, Collection<Rule> annotationRules) {
+        return combine(file, annotationRules, file.clientAddresses());
+    }
+
+    /** Like {@link #combine(RulesFile, Collection)}, with client addresses resolved by {@code clientAddresses}. */
+    static RuleSet combine(RulesFile file, Collection<Rule> annotationRules, ClientAddresses clientAddresses) {
         Map<String, Rule> annotated = new LinkedHashMap<>();
         for (Rule rule : annotationRules) {
             annotated.merge(rule.id(), rule, RuleSet::mergeAnnotated);
@@ -102,12 +112,12 @@ public final class RuleSet {
             merged.add(annotation == null ? rule : rule.withResourceMethods(annotation.resourceMethods()));
         }
         merged.addAll(annotated.values());
-        return new RuleSet(merged, file.clientAddresses());
+        return new RuleSet(merged, clientAddresses);
     }
 
     /** Two annotated rules of one id as one rule over both methods; they must agree on the definition. */
     static Rule mergeAnnotated(Rule first, Rule second) {
-        boolean sameDefinition = Objects.equals(first.policy(), second.policy()) && first.key().equals(second.key())
+        boolean sameDefinition = first.policy().equals(second.policy()) && first.key().equals(second.key())
                 && first.cost() == second.cost() && first.mode() == second.mode();
         if (!sameDefinition) {
             throw new RulesException("rule '" + first.id() + "' is defined differently by " + first.origin() + " and "
@@ -129,7 +139,7 @@ public final class RuleSet {
     /** The rules matching {@code request}, in rule order, without counting anything. */
     public List<Rule> match(RequestView request) {
         List<Rule> matched = new ArrayList<>();
-        forEachMatch(new RequestContext(request, clientAddresses), (rule, pattern) -> matched.add(rule));
+        forEachMatch(new RequestContext(request, clientAddresses), (rule, pattern) -> matched.add(rule.rule()));
         return matched;
     }
 
@@ -151,7 +161,7 @@ public final class RuleSet {
      *
      * @param counted the earlier evaluation of this request, or {@code null} when there is none
      */
-    public Evaluation evaluate(RequestView request, CounterStore store, Evaluation counted) {
+    public Evaluation evaluate(RequestView request, CounterStore store, @Nullable Evaluation counted) {
         RequestContext context = new RequestContext(request, clientAddresses);
         List<RuleDecision> outcomes = new ArrayList<>(2);
         Set<String> countedIds = new HashSet<>();
@@ -162,10 +172,10 @@ public final class RuleSet {
             }
         }
         forEachMatch(context, (rule, pattern) -> {
-            if (countedIds.contains(rule.id())) {
+            if (countedIds.contains(rule.rule().id())) {
                 return;
             }
-            RuleDecision outcome = count(rule, pattern, context, store);
+            RuleDecision outcome = rule.count(pattern, context, store);
             if (outcome != null) {
                 outcomes.add(outcome);
             }
@@ -173,42 +183,16 @@ public final class RuleSet {
         return Evaluation.of(outcomes);
     }
 
-    private static RuleDecision count(Rule rule, PathPattern pattern, RequestContext context, CounterStore store) {
-        if (rule.exemptsAddresses() && rule.exempts(context.clientAddress())) {
-            return null;
-        }
-        String key = context.resolve(rule.key(), pattern);
-        if (key == null) {
-            key = rule.fallbackKeyValue();
-        } else if (rule.exemptsKey(key)) {
-            return null;
-        }
-        if (key == null) {
-            return null;
-        }
-        Rule.Counter counter = rule.counterFor(rule.tierKey() == null ? null
-                : context.resolve(rule.tierKey(), pattern));
-        Policy policy = counter.policy();
-        String counterKey = counter.prefix() + key;
-        Decision decision;
-        try {
-            decision = store.apply(counterKey, policy, rule.cost(), rule.maxDelay().toNanos());
-        } catch (RuntimeException e) {
-            // Adapters log what propagates, and a store may name the key it failed on: mask it there.
-            throw KeyMask.redacted(e, key);
-        }
-        return new RuleDecision(rule, key, counterKey, policy, decision);
-    }
-
     /** A rule that matched, with the pattern that matched it (null when matched by resource method). */
     private interface MatchConsumer {
-        void accept(Rule rule, PathPattern pattern);
+        void accept(CompiledRule rule, @Nullable PathPattern pattern);
     }
 
     private void forEachMatch(RequestContext context, MatchConsumer consumer) {
         List<PathIndex.Target> targets = new ArrayList<>(4);
         pathIndex.collect(context.path(), targets);
-        int[] byMethod = context.resourceMethod() == null ? null : byResourceMethod.get(context.resourceMethod());
+        Method resourceMethod = context.resourceMethod();
+        int[] byMethod = resourceMethod == null ? null : byResourceMethod.get(resourceMethod);
         if (byMethod != null) {
             for (int index : byMethod) {
                 targets.add(new PathIndex.Target(index, null));
@@ -222,8 +206,8 @@ public final class RuleSet {
             if (target.ruleIndex() == previous) {
                 continue;
             }
-            Rule rule = rules.get(target.ruleIndex());
-            if (matchesMethodAndHost(rule, context)) {
+            CompiledRule rule = compiled.get(target.ruleIndex());
+            if (rule.matchesMethodAndHost(context)) {
                 previous = target.ruleIndex();
                 consumer.accept(rule, target.pattern());
             }
@@ -237,17 +221,6 @@ public final class RuleSet {
             }
         }
         return true;
-    }
-
-    private static boolean matchesMethodAndHost(Rule rule, RequestContext context) {
-        if (!rule.methods().isEmpty() && !rule.methods().contains(context.method())) {
-            return false;
-        }
-        String host = rule.host();
-        if (host == null) {
-            return true;
-        }
-        return host.startsWith("*.") ? context.host().endsWith(host.substring(1)) : context.host().equals(host);
     }
 
     @Override

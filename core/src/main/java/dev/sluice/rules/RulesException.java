@@ -1,23 +1,26 @@
 package dev.sluice.rules;
 
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
 /**
  * A rules file, annotation or rule set that cannot be used, with a message saying where and what was expected:
  * {@code rules.json:7:18: $.rules[1].limits[0].period: expected a duration such as "10s", ..., got "5 minutes"}.
  *
  * <p>For errors in a file, {@link #source()}, {@link #line()}, {@link #column()} and {@link #jsonPath()} locate it;
- * otherwise they are null or 0.
+ * otherwise they are empty or 0.
  */
 public class RulesException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    private final String source;
+    private final @Nullable String source;
     private final int line;
     private final int column;
-    private final String jsonPath;
+    private final @Nullable String jsonPath;
 
-    /** An error not tied to a place in a file. */
-    public RulesException(String message, Throwable cause) {
+    /** An error not tied to a place in a file; {@code cause} may be null. */
+    public RulesException(String message, @Nullable Throwable cause) {
         super(message, cause);
         this.source = null;
         this.line = 0;
@@ -39,9 +42,9 @@ public class RulesException extends RuntimeException {
         this.jsonPath = jsonPath;
     }
 
-    /** The file's name, or null. */
-    public String source() {
-        return source;
+    /** The file's name; empty for an error not in a file. */
+    public Optional<String> source() {
+        return Optional.ofNullable(source);
     }
 
     /** The 1-based line of the error in the file, or 0. */
@@ -54,8 +57,8 @@ public class RulesException extends RuntimeException {
         return column;
     }
 
-    /** The JSON path of the offending value, such as {@code $.rules[1].limits[0].period}, or null. */
-    public String jsonPath() {
-        return jsonPath;
+    /** The JSON path of the offending value, such as {@code $.rules[1].limits[0].period}; empty if not in a file. */
+    public Optional<String> jsonPath() {
+        return Optional.ofNullable(jsonPath);
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import static dev.sluice.rules.JsonFields.choice;
 import static dev.sluice.rules.JsonFields.duration;
+import static dev.sluice.rules.JsonFields.forEach;
 import static dev.sluice.rules.JsonFields.integer;
 import static dev.sluice.rules.JsonFields.list;
 import static dev.sluice.rules.JsonFields.nonBlank;
@@ -11,7 +12,6 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.rules.JsonTree.Node;
-import dev.sluice.rules.JsonTree.Type;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -25,6 +25,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A JSON rules file, read strictly: unknown fields, wrong types, missing required fields, duplicate ids and values
@@ -48,6 +50,7 @@ public final class RulesFile {
     private static final List<String> KEY_TYPES = Arrays.stream(KeySpec.Kind.values()).map(KeySpec.Kind::text).toList();
     private static final List<String> HEADERS = Arrays.stream(ClientAddresses.Header.values())
             .map(ClientAddresses.Header::headerName).toList();
+    private static final String PERIOD_EXPECTED = "a period from 1ns to " + Limit.MAX_PERIOD.toDays() + "d";
 
     private final String name;
     private final List<Rule> rules;
@@ -160,28 +163,28 @@ public final class RulesFile {
         return ClientAddresses.behindProxies(proxies, header);
     }
 
+    /** An address or CIDR block, checked one by one so that an error is located at the entry. */
     private static String addressOrBlock(Node node) {
         String text = string(node);
-        try {
-            CidrSet.parse(List.of(text));
-        } catch (IllegalArgumentException e) {
-            throw node.error(e.getMessage());
-        }
+        at(node, () -> CidrSet.parse(List.of(text)));
         return text;
     }
 
+    /*
+     * Each value is handed to the rule's builder (or to Limit and Policy) as it is read, and what the builder rejects
+     * is reported at that value (at()): the reader checks JSON types and shapes, the builder checks values, and
+     * neither repeats the other. What only the whole rule can check (a cost against the smallest capacity) comes from
+     * build(), located at the field it names.
+     */
     private static Rule rule(Node node, Map<String, Node> ids) {
         JsonFields fields = new JsonFields(node, RULE_FIELDS);
         Node idNode = fields.required("id");
         String id = string(idNode);
-        if (!Rule.isValidId(id)) {
-            throw idNode.expected(Rule.ID_EXPECTED);
-        }
+        Rule.Builder rule = at(idNode, () -> Rule.builder(id)).definedAt(node.location());
         Node first = ids.putIfAbsent(id, idNode);
         if (first != null) {
             throw idNode.error("duplicate rule id \"" + id + "\", first defined at line " + first.line);
         }
-        Rule.Builder rule = Rule.builder(id).at(node.location());
         if (fields.has("match")) {
             match(fields.required("match"), rule);
         }
@@ -191,15 +194,12 @@ public final class RulesFile {
         Algorithm algorithm = fields.has("algorithm")
                 ? Algorithm.valueOf(choice(fields.required("algorithm"), ALGORITHMS).toUpperCase(Locale.ROOT))
                 : Algorithm.TOKEN_BUCKET;
-        rule.algorithm(algorithm);
-        List<Limit> limits = limits(fields.required("limits"), algorithm, id, null);
-        rule.limits(limits.toArray(new Limit[0]));
-        long smallestCapacity = Policy.of(algorithm, limits).capacity();
+        rule.policy(policy(fields.required("limits"), algorithm, id, null));
         if (fields.has("tiers")) {
-            smallestCapacity = Math.min(smallestCapacity, tiers(fields.required("tiers"), algorithm, id, rule));
+            tiers(fields.required("tiers"), algorithm, id, rule);
         }
         if (fields.has("cost")) {
-            rule.cost(integer(fields.required("cost"), 1, smallestCapacity));
+            rule.cost(integer(fields.required("cost"), 1, Limit.MAX_PERMITS));
         }
         if (fields.has("mode")) {
             rule.mode(Mode.valueOf(choice(fields.required("mode"), List.of("enforce", "shadow"))
@@ -208,7 +208,8 @@ public final class RulesFile {
         if (fields.has("exempt")) {
             JsonFields exempt = new JsonFields(fields.required("exempt"), EXEMPT_FIELDS);
             if (exempt.has("addresses")) {
-                rule.exemptAddresses(list(exempt.required("addresses"), false, RulesFile::addressOrBlock));
+                forEach(exempt.required("addresses"), false,
+                        address -> at(address, () -> rule.exemptAddresses(List.of(string(address)))));
             }
             if (exempt.has("keys")) {
                 rule.exemptKeys(list(exempt.required("keys"), false, JsonFields::nonBlank));
@@ -222,46 +223,44 @@ public final class RulesFile {
             rule.response(new RuleResponse(status, message));
         }
         if (fields.has("maxDelay")) {
-            Node delayNode = fields.required("maxDelay");
-            Duration delay = duration(delayNode);
-            if (!Rule.isValidMaxDelay(delay)) {
-                throw delayNode.expected(Rule.MAX_DELAY_EXPECTED);
-            }
-            rule.maxDelay(delay);
+            Node delay = fields.required("maxDelay");
+            at(delay, () -> rule.maxDelay(duration(delay)));
         }
         try {
             return rule.build();
         } catch (IllegalArgumentException e) {
-            throw node.error(e.getMessage());
+            Node field = e instanceof InvalidValueException invalid ? fields.optional(invalid.field()) : null;
+            throw field != null ? errorAt(field, e) : node.error(String.valueOf(e.getMessage()));
         }
+    }
+
+    /**
+     * What {@code step} makes of {@code node}'s value. An {@link IllegalArgumentException} it throws becomes an error
+     * at the node: "expected ..., got" the value as the file spells it when the builder said what it expected
+     * ({@link InvalidValueException}), else the exception's message.
+     */
+    private static <T> T at(Node node, Supplier<T> step) {
+        try {
+            return step.get();
+        } catch (IllegalArgumentException e) {
+            throw errorAt(node, e);
+        }
+    }
+
+    private static RulesException errorAt(Node node, IllegalArgumentException e) {
+        return e instanceof InvalidValueException invalid ? node.expected(invalid.expectation())
+                : node.error(String.valueOf(e.getMessage()));
     }
 
     private static void match(Node node, Rule.Builder rule) {
         JsonFields match = new JsonFields(node, MATCH_FIELDS);
-        rule.paths(list(match.required("paths"), true, path -> {
-            String pattern = string(path);
-            try {
-                PathPattern.parse(pattern);
-            } catch (IllegalArgumentException e) {
-                throw path.error(e.getMessage());
-            }
-            return pattern;
-        }).toArray(new String[0]));
+        forEach(match.required("paths"), true, path -> at(path, () -> rule.paths(string(path))));
         if (match.has("methods")) {
-            rule.methods(list(match.required("methods"), true, method -> {
-                String text = string(method);
-                if (!text.matches("[A-Za-z]{1,20}")) {
-                    throw method.expected("an HTTP method such as \"GET\"");
-                }
-                return text;
-            }).toArray(new String[0]));
+            forEach(match.required("methods"), true, method -> at(method, () -> rule.methods(string(method))));
         }
         if (match.has("host")) {
             Node host = match.required("host");
-            if (!string(host).matches("(\\*\\.)?[A-Za-z0-9.-]+(:\\d+)?|\\[[0-9A-Fa-f:.]+](:\\d+)?")) {
-                throw host.expected("a host name such as \"api.example.com\" or \"*.example.com\"");
-            }
-            rule.host(string(host));
+            at(host, () -> rule.host(string(host)));
         }
     }
 
@@ -295,61 +294,65 @@ public final class RulesFile {
         return new KeySpec(kind, "", List.of());
     }
 
-    private static List<Limit> limits(Node node, Algorithm algorithm, String id, String tier) {
-        if (node.type == Type.ARRAY && node.elements().size() > Policy.MAX_LIMITS) {
-            throw node.error("a policy holds at most " + Policy.MAX_LIMITS + " limits, got " + node.elements().size());
-        }
-        return list(node, true, limit -> limit(limit, algorithm, id, tier));
+    /** The policy of {@code algorithm} over the limits of the array {@code node}; its errors located there. */
+    private static Policy policy(Node node, Algorithm algorithm, String id, @Nullable String tier) {
+        List<Limit> limits = list(node, true, limit -> limit(limit, algorithm, id, tier));
+        return at(node, () -> Policy.of(algorithm, limits));
     }
 
-    private static Limit limit(Node node, Algorithm algorithm, String id, String tier) {
+    private static Limit limit(Node node, Algorithm algorithm, String id, @Nullable String tier) {
         JsonFields fields = new JsonFields(node, LIMIT_FIELDS);
         long permits = integer(fields.required("permits"), 1, Limit.MAX_PERMITS);
         Node periodNode = fields.required("period");
         Duration period = duration(periodNode);
-        if (period.isZero() || period.isNegative() || period.compareTo(Limit.MAX_PERIOD) > 0) {
-            throw periodNode.expected("a period from 1ns to " + Limit.MAX_PERIOD.toDays() + "d");
-        }
-        Limit limit = Limit.of(permits, period);
-        Node capacityNode = fields.optional("capacity");
+        Limit limit;
         try {
-            if (capacityNode != null) {
-                limit = limit.withCapacity(integer(capacityNode, 1, Limit.MAX_PERMITS));
-            }
-            limit = fields.has("name") ? limit.named(nonBlank(fields.required("name")))
-                    : Rule.defaultName(limit, id, tier);
-            algorithm.validate(limit);
+            limit = Limit.of(permits, period);
         } catch (IllegalArgumentException e) {
-            throw (capacityNode != null ? capacityNode : node).error(e.getMessage());
+            // The permits are in range, so the period is what the limit rejects: say so in the file's terms.
+            throw periodNode.expected(PERIOD_EXPECTED);
         }
-        return limit;
+        Node capacityNode = fields.optional("capacity");
+        if (capacityNode != null) {
+            long capacity = integer(capacityNode, 1, Limit.MAX_PERMITS);
+            Limit uncapped = limit;
+            limit = at(capacityNode, () -> uncapped.withCapacity(capacity));
+        }
+        Node nameNode = fields.optional("name");
+        Limit unnamed = limit;
+        Limit named = nameNode == null ? Rule.defaultName(limit, id, tier)
+                : at(nameNode, () -> unnamed.named(string(nameNode)));
+        // Asked here rather than left to Policy.of, so that what the algorithm rejects (a capacity that a window
+        // cannot have) is located at the capacity.
+        at(capacityNode != null ? capacityNode : node, () -> {
+            algorithm.validate(named);
+            return named;
+        });
+        return named;
     }
 
-    /** Adds the tiers to {@code rule}; returns the smallest capacity among them. */
-    private static long tiers(Node node, Algorithm algorithm, String id, Rule.Builder rule) {
+    /** Adds the tier key and the tiers' policies to {@code rule}. */
+    private static void tiers(Node node, Algorithm algorithm, String id, Rule.Builder rule) {
         JsonFields tiers = new JsonFields(node, TIER_FIELDS);
         rule.tierKey(key(tiers.required("key"), false));
         Node levels = tiers.required("levels");
         if (levels.type != JsonTree.Type.OBJECT || levels.fields().isEmpty()) {
             throw levels.expected("an object of at least one tier, such as {\"premium\": [limits]}");
         }
-        long smallest = Long.MAX_VALUE;
         for (Map.Entry<String, Node> level : levels.fields().entrySet()) {
             if (level.getKey().isBlank()) {
                 throw level.getValue().error("a tier needs a non-empty name");
             }
-            List<Limit> limits = limits(level.getValue(), algorithm, id, level.getKey());
-            rule.tier(level.getKey(), limits);
-            smallest = Math.min(smallest, Policy.of(algorithm, limits).capacity());
+            rule.tier(level.getKey(), policy(level.getValue(), algorithm, id, level.getKey()));
         }
-        return smallest;
     }
 
     private static void missingKey(JsonFields fields, Rule.Builder rule) {
         boolean fallback = fields.has("onMissingKey")
                 && choice(fields.required("onMissingKey"), List.of("skip", "fallback")).equals("fallback");
         if (fallback) {
-            rule.fallbackKey(nonBlank(fields.required("fallbackKey")));
+            Node key = fields.required("fallbackKey");
+            at(key, () -> rule.fallbackKey(string(key)));
         } else if (fields.has("fallbackKey")) {
             throw fields.required("fallbackKey").error("\"fallbackKey\" needs \"onMissingKey\": \"fallback\"");
         }

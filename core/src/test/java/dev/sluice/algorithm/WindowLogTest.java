@@ -55,8 +55,8 @@ class WindowLogTest {
     @CsvSource({"10s, 10ms", "10001ms, 100ms", "60s, 100ms", "61s, 1s", "1h, 1s", "2h, 60s", "1d, 60s",
         "2d, 1h", "366d, 1h"})
     void steppedSlidingWindow_stepSize_followsTheInterval(String interval, String step) {
-        assertThat(WindowLog.stepNanos(DurationText.parse(interval).toNanos()))
-                .isEqualTo(DurationText.parse(step).toNanos());
+        assertThat(WindowLog.stepNanos(DurationText.parse(interval).orElseThrow().toNanos()))
+                .isEqualTo(DurationText.parse(step).orElseThrow().toNanos());
     }
 
     @Test

@@ -109,7 +109,7 @@ class AnnotationRulesTest {
 
         assertThat(rules).singleElement().satisfies(rule -> {
             assertThat(rule.id()).isEqualTo("users");
-            assertThat(rule.policy().limits())
+            assertThat(rule.policy().orElseThrow().limits())
                     .containsExactly(Limit.of(100, Duration.ofMinutes(1)).named("users:100/1m"));
             assertThat(rule.resourceMethods()).containsExactly(method("list"));
         });
@@ -121,7 +121,7 @@ class AnnotationRulesTest {
 
         assertThat(rules).extracting(Rule::id).containsExactly("user-get");
         assertThat(rules.get(0).key()).isEqualTo(KeySpec.of(KeySpec.Kind.PATH, "id"));
-        assertThat(rules.get(0).policy().algorithm()).isEqualTo(Algorithm.GCRA);
+        assertThat(rules.get(0).policy().orElseThrow().algorithm()).isEqualTo(Algorithm.GCRA);
     }
 
     @Test
@@ -133,7 +133,8 @@ class AnnotationRulesTest {
     void forMethod_repeatedId_becomesOneMultiLimitRuleWithCompositeKey() {
         Rule search = AnnotationRules.forMethod(UserResource.class, method("search")).get(0);
 
-        assertThat(search.policy().limits()).extracting(Limit::name).containsExactly("search:10/1s", "search:1000/1d");
+        assertThat(search.policy().orElseThrow().limits()).extracting(Limit::name)
+                .containsExactly("search:10/1s", "search:1000/1d");
         assertThat(search.key()).isEqualTo(KeySpec.composite(KeySpec.principal(),
                 KeySpec.of(KeySpec.Kind.HEADER, "X-Tenant")));
     }
@@ -144,7 +145,7 @@ class AnnotationRulesTest {
 
         assertThat(export.id()).isEqualTo(UserResource.class.getName() + "#export");
         assertThat(export.mode()).isEqualTo(Mode.SHADOW);
-        assertThat(export.policy().limits().get(0).period()).isEqualTo(Duration.ofHours(1));
+        assertThat(export.policy().orElseThrow().limits().get(0).period()).isEqualTo(Duration.ofHours(1));
     }
 
     @Test
@@ -219,7 +220,7 @@ class AnnotationRulesTest {
         LocalCounterStore store = new LocalCounterStore(new ManualTimeSource(), 100, Runnable::run);
 
         Rule search = rules.rule("search").orElseThrow();
-        assertThat(search.policy().limits()).extracting(Limit::name).containsExactly("search:1/1s");
+        assertThat(search.policy().orElseThrow().limits()).extracting(Limit::name).containsExactly("search:1/1s");
         assertThat(search.resourceMethods()).containsExactly(method("search"));
         TestRequest searching = TestRequest.get("/whatever").routedTo(method("search"));
         assertThat(rules.evaluate(searching, store).allowed()).isTrue();

@@ -3,9 +3,13 @@ package dev.sluice.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.store.LocalCounterStore;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,6 +53,12 @@ class ReloadingRuleSetTest {
         return Files.writeString(dir.resolve("rules.json"), content);
     }
 
+    /** The rules of {@code file} and {@code annotationRules}, checked for changes only by {@code reload()}. */
+    private ReloadingRuleSet load(Path file, Rule... annotationRules) {
+        return ReloadingRuleSet.builder().file(file).annotationRules(List.of(annotationRules)).listener(listener)
+                .reloadInterval(Duration.ZERO).build();
+    }
+
     private boolean allowed(RuleSet rules, String path) {
         return rules.evaluate(TestRequest.get(path), store).allowed();
     }
@@ -56,7 +66,7 @@ class ReloadingRuleSetTest {
     @Test
     void reload_newRule_takesEffectWithoutRestart() throws IOException {
         Path file = write(rulesJson(rule("a", "/a", 5)));
-        ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
+        ReloadingRuleSet rules = load(file);
         RuleSet before = rules.get();
 
         write(rulesJson(rule("a", "/a", 5), rule("b", "/b", 5)));
@@ -70,7 +80,7 @@ class ReloadingRuleSetTest {
     @Test
     void reload_unchangedContent_doesNothing() throws IOException {
         Path file = write(rulesJson(rule("a", "/a", 5)));
-        ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
+        ReloadingRuleSet rules = load(file);
         RuleSet before = rules.get();
 
         write(rulesJson(rule("a", "/a", 5)));
@@ -82,7 +92,7 @@ class ReloadingRuleSetTest {
     @Test
     void reload_badFile_keepsOldRulesAndReportsOnce() throws IOException {
         Path file = write(rulesJson(rule("a", "/a", 5)));
-        ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
+        ReloadingRuleSet rules = load(file);
         RuleSet before = rules.get();
 
         write("{\"rules\": [{\"id\": \"a\", \"limits\": [{\"permits\": 5, \"period\": \"5 minutes\"}]}]}");
@@ -100,7 +110,7 @@ class ReloadingRuleSetTest {
     @Test
     void reload_deletedFile_keepsOldRulesAndReports() throws IOException {
         Path file = write(rulesJson(rule("a", "/a", 5)));
-        ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
+        ReloadingRuleSet rules = load(file);
 
         Files.delete(file);
 
@@ -112,7 +122,7 @@ class ReloadingRuleSetTest {
     @Test
     void reload_unchangedRuleKeepsCounterState_changedLimitsStartFresh() throws IOException {
         Path file = write(rulesJson(rule("kept", "/kept", 1), rule("changed", "/changed", 1)));
-        ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), listener);
+        ReloadingRuleSet rules = load(file);
         assertThat(allowed(rules.get(), "/kept")).isTrue();
         assertThat(allowed(rules.get(), "/changed")).isTrue();
 
@@ -128,9 +138,9 @@ class ReloadingRuleSetTest {
     @Test
     void reload_keepsAnnotationRulesMerged() throws IOException {
         Rule annotated = Rule.builder("annotated").resourceMethods(List.of(Object.class.getMethods()[0]))
-                .limits(dev.sluice.Limit.of(1, Duration.ofSeconds(1))).build();
+                .policy(Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1, Duration.ofSeconds(1)))).build();
         Path file = write(rulesJson());
-        ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(annotated), listener);
+        ReloadingRuleSet rules = load(file, annotated);
 
         write(rulesJson(rule("a", "/a", 5)));
         assertThat(rules.reload()).isTrue();
@@ -139,29 +149,75 @@ class ReloadingRuleSetTest {
     }
 
     @Test
-    void constructor_badInitialFile_throws() throws IOException {
+    void build_badInitialFile_throws() throws IOException {
         Path file = write("{\"rules\": 1}");
 
-        assertThatThrownBy(() -> new ReloadingRuleSet(file, List.of(), listener))
+        assertThatThrownBy(() -> load(file))
                 .isInstanceOf(RulesException.class).hasMessage("rules.json:1:11: $.rules: expected an array, got 1");
     }
 
     @Test
-    void start_pollsTheFileInTheBackground() throws Exception {
+    void build_withReloadInterval_pollsTheFileInTheBackground() throws Exception {
         Path file = write(rulesJson(rule("a", "/a", 5)));
         CountDownLatch reloaded = new CountDownLatch(1);
-        try (ReloadingRuleSet rules = new ReloadingRuleSet(file, List.of(), new ReloadingRuleSet.Listener() {
-            @Override
-            public void reloaded(RuleSet ruleSet) {
-                reloaded.countDown();
-            }
-        })) {
-            rules.start(Duration.ofMillis(10));
+        try (ReloadingRuleSet rules = ReloadingRuleSet.builder().file(file).reloadInterval(Duration.ofMillis(10))
+                .listener(new ReloadingRuleSet.Listener() {
+                    @Override
+                    public void reloaded(RuleSet ruleSet) {
+                        reloaded.countDown();
+                    }
+                }).build()) {
             write(rulesJson(rule("b", "/b", 5)));
 
             assertThat(reloaded.await(30, TimeUnit.SECONDS)).isTrue();
             assertThat(rules.get().rules()).extracting(Rule::id).containsExactly("b");
-            assertThatThrownBy(() -> rules.start(Duration.ofMillis(10))).isInstanceOf(IllegalStateException.class);
         }
+    }
+
+    @Test
+    void build_content_isReadOnceAndNeverReloaded() {
+        ReloadingRuleSet rules = ReloadingRuleSet.builder()
+                .content("classpath:rules.json", rulesJson(rule("a", "/a", 1)).getBytes(StandardCharsets.UTF_8))
+                .listener(listener).build();
+
+        assertThat(rules.get().rules()).extracting(Rule::id).containsExactly("a");
+        assertThat(rules.reload()).isFalse();
+        assertThatThrownBy(() -> ReloadingRuleSet.builder().content("classpath:rules.json",
+                "{\"rules\": 1}".getBytes(StandardCharsets.UTF_8)).build())
+                .isInstanceOf(RulesException.class).hasMessageStartingWith("classpath:rules.json:1:11: $.rules:");
+    }
+
+    @Test
+    void build_noRulesFile_holdsTheAnnotationRules() {
+        Rule annotated = Rule.builder("annotated").resourceMethods(List.of(Object.class.getMethods()[0]))
+                .policy(Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1, Duration.ofSeconds(1)))).build();
+
+        ReloadingRuleSet rules = ReloadingRuleSet.builder().annotationRules(List.of(annotated)).build();
+
+        assertThat(rules.get().rules()).containsExactly(annotated);
+        assertThat(rules.reload()).isFalse();
+    }
+
+    @Test
+    void build_clientAddresses_replaceTheFilesOnEveryReload() throws IOException {
+        String trustingProxy = "{\"clientAddress\": {\"trustedProxies\": [\"10.0.0.1\"]}, \"rules\": ["
+                + rule("a", "/a", 5) + "]}";
+        Path file = write(trustingProxy);
+        ReloadingRuleSet rules = ReloadingRuleSet.builder().file(file).listener(listener).reloadInterval(Duration.ZERO)
+                .clientAddresses(ClientAddresses.behindProxies(List.of("10.0.0.2"), ClientAddresses.Header.FORWARDED))
+                .build();
+        TestRequest viaOverridingProxy = TestRequest.get("/a").from("10.0.0.2").header("Forwarded", "for=192.0.2.7");
+        TestRequest viaFilesProxy = TestRequest.get("/a").from("10.0.0.1").header("X-Forwarded-For", "192.0.2.8");
+
+        assertThat(key(rules.get(), viaOverridingProxy)).isEqualTo("192.0.2.7");
+        assertThat(key(rules.get(), viaFilesProxy)).isEqualTo("10.0.0.1");
+        write(trustingProxy.replace("\"/a\"", "\"/**\""));
+        assertThat(rules.reload()).isTrue();
+        assertThat(key(rules.get(), viaOverridingProxy)).isEqualTo("192.0.2.7");
+        assertThat(key(rules.get(), viaFilesProxy)).isEqualTo("10.0.0.1");
+    }
+
+    private String key(RuleSet rules, TestRequest request) {
+        return rules.evaluate(request, store).outcomes().get(0).key();
     }
 }

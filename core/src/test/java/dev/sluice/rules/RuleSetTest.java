@@ -11,6 +11,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.rules.ClientAddresses.Header;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -24,7 +25,11 @@ class RuleSetTest {
     private final LocalCounterStore store = new LocalCounterStore(time, 10_000, Runnable::run);
 
     private static Rule.Builder rule(String id, long permits, String... paths) {
-        return Rule.builder(id).paths(paths).limits(Limit.of(permits, Duration.ofMinutes(1)));
+        return Rule.builder(id).paths(paths).policy(perMinute(permits));
+    }
+
+    private static Policy perMinute(long permits) {
+        return Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permits, Duration.ofMinutes(1)));
     }
 
     private static RuleSet rules(Rule... rules) {
@@ -209,8 +214,8 @@ class RuleSetTest {
     @Test
     void evaluate_multiLimitRule_everyLimitMustPassAndIsNamed() {
         Rule rule = Rule.builder("search").paths("/search")
-                .limits(Limit.of(2, Duration.ofSeconds(1)).named("burst"),
-                        Limit.of(3, Duration.ofDays(1)).named("daily"))
+                .policy(Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(2, Duration.ofSeconds(1)).named("burst"),
+                        Limit.of(3, Duration.ofDays(1)).named("daily")))
                 .build();
         RuleSet rules = rules(rule);
 
@@ -232,7 +237,7 @@ class RuleSetTest {
     void evaluate_tiers_chooseLimitsByAttribute() {
         Rule rule = rule("api", 1, "/a").key(KeySpec.principal())
                 .tierKey(KeySpec.of(KeySpec.Kind.HEADER, "X-Plan"))
-                .tier("premium", List.of(Limit.of(10, Duration.ofMinutes(1)))).build();
+                .tier("premium", perMinute(10)).build();
         RuleSet rules = rules(rule);
 
         Evaluation free = evaluate(rules, TestRequest.get("/a").principal("f"), 2);
@@ -255,8 +260,8 @@ class RuleSetTest {
                         KeySpec.of(KeySpec.Kind.HEADER, "X-Team")))
                 .exemptKeys(List.of("ops|50%"))
                 .tierKey(KeySpec.of(KeySpec.Kind.HEADER, "X-Plan"))
-                .tier("gold|plus", List.of(Limit.of(10, Duration.ofMinutes(1))))
-                .tier(longPlan, List.of(Limit.of(20, Duration.ofMinutes(1)))).build();
+                .tier("gold|plus", perMinute(10))
+                .tier(longPlan, perMinute(20)).build();
         RuleSet rules = rules(rule);
 
         assertThat(rules.evaluate(TestRequest.get("/a").principal("ops").header("X-Team", "50%"), store)
@@ -317,7 +322,8 @@ class RuleSetTest {
             public void close() {
             }
         };
-        RuleSet rules = rules(rule("a", 5, "/x").limits(Limit.of(50, Duration.ofDays(1))).build(),
+        RuleSet rules = rules(rule("a", 5, "/x").policy(Policy.of(Algorithm.TOKEN_BUCKET,
+                        Limit.of(5, Duration.ofMinutes(1)), Limit.of(50, Duration.ofDays(1)))).build(),
                 rule("b", 5, "/x").key(KeySpec.constant()).build(), rule("other", 5, "/y").build());
 
         Evaluation evaluation = rules.evaluate(TestRequest.get("/x").from("192.0.2.1"), counting);
@@ -329,8 +335,9 @@ class RuleSetTest {
 
     @Test
     void evaluate_leakyBucketWithMaxDelay_reportsDelayAndMaxDelay() {
-        Rule rule = Rule.builder("queue").paths("/q").algorithm(Algorithm.LEAKY_BUCKET)
-                .limits(Limit.of(1, Duration.ofSeconds(1)).withCapacity(3)).maxDelay(Duration.ofSeconds(2)).build();
+        Rule rule = Rule.builder("queue").paths("/q")
+                .policy(Policy.of(Algorithm.LEAKY_BUCKET, Limit.of(1, Duration.ofSeconds(1)).withCapacity(3)))
+                .maxDelay(Duration.ofSeconds(2)).build();
         RuleSet rules = rules(rule);
 
         Evaluation second = evaluate(rules, TestRequest.get("/q"), 2);
@@ -358,13 +365,51 @@ class RuleSetTest {
 
     @Test
     void builder_impossibleValues_areErrors() {
-        assertThatThrownBy(() -> rule("a", 1, "/a").cost(2).build()).hasMessageContaining("cost must be between 1");
+        assertThatThrownBy(() -> rule("a", 1, "/a").cost(2).build())
+                .hasMessage("cost: expected an integer between 1 and 1, got 2");
         assertThatThrownBy(() -> rule("a", 1, "a/b").build()).hasMessageContaining("must start with \"/\"");
         assertThatThrownBy(() -> rule("a", 1, "/a/**/b").build()).hasMessageContaining("may only be its last");
         assertThatThrownBy(() -> rule("a b", 1, "/a").build()).hasMessageContaining("expected an id");
-        assertThatThrownBy(() -> Rule.builder("w").paths("/w").algorithm(Algorithm.FIXED_WINDOW)
-                .limits(Limit.of(5, Duration.ofSeconds(1)).withCapacity(10)).build())
+        assertThatThrownBy(() -> Rule.builder("w").paths("/w").policy(Policy.of(Algorithm.FIXED_WINDOW,
+                Limit.of(5, Duration.ofSeconds(1)).withCapacity(10))).build())
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void withResourceMethods_sharesTheParsedDefinitionInsteadOfBuildingItAgain() throws NoSuchMethodException {
+        Rule declared = rule("r", 5, "/a/{id}").host("*.example.com").exemptAddresses(List.of("10.0.0.0/8")).build();
+        Method method = Object.class.getMethod("toString");
+
+        Rule merged = declared.withResourceMethods(List.of(method));
+
+        assertThat(merged.resourceMethods()).containsExactly(method);
+        assertThat(declared.resourceMethods()).isEmpty();
+        assertThat(merged.pathPatterns()).isSameAs(declared.pathPatterns());
+        assertThat(merged.host().orElseThrow()).isSameAs(declared.host().orElseThrow());
+        assertThat(merged.exemptRanges()).isSameAs(declared.exemptRanges());
+        assertThat(merged.policy().orElseThrow()).isSameAs(declared.policy().orElseThrow());
+    }
+
+    /** The file rule that takes over an annotation is compiled once, with its own counters, for paths and methods. */
+    @Test
+    void combine_fileRuleTakingOverAnAnnotation_countsPathAndMethodUnderTheFileRulesCounter()
+            throws NoSuchMethodException {
+        RulesFile file = RulesFile.parse("rules.json", """
+                {"rules": [{"id": "r", "match": {"paths": ["/a"]}, "limits": [{"permits": 1, "period": "1m"}]}]}
+                """);
+        Method method = Object.class.getMethod("toString");
+        Rule namingTheFileRule = Rule.builder("r").resourceMethods(List.of(method)).build();
+        Rule fileRule = file.rules().get(0);
+
+        RuleSet rules = RuleSet.combine(file, List.of(namingTheFileRule));
+        Evaluation byPath = rules.evaluate(TestRequest.get("/a"), store);
+        Evaluation byMethod = rules.evaluate(TestRequest.get("/elsewhere").routedTo(method), store);
+
+        assertThat(rules.rules().get(0).policy().orElseThrow()).isSameAs(fileRule.policy().orElseThrow());
+        assertThat(byPath.outcomes().get(0).counterKey())
+                .startsWith(Rule.counterPrefix("r", fileRule.policy().orElseThrow()))
+                .isEqualTo(byMethod.outcomes().get(0).counterKey());
+        assertThat(byMethod.allowed()).isFalse();
     }
 
     @Test

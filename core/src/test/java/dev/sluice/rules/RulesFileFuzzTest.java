@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -120,8 +121,8 @@ class RulesFileFuzzTest {
         try {
             rules = RuleSet.combine(RulesFile.parse(NAME, content), ANNOTATIONS);
         } catch (RulesException e) {
-            boolean positioned = NAME.equals(e.source()) && e.line() >= 1 && e.column() >= 1
-                    && e.jsonPath() != null && e.jsonPath().startsWith("$");
+            boolean positioned = e.source().equals(Optional.of(NAME)) && e.line() >= 1 && e.column() >= 1
+                    && e.jsonPath().filter(path -> path.startsWith("$")).isPresent();
             return new Outcome(false, positioned ? null : new AssertionError("not positioned", e));
         } catch (Throwable e) {
             return new Outcome(false, e);
@@ -146,15 +147,14 @@ class RulesFileFuzzTest {
         if (!rule.methods().isEmpty()) {
             request.method(rule.methods().iterator().next());
         }
-        if (rule.host() != null) {
-            request.host(rule.host().startsWith("*.") ? "a" + rule.host().substring(1) : rule.host());
-        }
+        rule.host().map(HostPattern::toString)
+                .ifPresent(host -> request.host(host.startsWith("*.") ? "a" + host.substring(1) : host));
         List<KeySpec> keys = new ArrayList<>(rule.key().parts());
         keys.add(rule.key());
-        if (rule.tierKey() != null) {
-            keys.addAll(rule.tierKey().parts());
-            keys.add(rule.tierKey());
-        }
+        rule.tierKey().ifPresent(tierKey -> {
+            keys.addAll(tierKey.parts());
+            keys.add(tierKey);
+        });
         for (KeySpec key : keys) {
             if (key.kind().named()) {
                 String value = rule.tiers().keySet().stream().findFirst().orElse("value");

@@ -54,9 +54,9 @@ class RulesFileTest {
                 () -> RulesFile.read(resource("invalid/" + file)).toRuleSet());
 
         assertThat(error).hasMessage(file + ":" + expected);
-        assertThat(error.source()).isEqualTo(file);
+        assertThat(error.source()).contains(file);
         assertThat(error.getMessage()).startsWith(file + ":" + error.line() + ":" + error.column() + ": "
-                + error.jsonPath() + ": ");
+                + error.jsonPath().orElseThrow() + ": ");
         assertThat(error.line()).isPositive();
         assertThat(error.column()).isPositive();
     }
@@ -66,10 +66,10 @@ class RulesFileTest {
         RulesException error = org.junit.jupiter.api.Assertions.assertThrows(RulesException.class,
                 () -> RulesFile.read(resource("invalid/01-period-words.json")));
 
-        assertThat(error.source()).isEqualTo("01-period-words.json");
+        assertThat(error.source()).contains("01-period-words.json");
         assertThat(error.line()).isEqualTo(6);
         assertThat(error.column()).isEqualTo(44);
-        assertThat(error.jsonPath()).isEqualTo("$.rules[0].limits[0].period");
+        assertThat(error.jsonPath()).contains("$.rules[0].limits[0].period");
         assertThat(error.getMessage()).endsWith("expected a duration such as \"10s\", \"5m\", \"1h\" or \"PT1M\","
                 + " got \"5 minutes\"");
     }
@@ -83,21 +83,22 @@ class RulesFileTest {
                 .containsExactly("login", "api", "user-orders", "upload", "search", "reindex");
         Rule login = file.rules().get(0);
         assertThat(login.methods()).containsExactly("POST");
-        assertThat(login.policy().algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
-        assertThat(login.policy().limits()).extracting(Limit::name).containsExactly("login-per-minute", "login:50/1d");
-        assertThat(login.response()).isEqualTo(new RuleResponse(429, "Too many login attempts; try again later."));
+        assertThat(login.policy().orElseThrow().algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
+        assertThat(login.policy().orElseThrow().limits()).extracting(Limit::name)
+                .containsExactly("login-per-minute", "login:50/1d");
+        assertThat(login.response()).contains(new RuleResponse(429, "Too many login attempts; try again later."));
         assertThat(login.exemptAddresses()).containsExactly("192.0.2.0/24", "2001:db8::/32");
         Rule api = file.rules().get(1);
-        assertThat(api.host()).isEqualTo("api.example.com");
+        assertThat(api.host()).contains(HostPattern.parse("api.example.com"));
         assertThat(api.key()).isEqualTo(KeySpec.of(KeySpec.Kind.HEADER, "X-Api-Key"));
-        assertThat(api.fallbackKey()).isEqualTo("anonymous");
+        assertThat(api.fallbackKey()).contains("anonymous");
         assertThat(api.tiers().get("premium").limits().get(0).capacity()).isEqualTo(2000);
         assertThat(api.exemptKeys()).containsExactly("internal-monitoring");
         Rule orders = file.rules().get(2);
         assertThat(orders.key().parts()).hasSize(2);
         assertThat(orders.cost()).isEqualTo(2);
         assertThat(orders.mode()).isEqualTo(Mode.SHADOW);
-        assertThat(orders.policy().limits().get(0).period()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(orders.policy().orElseThrow().limits().get(0).period()).isEqualTo(Duration.ofMinutes(1));
         assertThat(file.rules().get(3).maxDelay()).isEqualTo(Duration.ofMillis(500));
         assertThat(file.rules().get(4).paths()).isEmpty();
     }
@@ -139,7 +140,7 @@ class RulesFileTest {
                 "search", "reindex", SearchResource.class.getName() + "#export", "search-resource");
         Rule search = rules.rule("search").orElseThrow();
         assertThat(search.key()).isEqualTo(KeySpec.of(KeySpec.Kind.QUERY, "tenant"));
-        assertThat(search.policy().limits()).extracting(Limit::name).containsExactly("search:20/10s");
+        assertThat(search.policy().orElseThrow().limits()).extracting(Limit::name).containsExactly("search:20/10s");
         assertThat(search.resourceMethods()).containsExactly(SearchResource.class.getMethod("search", String.class));
         assertThat(rules.rule("search-resource").orElseThrow().resourceMethods())
                 .containsExactly(SearchResource.class.getMethod("suggest"));
@@ -147,14 +148,14 @@ class RulesFileTest {
 
     @Test
     void parse_durations_acceptShortAndIsoForms() {
-        assertThat(DurationText.parse("250ms")).isEqualTo(Duration.ofMillis(250));
-        assertThat(DurationText.parse("10m")).isEqualTo(Duration.ofMinutes(10));
-        assertThat(DurationText.parse("1d")).isEqualTo(Duration.ofDays(1));
-        assertThat(DurationText.parse("PT1M")).isEqualTo(Duration.ofMinutes(1));
-        assertThat(DurationText.parse("P1D")).isEqualTo(Duration.ofDays(1));
-        assertThat(DurationText.parse("1 m")).isNull();
-        assertThat(DurationText.parse("1w")).isNull();
-        assertThat(DurationText.parse("")).isNull();
+        assertThat(DurationText.parse("250ms")).contains(Duration.ofMillis(250));
+        assertThat(DurationText.parse("10m")).contains(Duration.ofMinutes(10));
+        assertThat(DurationText.parse("1d")).contains(Duration.ofDays(1));
+        assertThat(DurationText.parse("PT1M")).contains(Duration.ofMinutes(1));
+        assertThat(DurationText.parse("P1D")).contains(Duration.ofDays(1));
+        assertThat(DurationText.parse("1 m")).isEmpty();
+        assertThat(DurationText.parse("1w")).isEmpty();
+        assertThat(DurationText.parse("")).isEmpty();
     }
 
     @Test

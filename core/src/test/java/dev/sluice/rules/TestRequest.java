@@ -35,7 +35,7 @@ public final class TestRequest implements RequestView {
         return this;
     }
 
-    TestRequest host(String value) {
+    public TestRequest host(String value) {
         host = value;
         return this;
     }
@@ -45,7 +45,7 @@ public final class TestRequest implements RequestView {
         return this;
     }
 
-    TestRequest header(String name, String value) {
+    public TestRequest header(String name, String value) {
         headers.computeIfAbsent(name.toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(value);
         return this;
     }

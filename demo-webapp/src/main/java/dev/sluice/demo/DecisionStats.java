@@ -150,14 +150,14 @@ public final class DecisionStats {
                     c[Outcome.DELAYED.ordinal()], c[Outcome.REJECTED.ordinal()],
                     c[Outcome.SHADOW_REJECTED.ordinal()])));
             return new RuleSeries(rule.id(), rule.mode().name().toLowerCase(Locale.ROOT),
-                    rule.policy().algorithm().name().toLowerCase(Locale.ROOT), limitNames(rule),
+                    rule.policy().orElseThrow().algorithm().name().toLowerCase(Locale.ROOT), limitNames(rule),
                     rule.cost(), perOutcome[Outcome.ALLOWED.ordinal()], perOutcome[Outcome.DELAYED.ordinal()],
                     perOutcome[Outcome.REJECTED.ordinal()], perOutcome[Outcome.SHADOW_REJECTED.ordinal()], keys);
         }
 
         private static List<String> limitNames(Rule rule) {
             List<String> names = new ArrayList<>();
-            rule.policy().limits().forEach(limit -> names.add(limit.name()));
+            rule.policy().orElseThrow().limits().forEach(limit -> names.add(limit.name()));
             for (Map.Entry<String, Policy> tier : rule.tiers().entrySet()) {
                 for (Limit limit : tier.getValue().limits()) {
                     names.add(tier.getKey() + "=" + limit.name());

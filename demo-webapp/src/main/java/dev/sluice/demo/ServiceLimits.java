@@ -59,11 +59,9 @@ public final class ServiceLimits {
         }
         Map<String, ServiceLimit> limits = new LinkedHashMap<>();
         file.limits().forEach((id, spec) -> {
-            @Nullable Duration period = DurationText.parse(spec.period() == null ? "" : spec.period());
-            if (period == null) {
-                throw new IllegalArgumentException(source + ": limits." + id + ".period: expected "
-                        + DurationText.EXPECTED + ", got \"" + spec.period() + "\"");
-            }
+            Duration period = DurationText.parse(spec.period() == null ? "" : spec.period())
+                    .orElseThrow(() -> new IllegalArgumentException(source + ": limits." + id + ".period: expected "
+                            + DurationText.EXPECTED + ", got \"" + spec.period() + "\""));
             Limit limit;
             try {
                 limit = Limit.of(spec.permits(), period).named(id);

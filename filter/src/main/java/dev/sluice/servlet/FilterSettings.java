@@ -8,6 +8,7 @@ import dev.sluice.rules.ClientAddresses;
 import dev.sluice.rules.DurationText;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
@@ -133,7 +134,7 @@ public final class FilterSettings {
 
     private static Duration duration(String text) {
         String value = text.trim();
-        Duration parsed = value.equals("0") ? Duration.ZERO : DurationText.parse(value);
+        Duration parsed = value.equals("0") ? Duration.ZERO : DurationText.parse(value).orElse(null);
         if (parsed == null) {
             throw new IllegalArgumentException(value);
         }
@@ -263,7 +264,7 @@ public final class FilterSettings {
     /** Builds {@link FilterSettings}; every value is checked when set. Not thread-safe. */
     public static final class Builder {
         private @Nullable String rules;
-        private Duration rulesReloadInterval = Duration.ofSeconds(5);
+        private Duration rulesReloadInterval = ReloadingRuleSet.DEFAULT_RELOAD_INTERVAL;
         private @Nullable CounterStore store;
         private String storeProvider = LOCAL_STORE;
         private boolean storeProviderSet;

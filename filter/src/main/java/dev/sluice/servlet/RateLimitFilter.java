@@ -5,6 +5,7 @@ import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
@@ -228,7 +229,7 @@ public class RateLimitFilter implements Filter {
     }
 
     /** Everything a started filter holds; closed on destroy, with the store if the filter opened it. */
-    record FilterRuntime(RuleSource ruleSource, CounterStore store, boolean ownsStore, HeaderStyle headerStyle,
+    record FilterRuntime(ReloadingRuleSet ruleSource, CounterStore store, boolean ownsStore, HeaderStyle headerStyle,
                          DecisionMetrics metrics, ScheduledExecutorService scheduler) implements AutoCloseable {
 
         RuleSet rules() {
@@ -237,7 +238,7 @@ public class RateLimitFilter implements Filter {
 
         static FilterRuntime start(FilterSettings settings, @Nullable ServletContext context, String filterName,
                                    ClassLoader storeLoader) {
-            RuleSource rules = RuleSource.load(settings, context);
+            ReloadingRuleSet rules = RuleSource.load(settings, context);
             String namespace = settings.namespace().orElseGet(
                     () -> context == null || context.getContextPath().isEmpty() ? "/" : context.getContextPath());
             CounterStore given = settings.store().orElse(null);

@@ -4,15 +4,14 @@ import dev.sluice.http.HeaderStyle;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
-import dev.sluice.rules.RulesFile;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
 import org.glassfish.jersey.server.spi.Container;
 import org.glassfish.jersey.server.spi.ContainerLifecycleListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one configured {@link RateLimitFeature} holds for one application: the rules (built at deployment, once the
@@ -20,15 +19,15 @@ import org.glassfish.jersey.server.spi.ContainerLifecycleListener;
  */
 final class Limiting implements ContainerLifecycleListener {
 
-    private final Path rulesFile;
+    private final @Nullable Path rulesFile;
     private final Duration reloadInterval;
-    private final CounterStore ownStore;
+    private final @Nullable CounterStore ownStore;
     private final CounterStore store;
     private final HeaderStyle headerStyle;
-    private volatile Supplier<RuleSet> rules = RuleSet::empty;
-    private ReloadingRuleSet reloading;
+    /** The rules; null until the resource model is known. */
+    private volatile @Nullable ReloadingRuleSet rules;
 
-    Limiting(Path rulesFile, Duration reloadInterval, CounterStore store, HeaderStyle headerStyle) {
+    Limiting(@Nullable Path rulesFile, Duration reloadInterval, @Nullable CounterStore store, HeaderStyle headerStyle) {
         this.rulesFile = rulesFile;
         this.reloadInterval = reloadInterval;
         this.ownStore = store == null ? new LocalCounterStore() : null;
@@ -39,16 +38,12 @@ final class Limiting implements ContainerLifecycleListener {
     /** Builds the rules from the annotations and the rules file; throws {@code RulesException} when they conflict. */
     synchronized void load(List<Rule> annotationRules) {
         closeRules();
-        if (rulesFile == null) {
-            RuleSet combined = RuleSet.combine(RulesFile.empty(), annotationRules);
-            rules = () -> combined;
-            return;
+        ReloadingRuleSet.Builder loading = ReloadingRuleSet.builder().annotationRules(annotationRules)
+                .reloadInterval(reloadInterval);
+        if (rulesFile != null) {
+            loading.file(rulesFile);
         }
-        reloading = new ReloadingRuleSet(rulesFile, annotationRules, ReloadingRuleSet.Listener.logging());
-        if (!reloadInterval.isZero()) {
-            reloading.start(reloadInterval);
-        }
-        rules = reloading;
+        rules = loading.build();
     }
 
     /** Whether a rules file may match any resource method, so every one needs the filter. */
@@ -57,7 +52,8 @@ final class Limiting implements ContainerLifecycleListener {
     }
 
     RuleSet rules() {
-        return rules.get();
+        ReloadingRuleSet loaded = rules;
+        return loaded == null ? RuleSet.empty() : loaded.get();
     }
 
     CounterStore store() {
@@ -85,9 +81,9 @@ final class Limiting implements ContainerLifecycleListener {
     }
 
     private void closeRules() {
-        if (reloading != null) {
-            reloading.close();
-            reloading = null;
+        ReloadingRuleSet loaded = rules;
+        if (loaded != null) {
+            loaded.close();
         }
     }
 }

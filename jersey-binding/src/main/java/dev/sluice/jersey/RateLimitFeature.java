@@ -1,6 +1,7 @@
 package dev.sluice.jersey;
 
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.CounterStore;
 import jakarta.ws.rs.ConstrainedTo;
 import jakarta.ws.rs.Priorities;
@@ -87,7 +88,7 @@ public final class RateLimitFeature implements Feature {
     /** Builds a {@link RateLimitFeature}; not thread-safe. */
     public static final class Builder {
         private Path rulesFile;
-        private Duration reloadInterval = Duration.ofSeconds(10);
+        private Duration reloadInterval = ReloadingRuleSet.DEFAULT_RELOAD_INTERVAL;
         private CounterStore store;
         private HeaderStyle headerStyle = HeaderStyle.BOTH;
 
@@ -104,7 +105,10 @@ public final class RateLimitFeature implements Feature {
             return this;
         }
 
-        /** How often the rules file is checked for changes; {@link Duration#ZERO} for never; default 10 s. */
+        /**
+         * How often the rules file is checked for changes; {@link Duration#ZERO} for never; default
+         * {@link ReloadingRuleSet#DEFAULT_RELOAD_INTERVAL} (5 s), as for the servlet filter.
+         */
         public Builder rulesReloadInterval(Duration interval) {
             if (interval.isNegative()) {
                 throw new IllegalArgumentException("rulesReloadInterval must not be negative, got " + interval);

@@ -1,9 +1,10 @@
 package dev.sluice.jersey.client;
 
 import dev.sluice.algorithm.Policy;
+import dev.sluice.rules.HostPattern;
 import dev.sluice.rules.PathPattern;
-import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A limit of a remote API that outgoing calls must stay within: which requests it covers (target host, path
@@ -31,7 +32,8 @@ public final class ClientRule {
     }
 
     private final String id;
-    private final String host;
+    /** Null for any host. */
+    private final @Nullable HostPattern host;
     private final PathPattern path;
     private final Policy policy;
     private final Scope scope;
@@ -57,23 +59,18 @@ public final class ClientRule {
         return policy;
     }
 
-    /** Whether a request to {@code host} (lower case, with any port) and {@code rawPath} is covered. */
+    /**
+     * Whether a request to {@code requestHost} (the URI's host, and its port when it names one) and {@code rawPath} is
+     * covered; hosts and ports compare as {@link HostPattern} says, as for the rules of incoming requests.
+     */
     boolean matches(String requestHost, String rawPath) {
-        boolean hostMatches = host == null || (host.startsWith("*.")
-                ? withoutPort(requestHost).endsWith(host.substring(1))
-                : host.equals(requestHost) || host.equals(withoutPort(requestHost)));
-        return hostMatches && path.matches(rawPath);
+        return (host == null || host.matches(requestHost)) && path.matches(rawPath);
     }
 
     /** The counter key of a covered request. */
     String counterKey(String requestHost, String rawPath) {
         String key = "sluice-client|" + id + "|" + requestHost;
         return scope == Scope.HOST ? key : key + "|" + rawPath;
-    }
-
-    private static String withoutPort(String hostAndPort) {
-        int colon = hostAndPort.lastIndexOf(':');
-        return colon < 0 || hostAndPort.endsWith("]") ? hostAndPort : hostAndPort.substring(0, colon);
     }
 
     @Override
@@ -84,9 +81,9 @@ public final class ClientRule {
     /** Builds a {@link ClientRule}; not thread-safe. */
     public static final class Builder {
         private final String id;
-        private String host;
+        private @Nullable HostPattern host;
         private PathPattern path = PathPattern.parse("/**");
-        private Policy policy;
+        private @Nullable Policy policy;
         private Scope scope = Scope.HOST;
 
         private Builder(String id) {
@@ -96,9 +93,14 @@ public final class ClientRule {
             this.id = id;
         }
 
-        /** The host, such as {@code api.example.com} (any port) or {@code *.example.com}; default: any host. */
-        public Builder host(String hostName) {
-            this.host = hostName.toLowerCase(Locale.ROOT);
+        /**
+         * The host, such as {@code api.example.com} (any port), {@code api.example.com:8443} (that port) or
+         * {@code *.example.com}, as {@link HostPattern} reads it; default: any host.
+         *
+         * @throws IllegalArgumentException for a host pattern that is none
+         */
+        public Builder host(String hostPattern) {
+            this.host = HostPattern.parse(hostPattern);
             return this;
         }
 

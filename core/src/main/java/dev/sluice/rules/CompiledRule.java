@@ -1,0 +1,125 @@
+package dev.sluice.rules;
+
+import dev.sluice.Decision;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.store.CounterStore;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * Why a compiled form apart from Rule: a Rule is what was declared, and it is copied whenever annotated methods join
+ * it (several methods of one id, a rules file rule taking over an annotation's). Counting needs more than the
+ * declaration, and each piece costs a hash or an escape: the counter prefix of every policy (a SHA-256 fingerprint),
+ * and the exempt keys, tier values and fallback key escaped and bounded the way a request's key is, so that they
+ * compare equal. A RuleSet makes these once per final rule when it is built; no merge or copy of a Rule repeats them,
+ * and no request does. The parsed parts (path patterns, host, address ranges) the Rule's builder already made; they
+ * are shared, not parsed again.
+ */
+
+/** A rule prepared for matching and counting requests; made once per rule by {@link RuleSet}. Immutable. */
+final class CompiledRule {
+
+    /** A policy and the prefix its counter keys take. */
+    record Counter(Policy policy, String prefix) {
+    }
+
+    private final Rule rule;
+    private final Set<String> methods;
+    private final @Nullable HostPattern host;
+    private final CidrSet exemptRanges;
+    private final Counter defaultCounter;
+    private final @Nullable KeySpec tierKey;
+    /** Each tier's counter, by the tier value as a request's key resolves it (escaped and bounded). */
+    private final Map<String, Counter> tierCounters;
+    /** The exempt keys as a request's key resolves them, so they compare equal. */
+    private final Set<String> exemptKeyValues;
+    /** The fallback key as a counter key part; null when requests lacking the key skip the rule. */
+    private final @Nullable String fallbackKeyValue;
+    private final long maxDelayNanos;
+
+    /** Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}. */
+    CompiledRule(Rule rule) {
+        this.rule = rule;
+        this.methods = rule.methods();
+        this.host = rule.host().orElse(null);
+        this.exemptRanges = rule.exemptRanges();
+        this.defaultCounter = counter(rule.id(), rule.policy().orElseThrow());
+        KeySpec tiersBy = rule.tierKey().orElse(null);
+        Map<String, Counter> byValue = new LinkedHashMap<>();
+        if (tiersBy != null) {
+            rule.tiers().forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value), counter(rule.id(), tier)));
+        }
+        this.tierKey = tiersBy;
+        this.tierCounters = Map.copyOf(byValue);
+        this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value))
+                .collect(Collectors.toUnmodifiableSet());
+        this.fallbackKeyValue = rule.fallbackKey().map(KeyText::bound).orElse(null);
+        this.maxDelayNanos = rule.maxDelay().toNanos();
+    }
+
+    private static Counter counter(String id, Policy policy) {
+        return new Counter(policy, Rule.counterPrefix(id, policy));
+    }
+
+    /**
+     * A configured key value (an exempt key, a tier value) the way a request's key of {@code spec} resolves: each
+     * part escaped and bounded, a composite's parts joined by {@code |}.
+     */
+    private static String asKeyValue(KeySpec spec, String configured) {
+        if (spec.kind() != KeySpec.Kind.COMPOSITE) {
+            return KeyText.bound(configured);
+        }
+        return Arrays.stream(configured.split("\\|", -1)).map(KeyText::bound).collect(Collectors.joining("|"));
+    }
+
+    Rule rule() {
+        return rule;
+    }
+
+    /** Whether the request's method and host are the rule's (its path or resource method matched already). */
+    boolean matchesMethodAndHost(RequestContext context) {
+        return (methods.isEmpty() || methods.contains(context.method()))
+                && (host == null || host.matchesAuthority(context.authority()));
+    }
+
+    /**
+     * Counts the request in {@code store} under its key, its tier's counter and the rule's cost; null when the rule
+     * exempts the request, or the request lacks the key and the rule has no fallback key.
+     *
+     * @param pattern the pattern that matched, for path variables; null when matched by resource method
+     */
+    @Nullable RuleDecision count(@Nullable PathPattern pattern, RequestContext context, CounterStore store) {
+        if (!exemptRanges.isEmpty() && exemptRanges.contains(context.clientAddress())) {
+            return null;
+        }
+        String key = context.resolve(rule.key(), pattern);
+        if (key == null) {
+            key = fallbackKeyValue;
+        } else if (exemptKeyValues.contains(key)) {
+            return null;
+        }
+        if (key == null) {
+            return null;
+        }
+        Counter counter = tierKey == null ? defaultCounter : tierCounter(context.resolve(tierKey, pattern));
+        String counterKey = counter.prefix() + key;
+        Decision decision;
+        try {
+            decision = store.apply(counterKey, counter.policy(), rule.cost(), maxDelayNanos);
+        } catch (RuntimeException e) {
+            // Adapters log what propagates, and a store may name the key it failed on: mask it there.
+            throw KeyMask.redacted(e, key);
+        }
+        return new RuleDecision(rule, key, counterKey, counter.policy(), decision);
+    }
+
+    /** The counter of the tier whose value the request's tier key resolved to; the default for none or another. */
+    private Counter tierCounter(@Nullable String tierValue) {
+        Counter tier = tierValue == null ? null : tierCounters.get(tierValue);
+        return tier == null ? defaultCounter : tier;
+    }
+}
