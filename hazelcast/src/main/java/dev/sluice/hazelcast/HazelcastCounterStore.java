@@ -1,17 +1,21 @@
 package dev.sluice.hazelcast;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +35,12 @@ import org.jspecify.annotations.Nullable;
  * {@link #connectClient} connects as a client to an existing cluster, {@link #using} takes a {@link HazelcastInstance}
  * the application already has. The cluster set-up they share lives apart, in {@code ClusterSetup}.
  *
+ * <p>Members without Sluice's classes (a plain or managed cluster), or with a release that cannot read this one's
+ * wire format, cannot run the processors. So the store probes the members once when it starts and again whenever a
+ * client (re)connects, and when they cannot, logs an ERROR naming the cause and the fix, then follows
+ * {@link StoreOptions#onIncompatibleMembers()}: refuse (fail to start, or fail every call so the failure policy
+ * decides), or decide on the callers with a {@link CompareAndSetCounterStore} in a map of its own.
+ *
  * <p>Calls block for as long as Hazelcast takes (its invocation timeout is two minutes by default): wrap the store
  * in a {@link dev.sluice.store.FailurePolicyStore} to bound the wait and decide what happens when the cluster fails.
  * Thread-safe.
@@ -47,20 +57,94 @@ public final class HazelcastCounterStore implements CounterStore {
     /** The name of the counters map unless {@link StoreOptions.Builder#mapName} says otherwise. */
     public static final String DEFAULT_MAP_NAME = "sluice-counters";
 
+    private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
+
+    /** How long a compatibility probe waits for the members' answer. */
+    private static final Duration PROBE_WAIT = Duration.ofSeconds(5);
+
+    /** Who decides: the members' entry processors, this instance with compare-and-set writes, or nobody. */
+    private enum Decider { PROCESSORS, COMPARE_AND_SET, REFUSED }
+
     private final HazelcastInstance instance;
-    private final String mapName;
+    private final StoreOptions options;
     /** Got on first use: a client that has not yet connected cannot make the proxy. */
     private volatile @Nullable IMap<String, CounterState> map;
     private final boolean ownsInstance;
     /** What {@link #health()} calls this store: how it reaches the cluster. */
-    private final String mode;
+    private final String connection;
+    private volatile Decider decider = Decider.PROCESSORS;
+    /** Made when the members turn out to be incompatible and the options say to decide here instead. */
+    private volatile @Nullable CompareAndSetCounterStore compareAndSet;
 
-    private HazelcastCounterStore(HazelcastInstance instance, String mapName, boolean ownsInstance, String mode) {
+    private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
+                                  String connection) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
-        this.mapName = mapName;
+        this.options = options;
         this.ownsInstance = ownsInstance;
-        this.mode = mode;
+        this.connection = connection;
+    }
+
+    /** Probes the members now and, for a client, on every (re)connection; see the class comment. */
+    private HazelcastCounterStore checkingMembers() {
+        if (!(instance.getLocalEndpoint() instanceof Member)) {
+            instance.getLifecycleService().addLifecycleListener(event -> {
+                if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
+                    // Not on the event thread: the probe is a call to the cluster.
+                    CompletableFuture.runAsync(() -> checkMembers(false));
+                }
+            });
+        }
+        checkMembers(true);
+        return this;
+    }
+
+    private void checkMembers(boolean starting) {
+        MemberCompatibility.Result result = MemberCompatibility.probe(this::map, PROBE_WAIT);
+        switch (result.verdict()) {
+            case COMPATIBLE -> {
+                if (decider != Decider.PROCESSORS) {
+                    decider = Decider.PROCESSORS;
+                    LOG.log(System.Logger.Level.WARNING, "Sluice: the cluster's members run Sluice's entry processors"
+                            + " again; decisions go to them (counting afresh in map ''{0}'')", options.mapName());
+                }
+            }
+            case UNKNOWN -> LOG.log(System.Logger.Level.DEBUG, "Sluice: members not probed ({0}); probed again on "
+                    + "the next connection", result.cause());
+            case INCOMPATIBLE -> incompatible(result.cause(), starting);
+        }
+    }
+
+    private void incompatible(String cause, boolean starting) {
+        String problem = "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
+                + "dev.sluice:sluice-hazelcast and dev.sluice:sluice-core, of this application's version, on every "
+                + "member's class path (README: Running with your own Hazelcast cluster), or set "
+                + "StoreOptions.onIncompatibleMembers(COMPARE_AND_SET) (init-param "
+                + "hazelcast-incompatible-members=compare-and-set) to decide on the callers instead.";
+        if (options.onIncompatibleMembers() == StoreOptions.OnIncompatibleMembers.COMPARE_AND_SET) {
+            LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map ''{0}'' now.",
+                    options.compareAndSetMapName());
+            compareAndSet = new CompareAndSetCounterStore(instance, options.compareAndSetMapName());
+            decider = Decider.COMPARE_AND_SET;
+            return;
+        }
+        LOG.log(System.Logger.Level.ERROR, problem + (starting ? " The store does not start."
+                : " Every call fails until they can; the failure policy decides."));
+        decider = Decider.REFUSED;
+        if (starting) {
+            close();
+            throw new IllegalStateException(problem);
+        }
+    }
+
+    /** The decider when the members' processors do not decide: the compare-and-set store, or a refusal. */
+    private CounterStore elsewhere() {
+        CompareAndSetCounterStore onCallers = compareAndSet;
+        if (decider == Decider.COMPARE_AND_SET && onCallers != null) {
+            return onCallers;
+        }
+        throw new IllegalStateException("Sluice: the Hazelcast members cannot run Sluice's entry processors; see the"
+                + " ERROR logged when this was found");
     }
 
     /**
@@ -71,7 +155,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     public static HazelcastCounterStore startMember(MemberOptions options) {
         HazelcastInstance member = Hazelcast.newHazelcastInstance(ClusterSetup.memberConfig(options));
-        return new HazelcastCounterStore(member, options.store().mapName(), true, "hazelcast-member");
+        return new HazelcastCounterStore(member, options.store(), true, "hazelcast-member").checkingMembers();
     }
 
     /**
@@ -81,8 +165,8 @@ public final class HazelcastCounterStore implements CounterStore {
      * @throws java.io.UncheckedIOException if the client's configuration file cannot be read
      */
     public static HazelcastCounterStore connectClient(ClientOptions options) {
-        return new HazelcastCounterStore(ClusterSetup.startClient(options), options.store().mapName(), true,
-                "hazelcast-client");
+        return new HazelcastCounterStore(ClusterSetup.startClient(options), options.store(), true,
+                "hazelcast-client").checkingMembers();
     }
 
     /**
@@ -93,7 +177,7 @@ public final class HazelcastCounterStore implements CounterStore {
     public static HazelcastCounterStore using(HazelcastInstance instance, StoreOptions options) {
         Objects.requireNonNull(instance, "instance");
         ClusterSetup.addMapConfig(instance, options);
-        return new HazelcastCounterStore(instance, options.mapName(), false, "hazelcast-instance");
+        return new HazelcastCounterStore(instance, options, false, "hazelcast-instance").checkingMembers();
     }
 
     /** As {@link #using(HazelcastInstance, StoreOptions)} with {@link StoreOptions#defaults()}. */
@@ -103,6 +187,9 @@ public final class HazelcastCounterStore implements CounterStore {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (decider != Decider.PROCESSORS) {
+            return elsewhere().apply(key, policy, cost, maxDelayNanos);
+        }
         return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
     }
 
@@ -112,17 +199,26 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (decider != Decider.PROCESSORS) {
+            return elsewhere().applyAsync(key, policy, cost, maxDelayNanos);
+        }
         return map().submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos))
                 .thenApply(DecisionResult::decision);
     }
 
     @Override
     public Decision peek(String key, Policy policy, long cost) {
+        if (decider != Decider.PROCESSORS) {
+            return elsewhere().peek(key, policy, cost);
+        }
         return map().executeOnKey(key, new PeekProcessor(policy, cost)).decision();
     }
 
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        if (decider != Decider.PROCESSORS) {
+            return elsewhere().peekAsync(key, policy, cost);
+        }
         return map().submitToKey(key, new PeekProcessor(policy, cost))
                 .thenApply(DecisionResult::decision);
     }
@@ -140,7 +236,8 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     /**
-     * The store's mode ({@code hazelcast-member}, {@code hazelcast-client} or {@code hazelcast-instance}) and the
+     * The store's mode ({@code hazelcast-member}, {@code hazelcast-client} or {@code hazelcast-instance}, followed by
+     * {@code compare-and-set} or {@code refused: incompatible members} when the members cannot run Sluice) and the
      * members its instance sees now: 0 once the instance has shut down, and for a client that lost its cluster.
      * Failure counts are kept by a {@link dev.sluice.store.FailurePolicyStore} in front of it.
      */
@@ -154,6 +251,11 @@ public final class HazelcastCounterStore implements CounterStore {
                 // A client between connections may refuse the question: it sees no member.
             }
         }
+        String mode = switch (decider) {
+            case PROCESSORS -> connection;
+            case COMPARE_AND_SET -> connection + " compare-and-set";
+            case REFUSED -> connection + " refused: incompatible members";
+        };
         return new StoreHealth(mode, members, 0, 0, 0);
     }
 
@@ -165,7 +267,7 @@ public final class HazelcastCounterStore implements CounterStore {
     private IMap<String, CounterState> map() {
         IMap<String, CounterState> known = map;
         if (known == null) {
-            known = instance.getMap(mapName);
+            known = instance.getMap(options.mapName());
             map = known;
         }
         return known;

@@ -5,6 +5,7 @@ import dev.sluice.store.CounterStoreProvider.Context;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -19,6 +20,7 @@ final class InitParams {
     static final String MEMBERS = "hazelcast-members";
     static final String PORT = "hazelcast-port";
     static final String INTERFACE = "hazelcast-interface";
+    static final String INCOMPATIBLE_MEMBERS = "hazelcast-incompatible-members";
 
     /** The interface a member of the init-params binds to unless told: this machine only, never the network. */
     static final String DEFAULT_INTERFACE = "127.0.0.1";
@@ -67,11 +69,18 @@ final class InitParams {
         return options.build();
     }
 
-    /** The counters map of the context's namespace: one map per application sharing the cluster. */
+    /**
+     * The counters map of the context's namespace (one map per application sharing the cluster), and
+     * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}.
+     */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
-        return StoreOptions.builder().mapName(HazelcastCounterStore.DEFAULT_MAP_NAME
-                + (namespace.equals("/") ? "" : namespace)).build();
+        StoreOptions.Builder options = StoreOptions.builder().mapName(HazelcastCounterStore.DEFAULT_MAP_NAME
+                + (namespace.equals("/") ? "" : namespace));
+        context.setting(INCOMPATIBLE_MEMBERS, value -> options.onIncompatibleMembers(
+                StoreOptions.OnIncompatibleMembers.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'))),
+                "one of refuse, compare-and-set");
+        return options.build();
     }
 
     /** Fails if any of {@code others} is set: {@code reason} (an init-param or the store) leaves no room for them. */

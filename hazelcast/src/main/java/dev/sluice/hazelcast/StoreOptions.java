@@ -6,6 +6,7 @@ import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
+import java.util.Objects;
 
 /**
  * The counters map of a {@link HazelcastCounterStore}: its name, its synchronous backups and how many keys one member
@@ -26,14 +27,30 @@ public final class StoreOptions {
 
     private static final StoreOptions DEFAULTS = builder().build();
 
+    /** What the store does when the cluster's members cannot run Sluice's entry processors. */
+    public enum OnIncompatibleMembers {
+        /**
+         * Refuse: a store that finds such members when it starts fails to start; one that finds them later (a client
+         * reconnecting to other members) fails every call, so its failure policy decides, loudly.
+         */
+        REFUSE,
+        /**
+         * Decide on the callers instead, with compare-and-set writes of plain values that any member can hold (see
+         * {@link CompareAndSetCounterStore}): exact, slower, and counting afresh in a map of its own.
+         */
+        COMPARE_AND_SET
+    }
+
     private final String mapName;
     private final int backupCount;
     private final int maxKeysPerMember;
+    private final OnIncompatibleMembers onIncompatibleMembers;
 
     private StoreOptions(Builder builder) {
         this.mapName = builder.mapName;
         this.backupCount = builder.backupCount;
         this.maxKeysPerMember = builder.maxKeysPerMember;
+        this.onIncompatibleMembers = builder.onIncompatibleMembers;
     }
 
     /** The map {@value HazelcastCounterStore#DEFAULT_MAP_NAME}, with the default backups and bound. */
@@ -60,6 +77,16 @@ public final class StoreOptions {
         return maxKeysPerMember;
     }
 
+    /** What the store does when the members cannot run Sluice's processors; {@code REFUSE} unless set. */
+    public OnIncompatibleMembers onIncompatibleMembers() {
+        return onIncompatibleMembers;
+    }
+
+    /** The map the compare-and-set mode counts in: apart from the processors' map, whose values it cannot read. */
+    String compareAndSetMapName() {
+        return "cas-" + mapName;
+    }
+
     /**
      * The counters map's configuration: these backups, this per-member bound (least recently used keys evicted
      * first, forgetting what they had consumed), objects in memory and the {@link MoreConsumedMergePolicy}.
@@ -81,7 +108,7 @@ public final class StoreOptions {
     @Override
     public String toString() {
         return "StoreOptions[mapName=" + mapName + ", backupCount=" + backupCount + ", maxKeysPerMember="
-                + maxKeysPerMember + "]";
+                + maxKeysPerMember + ", onIncompatibleMembers=" + onIncompatibleMembers + "]";
     }
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
@@ -89,8 +116,15 @@ public final class StoreOptions {
         private String mapName = HazelcastCounterStore.DEFAULT_MAP_NAME;
         private int backupCount = DEFAULT_BACKUP_COUNT;
         private int maxKeysPerMember = DEFAULT_MAX_KEYS_PER_MEMBER;
+        private OnIncompatibleMembers onIncompatibleMembers = OnIncompatibleMembers.REFUSE;
 
         private Builder() {
+        }
+
+        /** What to do when the members cannot run Sluice's processors; default {@code REFUSE}. */
+        public Builder onIncompatibleMembers(OnIncompatibleMembers choice) {
+            this.onIncompatibleMembers = Objects.requireNonNull(choice, "onIncompatibleMembers");
+            return this;
         }
 
         /** The name of the counters map; default {@value HazelcastCounterStore#DEFAULT_MAP_NAME}. */

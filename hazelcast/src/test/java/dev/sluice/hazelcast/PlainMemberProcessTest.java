@@ -78,6 +78,42 @@ class PlainMemberProcessTest {
         assertThat(client.getMap("counters").getEntryView("k").getTtl()).isEqualTo(61_000);
     }
 
+    @Test
+    void connectClient_membersWithoutSluice_refusesToStartNamingTheCauseAndTheFix() throws Exception {
+        String clusterName = ClusterSupport.newClusterName();
+        int port = ClusterSupport.freePort();
+        member = startPlainMember(clusterName, port, hazelcastJarOnly());
+        ClientOptions options = ClusterSupport.client(clusterName, ClusterSupport.LOOPBACK + ":" + port)
+                .startWait(Duration.ofSeconds(90)).build();
+
+        assertThatThrownBy(() -> HazelcastCounterStore.connectClient(options))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the Hazelcast members cannot run Sluice's entry processors")
+                .hasMessageContaining("dev.sluice:sluice-hazelcast and dev.sluice:sluice-core")
+                .hasMessageContaining("onIncompatibleMembers(COMPARE_AND_SET)");
+    }
+
+    @Test
+    void connectClient_membersWithoutSluiceAndCompareAndSetChosen_decidesExactlyOnTheCallers() throws Exception {
+        String clusterName = ClusterSupport.newClusterName();
+        int port = ClusterSupport.freePort();
+        member = startPlainMember(clusterName, port, hazelcastJarOnly());
+        ClientOptions options = ClusterSupport.client(clusterName, ClusterSupport.LOOPBACK + ":" + port)
+                .startWait(Duration.ofSeconds(90))
+                .store(StoreOptions.builder()
+                        .onIncompatibleMembers(StoreOptions.OnIncompatibleMembers.COMPARE_AND_SET).build())
+                .build();
+
+        try (HazelcastCounterStore store = HazelcastCounterStore.connectClient(options)) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).as("permit %d", i + 1).isTrue();
+            }
+            assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).isFalse();
+            assertThat(store.health().mode()).isEqualTo("hazelcast-client compare-and-set");
+            assertThat(store.health().membersSeen()).isEqualTo(1);
+        }
+    }
+
     /** This JVM's class path reduced to the Hazelcast jar: no Sluice module, classes or test classes. */
     private static List<String> hazelcastJarOnly() {
         return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
