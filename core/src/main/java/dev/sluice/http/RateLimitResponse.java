@@ -28,6 +28,13 @@ public final class RateLimitResponse {
      */
     public static final String EVALUATION_ATTRIBUTE = "dev.sluice.evaluation";
 
+    /**
+     * The servlet context attribute under which the servlet filter publishes the {@code CounterStore} it counts in,
+     * so that the Jersey binding of the same web application, given no store of its own, counts in the same one:
+     * one store per application.
+     */
+    public static final String STORE_ATTRIBUTE = "dev.sluice.store";
+
     private final Evaluation evaluation;
     private final List<RuleDecision> enforced;
 

@@ -57,9 +57,10 @@ public class RateLimitFilter implements Filter {
 
     /**
      * The servlet context attribute holding the started filter's {@link CounterStore} (set in {@link #init},
-     * removed in {@link #destroy}). With several Sluice filters in one context, the one initialised last.
+     * removed in {@link #destroy}), where the Jersey binding of the same application finds it. With several Sluice
+     * filters in one context, the one initialised last.
      */
-    public static final String STORE_ATTRIBUTE = RateLimitFilter.class.getName() + ".store";
+    public static final String STORE_ATTRIBUTE = RateLimitResponse.STORE_ATTRIBUTE;
 
     /**
      * The servlet context attribute holding a {@code Supplier<StoreHealth>} of the started filter's store: its mode,

@@ -1,6 +1,7 @@
 package dev.sluice.jersey;
 
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleSet;
@@ -9,6 +10,7 @@ import dev.sluice.store.LocalCounterStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.glassfish.jersey.server.spi.Container;
 import org.glassfish.jersey.server.spi.ContainerLifecycleListener;
 import org.jspecify.annotations.Nullable;
@@ -16,13 +18,22 @@ import org.jspecify.annotations.Nullable;
 /**
  * What one configured {@link RateLimitFeature} holds for one application: the rules (built at deployment, once the
  * resource model is known), the store and the header style. Closes what it opened when the container shuts down.
+ *
+ * <p>One store per application: a feature given no store counts in the store a Sluice servlet filter of the same web
+ * application published ({@link RateLimitResponse#STORE_ATTRIBUTE}), so annotation limits are shared wherever the
+ * filter's are; only when there is none does it open a local store of its own. It logs which, at start.
  */
 final class Limiting implements ContainerLifecycleListener {
 
+    private static final System.Logger LOG = System.getLogger(RateLimitFeature.class.getName());
+
     private final @Nullable Path rulesFile;
     private final Duration reloadInterval;
-    private final @Nullable CounterStore ownStore;
-    private final CounterStore store;
+    private final @Nullable CounterStore givenStore;
+    /** A local store this opened because no other was found; closed on shutdown. */
+    private volatile @Nullable CounterStore ownStore;
+    /** Decided at start: the given store, the servlet filter's, or an own local one. */
+    private volatile @Nullable CounterStore store;
     private final HeaderStyle headerStyle;
     /** The rules; null until the resource model is known. */
     private volatile @Nullable ReloadingRuleSet rules;
@@ -30,8 +41,8 @@ final class Limiting implements ContainerLifecycleListener {
     Limiting(@Nullable Path rulesFile, Duration reloadInterval, @Nullable CounterStore store, HeaderStyle headerStyle) {
         this.rulesFile = rulesFile;
         this.reloadInterval = reloadInterval;
-        this.ownStore = store == null ? new LocalCounterStore() : null;
-        this.store = new NonQueueingStore(store == null ? ownStore : store);
+        this.givenStore = store;
+        this.store = store == null ? null : new NonQueueingStore(store);
         this.headerStyle = headerStyle;
     }
 
@@ -57,7 +68,30 @@ final class Limiting implements ContainerLifecycleListener {
     }
 
     CounterStore store() {
-        return store;
+        CounterStore decided = store;
+        return decided != null ? decided : chooseStore(Optional.empty());
+    }
+
+    /** The filter's store when one was published, else an own local store; logged, once. */
+    private synchronized CounterStore chooseStore(Optional<CounterStore> published) {
+        CounterStore decided = store;
+        if (decided != null) {
+            return decided;
+        }
+        if (published.isPresent()) {
+            LOG.log(System.Logger.Level.INFO, "Sluice's Jersey binding counts in the servlet filter''s store ({0}), "
+                    + "as the filter does", published.get().health().mode());
+            decided = new NonQueueingStore(published.get());
+        } else {
+            LOG.log(System.Logger.Level.INFO, "Sluice's Jersey binding was given no store, and no Sluice servlet "
+                    + "filter published one (servlet context attribute {0}): it counts in a local store of its own, "
+                    + "so its limits are not shared with other instances", RateLimitResponse.STORE_ATTRIBUTE);
+            CounterStore local = new LocalCounterStore();
+            ownStore = local;
+            decided = new NonQueueingStore(local);
+        }
+        store = decided;
+        return decided;
     }
 
     HeaderStyle headerStyle() {
@@ -66,6 +100,9 @@ final class Limiting implements ContainerLifecycleListener {
 
     @Override
     public void onStartup(Container container) {
+        if (givenStore == null) {
+            chooseStore(ServletAddressCapture.available() ? PublishedStore.in(container) : Optional.empty());
+        }
     }
 
     @Override
@@ -75,8 +112,9 @@ final class Limiting implements ContainerLifecycleListener {
     @Override
     public synchronized void onShutdown(Container container) {
         closeRules();
-        if (ownStore != null) {
-            ownStore.close();
+        CounterStore local = ownStore;
+        if (local != null) {
+            local.close();
         }
     }
 
