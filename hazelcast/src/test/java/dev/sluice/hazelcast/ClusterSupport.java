@@ -142,16 +142,24 @@ public final class ClusterSupport {
         }
     }
 
-    /** A key, starting with {@code prefix}, whose partition is owned by {@code owner}. */
+    /**
+     * A key, starting with {@code prefix}, whose partition is owned by {@code owner}; waits (up to 30 s) while a
+     * cluster that just formed has not yet given the member any partition.
+     */
     static String keyOwnedBy(HazelcastInstance owner, String prefix) {
-        for (int i = 0; i < 10_000; i++) {
-            String key = prefix + i;
-            Partition partition = owner.getPartitionService().getPartition(key);
-            if (owner.getCluster().getLocalMember().equals(partition.getOwner())) {
-                return key;
+        String[] found = new String[1];
+        await(() -> {
+            for (int i = 0; i < 10_000; i++) {
+                String key = prefix + i;
+                Partition partition = owner.getPartitionService().getPartition(key);
+                if (owner.getCluster().getLocalMember().equals(partition.getOwner())) {
+                    found[0] = key;
+                    return true;
+                }
             }
-        }
-        throw new AssertionError("no key owned by " + owner.getCluster().getLocalMember());
+            return false;
+        }, Duration.ofSeconds(30), "a key owned by " + owner.getCluster().getLocalMember());
+        return found[0];
     }
 
     public static void closeAll(List<HazelcastCounterStore> stores) {
