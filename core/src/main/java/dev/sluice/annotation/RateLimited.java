@@ -54,6 +54,15 @@ public @interface RateLimited {
      */
     String[] key() default "ip";
 
+    /**
+     * What a request lacking the {@link #key()} attribute gets: by default it is counted under a fallback key (the
+     * client's address unless {@link #fallbackKey()} names one); {@link OnMissingKey#SKIP} leaves it uncounted.
+     */
+    OnMissingKey onMissingKey() default OnMissingKey.FALLBACK;
+
+    /** With {@link OnMissingKey#FALLBACK}, the one key all requests lacking theirs share; empty for the client address. */
+    String fallbackKey() default "";
+
     /** Permits each request costs. */
     long cost() default 1;
 

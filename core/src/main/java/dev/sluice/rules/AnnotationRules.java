@@ -91,15 +91,20 @@ public final class AnnotationRules {
         for (RateLimited other : group) {
             boolean agree = other.algorithm() == first.algorithm() && Arrays.equals(other.key(), first.key())
                     && other.cost() == first.cost() && other.shadow() == first.shadow()
-                    && other.rule().equals(first.rule());
+                    && other.rule().equals(first.rule()) && other.onMissingKey() == first.onMissingKey()
+                    && other.fallbackKey().equals(first.fallbackKey());
             if (!agree) {
                 throw new RulesException(origin + ": annotations sharing an id must agree on rule, algorithm, key,"
-                        + " cost and shadow");
+                        + " onMissingKey, fallbackKey, cost and shadow");
             }
         }
         try {
             Rule.Builder rule = Rule.builder(id).origin(origin).resourceMethods(Set.of(method)).key(key(first.key()))
-                    .cost(first.cost()).mode(first.shadow() ? Mode.SHADOW : Mode.ENFORCE);
+                    .cost(first.cost()).mode(first.shadow() ? Mode.SHADOW : Mode.ENFORCE)
+                    .onMissingKey(first.onMissingKey());
+            if (!first.fallbackKey().isEmpty()) {
+                rule.fallbackKey(first.fallbackKey());
+            }
             if (!first.rule().isEmpty()) {
                 if (!first.id().isEmpty() && !first.id().equals(first.rule())) {
                     throw new IllegalArgumentException("rule = \"" + first.rule()

@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.store.CounterStore;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -37,8 +38,12 @@ final class CompiledRule {
     private final Map<String, Counter> tierCounters;
     /** The exempt keys as a request's key resolves them, so they compare equal. */
     private final Set<String> exemptKeyValues;
+    /** The prefix of the fallback key of a request lacking its key, before its client address. */
+    static final String MISSING_KEY = "missing|";
+
     /** The fallback key as a counter key part; null when requests lacking the key skip the rule. */
     private final @Nullable String fallbackKeyValue;
+    private final boolean skipsMissingKey;
     private final long maxDelayNanos;
 
     /** Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}. */
@@ -58,6 +63,7 @@ final class CompiledRule {
         this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value))
                 .collect(Collectors.toUnmodifiableSet());
         this.fallbackKeyValue = rule.fallbackKey().map(KeyText::bound).orElse(null);
+        this.skipsMissingKey = rule.onMissingKey() == OnMissingKey.SKIP;
         this.maxDelayNanos = rule.maxDelay().toNanos();
     }
 
@@ -88,7 +94,9 @@ final class CompiledRule {
 
     /**
      * Counts the request in {@code store} under its key, its tier's counter and the rule's cost; null when the rule
-     * exempts the request, or the request lacks the key and the rule has no fallback key.
+     * exempts the request, or the request lacks the key and the rule skips such requests. A request lacking the key
+     * otherwise counts under the rule's fallback key or, without one, under {@link #MISSING_KEY} and its client
+     * address: a text no request's own key can be, since key values have their {@code |} escaped.
      *
      * @param pattern the pattern that matched, for path variables; null when matched by resource method
      */
@@ -98,11 +106,11 @@ final class CompiledRule {
         }
         String key = context.resolve(rule.key(), pattern);
         if (key == null) {
-            key = fallbackKeyValue;
+            if (skipsMissingKey) {
+                return null;
+            }
+            key = fallbackKeyValue != null ? fallbackKeyValue : MISSING_KEY + context.clientAddressKey();
         } else if (exemptKeyValues.contains(key)) {
-            return null;
-        }
-        if (key == null) {
             return null;
         }
         Counter counter = tierKey == null ? defaultCounter : tierCounter(context.resolve(tierKey, pattern));

@@ -55,7 +55,7 @@ final class RequestContext {
     }
 
     /** The client address as a key, made once per request however many rules key by it. */
-    private String ipKey() {
+    String clientAddressKey() {
         String known = ipKey;
         if (known == null) {
             known = KeyText.bound(ClientAddresses.format(clientAddress(), view.remoteAddress()));
@@ -78,7 +78,7 @@ final class RequestContext {
      */
     @Nullable String resolve(KeySpec key, @Nullable PathPattern pattern) {
         return switch (key.kind()) {
-            case IP -> ipKey();
+            case IP -> clientAddressKey();
             case CONSTANT -> "*";
             case COMPOSITE -> resolveComposite(key, pattern);
             default -> {

@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.annotation.OnMissingKey;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -72,6 +73,7 @@ public final class Rule {
     private final List<String> exemptAddresses;
     private final CidrSet exemptRanges;
     private final Set<String> exemptKeys;
+    private final OnMissingKey onMissingKey;
     private final @Nullable String fallbackKey;
     private final @Nullable RuleResponse response;
     private final Duration maxDelay;
@@ -108,7 +110,12 @@ public final class Rule {
         this.exemptAddresses = List.copyOf(b.exemptAddresses);
         this.exemptRanges = b.exemptRanges;
         this.exemptKeys = Set.copyOf(b.exemptKeys);
+        this.onMissingKey = b.onMissingKey;
         this.fallbackKey = b.fallbackKey;
+        if (onMissingKey == OnMissingKey.SKIP && fallbackKey != null) {
+            throw new InvalidValueException("fallbackKey", "no fallbackKey when requests lacking the key skip the rule",
+                    InvalidValueException.quoted(fallbackKey));
+        }
         this.response = b.response;
         this.maxDelay = b.maxDelay;
     }
@@ -131,6 +138,7 @@ public final class Rule {
         this.exemptAddresses = rule.exemptAddresses;
         this.exemptRanges = rule.exemptRanges;
         this.exemptKeys = rule.exemptKeys;
+        this.onMissingKey = rule.onMissingKey;
         this.fallbackKey = rule.fallbackKey;
         this.response = rule.response;
         this.maxDelay = rule.maxDelay;
@@ -238,6 +246,10 @@ public final class Rule {
     }
 
     /** The key counted when the request lacks the key's attribute; empty to skip the rule for such a request. */
+    public OnMissingKey onMissingKey() {
+        return onMissingKey;
+    }
+
     public Optional<String> fallbackKey() {
         return Optional.ofNullable(fallbackKey);
     }
@@ -322,6 +334,7 @@ public final class Rule {
         private final List<String> exemptAddresses = new ArrayList<>();
         private CidrSet exemptRanges = CidrSet.EMPTY;
         private final Set<String> exemptKeys = new LinkedHashSet<>();
+        private OnMissingKey onMissingKey = OnMissingKey.FALLBACK;
         private @Nullable String fallbackKey;
         private @Nullable RuleResponse response;
         private Duration maxDelay = Duration.ZERO;
@@ -446,7 +459,17 @@ public final class Rule {
         }
 
         /**
-         * Counts requests lacking the key's attribute under {@code key}; by default they skip the rule.
+         * What requests lacking the key's attribute get: {@link OnMissingKey#FALLBACK} by default, counted under the
+         * {@linkplain #fallbackKey fallback key} or, without one, the client's address; or {@link OnMissingKey#SKIP}.
+         */
+        public Builder onMissingKey(OnMissingKey choice) {
+            this.onMissingKey = Objects.requireNonNull(choice, "onMissingKey");
+            return this;
+        }
+
+        /**
+         * Counts requests lacking the key's attribute under {@code key}, one counter for all of them, instead of under
+         * each client's address; not with {@link OnMissingKey#SKIP}.
          *
          * @throws IllegalArgumentException when the key is blank
          */

@@ -11,6 +11,7 @@ import static dev.sluice.rules.JsonFields.string;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.rules.JsonTree.Node;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -347,14 +348,19 @@ public final class RulesFile {
         }
     }
 
+    /** {@code onMissingKey}: {@code fallback} (the default, under {@code fallbackKey} or the client) or {@code skip}. */
     private static void missingKey(JsonFields fields, Rule.Builder rule) {
-        boolean fallback = fields.has("onMissingKey")
-                && choice(fields.required("onMissingKey"), List.of("skip", "fallback")).equals("fallback");
-        if (fallback) {
+        boolean skip = fields.has("onMissingKey")
+                && choice(fields.required("onMissingKey"), List.of("skip", "fallback")).equals("skip");
+        if (skip) {
+            rule.onMissingKey(OnMissingKey.SKIP);
+        }
+        if (fields.has("fallbackKey")) {
             Node key = fields.required("fallbackKey");
+            if (skip) {
+                throw key.error("\"fallbackKey\" cannot be used with \"onMissingKey\": \"skip\"");
+            }
             at(key, () -> rule.fallbackKey(string(key)));
-        } else if (fields.has("fallbackKey")) {
-            throw fields.required("fallbackKey").error("\"fallbackKey\" needs \"onMissingKey\": \"fallback\"");
         }
     }
 

@@ -8,6 +8,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.rules.ClientAddresses.Header;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
@@ -190,14 +191,39 @@ class RuleSetTest {
     }
 
     @Test
-    void evaluate_missingKey_skipsTheRuleOrCountsUnderFallback() {
-        RuleSet skipping = rules(rule("skip", 1, "/a").key(KeySpec.principal()).build());
+    void evaluate_missingKey_skipsTheRuleOnlyWhenItSaysSo_orCountsUnderItsFallbackKey() {
+        RuleSet skipping = rules(rule("skip", 1, "/a").key(KeySpec.principal()).onMissingKey(OnMissingKey.SKIP)
+                .build());
         RuleSet fallback = rules(rule("fallback", 1, "/a").key(KeySpec.principal()).fallbackKey("anonymous").build());
 
         assertThat(evaluate(skipping, TestRequest.get("/a"), 3).matched()).isFalse();
         Evaluation anonymous = evaluate(fallback, TestRequest.get("/a"), 2);
         assertThat(anonymous.allowed()).isFalse();
         assertThat(anonymous.outcomes().get(0).key()).isEqualTo("anonymous");
+    }
+
+    @Test
+    void evaluate_missingKeyByDefault_countsEachClientApartFromRealKeyValues() {
+        RuleSet rules = rules(rule("api", 1, "/a").key(KeySpec.of(KeySpec.Kind.HEADER, "X-Api-Key")).build());
+
+        Evaluation first = evaluate(rules, TestRequest.get("/a").from("198.51.100.1"), 1);
+        Evaluation again = evaluate(rules, TestRequest.get("/a").from("198.51.100.1"), 1);
+        Evaluation otherClient = evaluate(rules, TestRequest.get("/a").from("198.51.100.2"), 1);
+        Evaluation keyedLikeTheAddress = evaluate(rules, TestRequest.get("/a").from("198.51.100.1")
+                .header("X-Api-Key", "198.51.100.1"), 1);
+
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.outcomes().get(0).key()).isEqualTo("missing|198.51.100.1");
+        assertThat(again.allowed()).as("leaving the key out gets no request past the limit").isFalse();
+        assertThat(otherClient.allowed()).isTrue();
+        assertThat(keyedLikeTheAddress.allowed()).as("a real key value never shares the fallback's counter")
+                .isTrue();
+    }
+
+    @Test
+    void build_skipWithAFallbackKey_isRefused() {
+        assertThatThrownBy(() -> rule("r", 1, "/a").key(KeySpec.principal()).onMissingKey(OnMissingKey.SKIP)
+                .fallbackKey("anonymous").build()).hasMessageContaining("fallbackKey");
     }
 
     @Test

@@ -119,7 +119,8 @@ class DemoApplicationTest {
         for (int i = 0; i < 6; i++) {
             assertThat(http.get("/api/catalog", client("198.51.100.5")).statusCode()).isEqualTo(200);
         }
-        JsonNode stats = http.ruleStats("catalog-shadow");
+        JsonNode stats = http.ruleStatsOnce("catalog-shadow",
+                rule -> total(rule, "allowed") + total(rule, "shadowRejected") == 6);
         assertThat(stats.path("mode").asText()).isEqualTo("shadow");
         assertThat(total(stats, "shadowRejected")).isEqualTo(3);
         assertThat(total(stats, "rejected")).isZero();
@@ -139,7 +140,8 @@ class DemoApplicationTest {
         } finally {
             senders.shutdownNow();
         }
-        JsonNode stats = http.ruleStats("orders-queued");
+        JsonNode stats = http.ruleStatsOnce("orders-queued",
+                rule -> total(rule, "allowed") + total(rule, "delayed") + total(rule, "rejected") == burst);
         assertThat(total(stats, "delayed")).as("held for their slot").isPositive();
         assertThat(total(stats, "rejected")).as("past the queue").isPositive();
         assertThat(total(stats, "allowed") + total(stats, "delayed") + total(stats, "rejected")).isEqualTo(burst);

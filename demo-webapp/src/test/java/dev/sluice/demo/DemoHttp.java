@@ -9,6 +9,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** Real HTTP requests to one running demo instance. Thread-safe. */
 final class DemoHttp {
@@ -61,6 +63,20 @@ final class DemoHttp {
             }
         }
         return JSON.missingNode();
+    }
+
+    /**
+     * The stats of one rule once {@code settled} holds for them, polled for at most 10 s: the stats filter records a
+     * request after the rest of the chain returned, which may be after the client has its response.
+     */
+    JsonNode ruleStatsOnce(String ruleId, Predicate<JsonNode> settled) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        JsonNode stats = ruleStats(ruleId);
+        while (!settled.test(stats) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            stats = ruleStats(ruleId);
+        }
+        return stats;
     }
 
     /** The sum of one outcome's series ({@code allowed}, {@code rejected}, ...) of a rule's stats. */

@@ -38,6 +38,8 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The filter on a real Jetty 12, asked over real HTTP. */
@@ -395,6 +397,19 @@ class RateLimitFilterTest {
         @Override
         public void close() {
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"header\", \"name\": \"X-Api-Key", "cookie\", \"name\": \"session",
+            "query\", \"name\": \"api_key", "principal"})
+    void filter_requestLackingItsKey_isCountedByItsAddressAndGetsNoFurtherThanTheLimit(String key) throws Exception {
+        JettyServer server = start(("{\"rules\": [{\"id\": \"keyed\", \"match\": {\"paths\": [\"/api/**\"]},"
+                + " \"key\": {\"type\": \"%s\"}, \"limits\": [{\"permits\": 2, \"period\": \"1m\"}]}]}")
+                .formatted(key), s -> s);
+
+        assertThat(server.get("/api/export").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/export").statusCode()).isEqualTo(200);
+        assertThat(server.get("/api/export").statusCode()).as("without the key " + key).isEqualTo(429);
     }
 
     @Test

@@ -19,6 +19,8 @@ import org.glassfish.jersey.server.ApplicationHandler;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Jersey binding in a real Jersey application on a real Jetty 12, asked over real HTTP. */
@@ -94,8 +96,9 @@ class RateLimitFeatureTest {
         assertThat(server.get("/items/mine", "X-User", "alice").statusCode()).isEqualTo(429);
         assertThat(server.get("/items/mine", "X-User", "bob").statusCode()).isEqualTo(200);
         HttpResponse<String> anonymous = server.get("/items/mine");
-        assertThat(anonymous.statusCode()).as("no principal: the rule is skipped").isEqualTo(200);
-        assertThat(anonymous.headers().firstValue("RateLimit")).isEmpty();
+        assertThat(anonymous.statusCode()).as("no principal: counted under the client's address").isEqualTo(200);
+        assertThat(anonymous.headers().firstValue("RateLimit")).hasValue("\"mine:1/1m\";r=0;t=60");
+        assertThat(server.get("/items/mine").statusCode()).as("anonymous again, same address").isEqualTo(429);
     }
 
     @Test
@@ -172,6 +175,16 @@ class RateLimitFeatureTest {
         assertThat(response.headers().firstValue("RateLimit-Policy"))
                 .hasValue("\"all-items:10/1m\";q=10;w=60, \"items:3/1m\";q=3;w=60");
         assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"header", "cookie", "query", "principal"})
+    void annotation_requestLackingItsKey_isCountedAndGetsNoFurtherThanTheLimit(String key) throws Exception {
+        JettyServer server = start(new ResourceConfig(Resources.Keyed.class).register(new RateLimitFeature()), null);
+
+        assertThat(server.get("/keyed/" + key).statusCode()).isEqualTo(200);
+        assertThat(server.get("/keyed/" + key).statusCode()).isEqualTo(200);
+        assertThat(server.get("/keyed/" + key).statusCode()).as("without the " + key + " key").isEqualTo(429);
     }
 
     @Test

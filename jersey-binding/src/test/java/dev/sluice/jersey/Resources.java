@@ -60,6 +60,39 @@ final class Resources {
     }
 
     /** No annotations: limited only by rules files. */
+    /** One method per kind of key a request can leave out, each 2 per minute. */
+    @Path("/keyed")
+    public static class Keyed {
+
+        @GET
+        @Path("/header")
+        @RateLimited(id = "by-header", permits = 2, period = "1m", key = "header:X-Api-Key")
+        public String header() {
+            return "header";
+        }
+
+        @GET
+        @Path("/cookie")
+        @RateLimited(id = "by-cookie", permits = 2, period = "1m", key = "cookie:session")
+        public String cookie() {
+            return "cookie";
+        }
+
+        @GET
+        @Path("/query")
+        @RateLimited(id = "by-query", permits = 2, period = "1m", key = "query:api_key")
+        public String query() {
+            return "query";
+        }
+
+        @GET
+        @Path("/principal")
+        @RateLimited(id = "by-principal", permits = 2, period = "1m", key = "principal")
+        public String principal() {
+            return "principal";
+        }
+    }
+
     @Path("/plain")
     public static class Plain {
         @GET
