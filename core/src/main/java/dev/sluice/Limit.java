@@ -33,7 +33,9 @@ public final class Limit {
     private final long periodNanos;
     private final long capacity;
     private final String name;
-    /** Computed on first use and kept (as {@code String} does): members build limits per decision, never hashing them. */
+    /**
+     * Computed on first use and kept (as {@code String} does): members build limits per decision, never hashing them.
+     */
     private int hash;
 
     private Limit(long permits, long periodNanos, long capacity, String name) {

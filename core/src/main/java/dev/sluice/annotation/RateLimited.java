@@ -60,7 +60,10 @@ public @interface RateLimited {
      */
     OnMissingKey onMissingKey() default OnMissingKey.FALLBACK;
 
-    /** With {@link OnMissingKey#FALLBACK}, the one key all requests lacking theirs share; empty for the client address. */
+    /**
+     * With {@link OnMissingKey#FALLBACK}, the one key all requests lacking theirs share; empty (the default) for each
+     * client's address.
+     */
     String fallbackKey() default "";
 
     /** Permits each request costs. */

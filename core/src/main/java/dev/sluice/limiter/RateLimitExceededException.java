@@ -20,8 +20,8 @@ public class RateLimitExceededException extends RuntimeException {
 
     private static String message(Decision decision, long cost, Duration maxWait) {
         if (!decision.canSucceed()) {
-            return "rate limit '" + decision.limitName() + "': a cost of " + cost + " can never be granted, the capacity is "
-                    + decision.limit();
+            return "rate limit '" + decision.limitName() + "': a cost of " + cost
+                    + " can never be granted, the capacity is " + decision.limit();
         }
         return "rate limit '" + decision.limitName() + "' exceeded: a cost of " + cost + " would be granted in "
                 + decision.retryAfter() + ", longer than the maximum wait of " + maxWait;

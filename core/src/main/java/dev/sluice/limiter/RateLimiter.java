@@ -160,7 +160,8 @@ public final class RateLimiter {
             if (policy == null) {
                 throw new IllegalStateException("a policy is required");
             }
-            CounterStore chosen = store != null ? store : new LocalCounterStore(time, LocalCounterStore.DEFAULT_MAX_KEYS);
+            CounterStore chosen = store != null ? store
+                    : new LocalCounterStore(time, LocalCounterStore.DEFAULT_MAX_KEYS);
             return new RateLimiter(policy, chosen, time);
         }
     }

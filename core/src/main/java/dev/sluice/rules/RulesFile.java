@@ -348,7 +348,7 @@ public final class RulesFile {
         }
     }
 
-    /** {@code onMissingKey}: {@code fallback} (the default, under {@code fallbackKey} or the client) or {@code skip}. */
+    /** {@code onMissingKey}: {@code fallback} (the default: {@code fallbackKey}, or the client) or {@code skip}. */
     private static void missingKey(JsonFields fields, Rule.Builder rule) {
         boolean skip = fields.has("onMissingKey")
                 && choice(fields.required("onMissingKey"), List.of("skip", "fallback")).equals("skip");

@@ -124,7 +124,8 @@ public final class FailurePolicyStore implements CounterStore {
 
     /** This store, also telling {@code newListener} of every failure (for metrics); counters are not shared. */
     public FailurePolicyStore listeningTo(FailureListener newListener) {
-        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, newListener, maxPending, log.settings());
+        return new FailurePolicyStore(remote, timeoutNanos, onFailure, fallback, newListener, maxPending,
+                log.settings());
     }
 
     /**

@@ -6,9 +6,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * Counts events over the last minute, in one-second buckets, without locks.
  *
  * <p>Each of the 60 buckets packs the second it counts (the upper 24 bits: seconds modulo 2^24, about 194 days) and its
- * count (the lower {@value #COUNT_BITS} bits) into one {@code long}, so moving a bucket to a new second and counting in it is one compare-and-set: no event is
- * lost to a race between resetting a bucket and counting in it. Used on failure paths only, where a shed storm may
- * count tens of thousands of events a second from many threads. Thread-safe.
+ * count (the lower {@value #COUNT_BITS} bits) into one {@code long}, so moving a bucket to a new second and counting in
+ * it is one compare-and-set: no event is lost to a race between resetting a bucket and counting in it. Used on failure
+ * paths only, where a shed storm may count tens of thousands of events a second from many threads. Thread-safe.
  */
 final class RecentCount {
 

@@ -43,7 +43,8 @@ class FailurePolicyStoreLoggingTest {
 
         assertThat(logger.lines).singleElement().satisfies(line -> {
             assertThat(line.level()).isEqualTo(System.Logger.Level.WARNING);
-            assertThat(line.text()).contains("java.lang.IllegalStateException", "lets those requests through unlimited");
+            assertThat(line.text()).contains("java.lang.IllegalStateException",
+                    "lets those requests through unlimited");
         });
     }
 
@@ -206,7 +207,8 @@ class FailurePolicyStoreLoggingTest {
         }
 
         @Override
-        public void log(Level level, @Nullable ResourceBundle bundle, @Nullable String msg, @Nullable Throwable thrown) {
+        public void log(Level level, @Nullable ResourceBundle bundle, @Nullable String msg,
+                        @Nullable Throwable thrown) {
             if (isLoggable(level)) {
                 lines.add(new Line(level, String.valueOf(msg)));
             }

@@ -112,7 +112,8 @@ class FailurePolicyStoreTest {
     void apply_shedCall_tellsTheListener() {
         List<String> told = new CopyOnWriteArrayList<>();
         FailurePolicyStore store = FailurePolicyStore.rejecting(new Unresponsive(), Duration.ofMillis(1))
-                .withMaxPending(1).listeningTo((key, timedOut) -> told.add(key + (timedOut ? " timed out" : " failed")));
+                .withMaxPending(1)
+                .listeningTo((key, timedOut) -> told.add(key + (timedOut ? " timed out" : " failed")));
         store.apply("first", POLICY, 1, 0);
         store.apply("second", POLICY, 1, 0);
 

@@ -114,8 +114,9 @@ public final class FilterSettings {
         params.with("rules-reload-interval", value -> builder.rulesReloadInterval(duration(value)), DURATION);
         params.with("store", value -> builder.storeProvider(value.trim(), initParameter),
                 "a store name such as local or hazelcast, or a class name");
-        params.with("failure-policy", value -> builder.failurePolicy(choice(value, FailurePolicyStore.OnFailure.values(),
-                FilterSettings::failurePolicyText)), "one of allow, reject, local");
+        params.with("failure-policy", value -> builder.failurePolicy(choice(value,
+                FailurePolicyStore.OnFailure.values(), FilterSettings::failurePolicyText)),
+                "one of allow, reject, local");
         params.with("store-timeout", value -> builder.storeTimeout(duration(value)), DURATION);
         params.with("header-style", value -> builder.headerStyle(HeaderStyle.parse(value)),
                 "one of both, draft, legacy, none");

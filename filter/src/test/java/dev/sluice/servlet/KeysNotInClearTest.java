@@ -132,8 +132,9 @@ class KeysNotInClearTest {
                 soft.assertThat(CanaryKeys.leaks(responses)).as("responses").isEmpty();
             });
             assertThat(String.join("\n", logs.records()))
-                    .contains("Sluice could not record metrics for a GET request to servlet", "cannot record Evaluation[",
-                            "RuleDecision[audited key #", "Sluice delays requests to servlet");
+                    .contains("Sluice could not record metrics for a GET request to servlet",
+                            "cannot record Evaluation[", "RuleDecision[audited key #",
+                            "Sluice delays requests to servlet");
             assertThat(registry.get(MicrometerDecisionMetrics.DECISIONS).tag("outcome", "rejected").counters())
                     .extracting(counter -> counter.getId().getTag("rule"))
                     .contains("per-ip", "per-api-key", "per-user", "per-tenant", "per-user-and-ip");

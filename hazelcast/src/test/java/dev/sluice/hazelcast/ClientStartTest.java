@@ -45,7 +45,8 @@ class ClientStartTest {
                 List.of(port)).store(StoreOptions.builder().mapName("not-the-counters").build())
                 .timeSource(new ManualTimeSource()).build());
         stores.add(member);
-        ClusterSupport.await(() -> ClusterSupport.decidesRemotely(guarded), Duration.ofSeconds(60), "the client to connect");
+        ClusterSupport.await(() -> ClusterSupport.decidesRemotely(guarded), Duration.ofSeconds(60),
+                "the client to connect");
 
         assertThat(guarded.apply("shared", THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
         assertThat(member.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME).containsKey("shared"))

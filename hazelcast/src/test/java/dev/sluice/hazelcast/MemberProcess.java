@@ -123,7 +123,9 @@ public final class MemberProcess {
         }
     }
 
-    /** The wall clock (all members are on one host), read {@code latency} late: the member-side delay of a slow store. */
+    /**
+     * The wall clock (all members are on one host), read {@code latency} late: the member-side delay of a slow store.
+     */
     private static TimeSource slowClock(Duration latency) {
         return () -> {
             LockSupport.parkNanos(latency.toNanos());

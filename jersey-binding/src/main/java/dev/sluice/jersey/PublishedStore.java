@@ -20,7 +20,8 @@ final class PublishedStore {
         try {
             ServletContext context = container.getApplicationHandler().getInjectionManager()
                     .getInstance(ServletContext.class);
-            if (context != null && context.getAttribute(RateLimitResponse.STORE_ATTRIBUTE) instanceof CounterStore store) {
+            Object published = context == null ? null : context.getAttribute(RateLimitResponse.STORE_ATTRIBUTE);
+            if (published instanceof CounterStore store) {
                 return Optional.of(store);
             }
             return Optional.empty();

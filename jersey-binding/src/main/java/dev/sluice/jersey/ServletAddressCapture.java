@@ -32,7 +32,8 @@ final class ServletAddressCapture implements ContainerRequestFilter {
     /** Whether the servlet API is on the class path. */
     static boolean available() {
         try {
-            Class.forName("jakarta.servlet.http.HttpServletRequest", false, ServletAddressCapture.class.getClassLoader());
+            Class.forName("jakarta.servlet.http.HttpServletRequest", false,
+                    ServletAddressCapture.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException e) {
             return false;
