@@ -126,7 +126,20 @@ function card(rule, bucketSeconds) {
     return element;
 }
 
+function renderStore(store) {
+    const line = document.getElementById('store');
+    line.dataset.mode = store.mode;
+    line.dataset.members = String(store.membersSeen);
+    line.dataset.failing = String(store.failedLastMinute + store.timedOutLastMinute + store.shedLastMinute);
+    const failing = Number(line.dataset.failing);
+    line.className = failing > 0 ? 'failing' : '';
+    line.textContent = `Counter store: ${store.mode}, ${store.membersSeen} cluster member(s) seen; last minute: `
+        + `${store.failedLastMinute} failed, ${store.timedOutLastMinute} timed out, ${store.shedLastMinute} shed`
+        + (failing > 0 ? ' (the failure policy decided those requests)' : '');
+}
+
 function render(stats) {
+    renderStore(stats.store);
     const rules = document.getElementById('rules');
     rules.replaceChildren(...stats.rules.map(rule => card(rule, stats.bucketSeconds)));
     document.getElementById('no-traffic').hidden = stats.rules.length > 0;

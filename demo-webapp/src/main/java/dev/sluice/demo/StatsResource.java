@@ -1,5 +1,10 @@
 package dev.sluice.demo;
 
+import dev.sluice.servlet.RateLimitFilter;
+import dev.sluice.store.StoreHealth;
+import java.util.List;
+import java.util.function.Supplier;
+
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -9,7 +14,9 @@ import jakarta.ws.rs.core.MediaType;
 
 /**
  * {@code GET /api/stats}: this instance's recent decisions per rule ({@link DecisionStats.Snapshot}), which the live
- * page charts. Keys are masked. One instance per request (Jersey's default); stateless.
+ * page charts, and the health of the Sluice filter's store ({@link StoreHealth}: its mode, the cluster members it
+ * sees, the calls it failed, timed out or shed in the last minute). Keys are masked. One instance per request
+ * (Jersey's default); stateless.
  */
 @Path("/stats")
 @Produces(MediaType.APPLICATION_JSON)
@@ -18,8 +25,16 @@ public class StatsResource {
     @Context
     private ServletContext context;
 
+    /** What the live page shows: the rules' decisions and the store's health. */
+    public record LiveStats(long bucketSeconds, int buckets, List<DecisionStats.RuleSeries> rules,
+                            StoreHealth store) {
+    }
+
     @GET
-    public DecisionStats.Snapshot stats() {
-        return DecisionStats.of(context).snapshot();
+    @SuppressWarnings("unchecked")
+    public LiveStats stats() {
+        DecisionStats.Snapshot snapshot = DecisionStats.of(context).snapshot();
+        StoreHealth store = ((Supplier<StoreHealth>) context.getAttribute(RateLimitFilter.HEALTH_ATTRIBUTE)).get();
+        return new LiveStats(snapshot.bucketSeconds(), snapshot.buckets(), snapshot.rules(), store);
     }
 }

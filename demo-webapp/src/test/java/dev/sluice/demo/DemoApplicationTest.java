@@ -193,6 +193,15 @@ class DemoApplicationTest {
     }
 
     @Test
+    void stats_showTheStoresHealth() throws Exception {
+        JsonNode store = json(http.get("/api/stats")).path("store");
+
+        assertThat(store.path("mode").asText()).isEqualTo("hazelcast-member");
+        assertThat(store.path("membersSeen").asInt()).isEqualTo(1);
+        assertThat(store.path("failedLastMinute").asLong()).isZero();
+    }
+
+    @Test
     void stats_neverShowKeysInClear() throws Exception {
         http.post("/api/login", "X-Username", "secret-user-name");
         http.get("/api/hello", client("203.0.113.99"));

@@ -13,11 +13,11 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The live page in a real headless Chromium (Debian's {@code chromium}; CI installs it): after a burst, the page
@@ -35,8 +35,6 @@ class LivePageBrowserTest {
             "<article class=\"rule\" data-rule=\"hello-per-ip\" data-allowed=\"(\\d+)\" data-delayed=\"(\\d+)\""
                     + " data-rejected=\"(\\d+)\"");
 
-    private static DemoLauncher.RunningDemo demo;
-
     @TempDir
     Path temp;
 
@@ -51,25 +49,23 @@ class LivePageBrowserTest {
         }
         Assumptions.assumeTrue(found.isPresent(), missing);
         chromium = found.get();
-        demo = DemoLauncher.start(DemoInstances.cluster(1).get(0));
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        if (demo != null) {
-            demo.close();
+    /** At the root and under a context path: the page's URLs are relative, so it works wherever it is served. */
+    @ParameterizedTest
+    @ValueSource(strings = {"/", "/app"})
+    void livePage_afterABurst_chartsTheRulesDecisionsWithoutErrors(String contextPath) throws Exception {
+        try (DemoLauncher.RunningDemo demo = DemoLauncher.start(DemoInstances.cluster(1).get(0)
+                .withContextPath(contextPath))) {
+            DemoHttp http = new DemoHttp(demo.uri());
+            for (int i = 0; i < 8; i++) {
+                http.get("api/hello", "X-Forwarded-For", "198.51.100.30");
+            }
+            assertLivePage(dumpDom(demo.uri().toString()));
         }
     }
 
-    @Test
-    void livePage_afterABurst_chartsTheRulesDecisionsWithoutErrors() throws Exception {
-        DemoHttp http = new DemoHttp(demo.uri());
-        for (int i = 0; i < 8; i++) {
-            http.get("/api/hello", "X-Forwarded-For", "198.51.100.30");
-        }
-
-        String dom = dumpDom(demo.uri().toString());
-
+    private static void assertLivePage(String dom) {
         assertThat(dom).contains("<ul id=\"errors\" data-count=\"0\"></ul>");
         assertThat(dom).containsPattern("<body data-renders=\"[1-9]");
         Matcher card = HELLO_CARD.matcher(dom);
@@ -78,6 +74,7 @@ class LivePageBrowserTest {
         assertThat(card.group(3)).isEqualTo("3");
         assertThat(dom).contains("<rect class=\"bar allowed\"", "<rect class=\"bar rejected\"");
         assertThat(dom).doesNotContain("198.51.100.30");
+        assertThat(dom).contains("<p id=\"store\" data-mode=\"hazelcast-member\" data-members=\"1\"");
     }
 
     /** The page's DOM after its scripts ran, from headless Chromium. */

@@ -76,7 +76,7 @@ public final class DemoLauncher {
         if (!Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
             throw new IllegalArgumentException("no web application at " + webapp + " (WEB-INF/web.xml is missing)");
         }
-        WebAppContext context = new WebAppContext(webapp.toString(), "/");
+        WebAppContext context = new WebAppContext(webapp.toString(), options.contextPath());
         context.setParentLoaderPriority(true);
         context.setThrowUnavailableOnStartupException(true);
         context.setInitParameter("sluice-filter.hazelcast-port", Integer.toString(options.hazelcastPort()));
@@ -96,8 +96,9 @@ public final class DemoLauncher {
             server.stop();
             throw e;
         }
+        String path = options.contextPath().equals("/") ? "/" : options.contextPath() + "/";
         return new RunningDemo(server, URI.create("http://" + DemoOptions.LOOPBACK + ":" + connector.getLocalPort()
-                + "/"));
+                + path));
     }
 
     /** The exploded war, when the launcher is the jar in {@code target/lib}; else the module's web sources. */
