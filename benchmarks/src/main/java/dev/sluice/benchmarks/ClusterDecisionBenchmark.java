@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.CompareAndSetCounterStore;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
@@ -25,7 +26,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Distributed token-bucket decisions on a two-member cluster, Sluice's entry processor against Bucket4j's
- * (entry-processor proxy manager) on the same members and keys: 10,000 keys of 1,000 per second, called through the
+ * (entry-processor proxy manager), and each one's compare-and-set mode for members without its classes (Sluice's
+ * {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy manager), on the same members and keys: 10,000 keys of 1,000 per second, called through the
  * member in the benchmark's JVM, so about half the calls go to the other member over loopback. The other member is
  * in this JVM or, with {@code topology=two-jvms}, in a process of its own. Run with {@code -t 1}, {@code -t 4},
  * {@code -t 16}; throughput is reported in ops/µs unless run with {@code -bm thrpt -tu s} (ops/s), sample time gives
@@ -49,6 +51,8 @@ public class ClusterDecisionBenchmark {
     private HazelcastCounterStore sluice;
     private Policy policy;
     private ProxyManager<String> bucket4j;
+    private CompareAndSetCounterStore sluiceCompareAndSet;
+    private ProxyManager<String> bucket4jCompareAndSwap;
     private Supplier<BucketConfiguration> bucket4jConfig;
 
     @Setup
@@ -59,6 +63,11 @@ public class ClusterDecisionBenchmark {
         policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(PERMITS_PER_SECOND, Duration.ofSeconds(1)));
         bucket4j = Bucket4jHazelcast.entryProcessorBasedBuilder(cluster.local().<String, byte[]>getMap("bucket4j"))
                 .build();
+        // A generous retry bound: the benchmark measures what a decision costs, not how often one gives up.
+        sluiceCompareAndSet = new CompareAndSetCounterStore(cluster.local(), "sluice-cas", Duration.ofSeconds(10),
+                CompareAndSetCounterStore.clusterTime(cluster.local()));
+        bucket4jCompareAndSwap = Bucket4jHazelcast.casBasedBuilder(cluster.local().<String, byte[]>getMap(
+                "bucket4j-cas")).build();
         BucketConfiguration configuration = BucketConfiguration.builder()
                 .addLimit(limit -> limit.capacity(PERMITS_PER_SECOND)
                         .refillGreedy(PERMITS_PER_SECOND, Duration.ofSeconds(1)))
@@ -80,5 +89,15 @@ public class ClusterDecisionBenchmark {
     @Benchmark
     public boolean bucket4j(Keys.Cursor cursor) {
         return bucket4j.getProxy(keys[cursor.next(keys.length)], bucket4jConfig).tryConsume(1);
+    }
+
+    @Benchmark
+    public boolean sluiceCompareAndSet(Keys.Cursor cursor) {
+        return sluiceCompareAndSet.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+    }
+
+    @Benchmark
+    public boolean bucket4jCompareAndSwap(Keys.Cursor cursor) {
+        return bucket4jCompareAndSwap.getProxy(keys[cursor.next(keys.length)], bucket4jConfig).tryConsume(1);
     }
 }
