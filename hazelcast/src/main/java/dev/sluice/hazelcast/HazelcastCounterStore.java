@@ -15,7 +15,6 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
@@ -90,8 +89,11 @@ public final class HazelcastCounterStore implements CounterStore {
         if (!(instance.getLocalEndpoint() instanceof Member)) {
             instance.getLifecycleService().addLifecycleListener(event -> {
                 if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
-                    // Not on the event thread: the probe is a call to the cluster.
-                    CompletableFuture.runAsync(() -> checkMembers(false));
+                    // Not on the event thread, nor on a shared pool it could hold for the probe's wait: a
+                    // (re)connection is rare, a thread of its own is cheap.
+                    Thread probe = new Thread(() -> checkMembers(false), "sluice-member-probe");
+                    probe.setDaemon(true);
+                    probe.start();
                 }
             });
         }
