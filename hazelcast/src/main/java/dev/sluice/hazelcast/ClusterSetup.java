@@ -20,7 +20,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -104,8 +103,7 @@ final class ClusterSetup {
                 firstConnection.countDown();
                 HazelcastInstance connected = started.get();
                 if (connected != null) {
-                    // Not on the event thread: adding configuration is a call to the cluster.
-                    CompletableFuture.runAsync(() -> addMapConfigWhileConnected(connected, store));
+                    inBackground("sluice-map-config", () -> addMapConfigWhileConnected(connected, store));
                 }
             }
         }));
@@ -124,6 +122,17 @@ final class ClusterSetup {
             Thread.currentThread().interrupt();
         }
         return client;
+    }
+
+    /**
+     * Runs a call to the cluster that a lifecycle event asks for: not on the event thread, and not on a shared pool,
+     * whose only thread on a small machine a call to a cluster that went away would hold for Hazelcast's invocation
+     * timeout (two minutes), stalling everything queued behind it. Reconnections are rare; a thread each is cheap.
+     */
+    static void inBackground(String name, Runnable call) {
+        Thread thread = new Thread(call, name);
+        thread.setDaemon(true);
+        thread.start();
     }
 
     private static void addMapConfigWhileConnected(HazelcastInstance client, StoreOptions store) {

@@ -89,11 +89,7 @@ public final class HazelcastCounterStore implements CounterStore {
         if (!(instance.getLocalEndpoint() instanceof Member)) {
             instance.getLifecycleService().addLifecycleListener(event -> {
                 if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
-                    // Not on the event thread, nor on a shared pool it could hold for the probe's wait: a
-                    // (re)connection is rare, a thread of its own is cheap.
-                    Thread probe = new Thread(() -> checkMembers(false), "sluice-member-probe");
-                    probe.setDaemon(true);
-                    probe.start();
+                    ClusterSetup.inBackground("sluice-member-probe", () -> checkMembers(false));
                 }
             });
         }
