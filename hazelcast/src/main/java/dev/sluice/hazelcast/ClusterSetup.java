@@ -18,6 +18,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -35,6 +36,9 @@ import org.jspecify.annotations.Nullable;
 final class ClusterSetup {
 
     // Under the store's name, where its users look for its messages.
+    /** How long a client that just connected keeps trying to add the map configuration. */
+    private static final Duration MAP_CONFIG_RETRY = Duration.ofSeconds(10);
+
     private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
 
     private ClusterSetup() {
@@ -91,9 +95,15 @@ final class ClusterSetup {
      * Starts the client and waits up to its start wait for the first connection. A client of the simple settings
      * starts without one, so that an application starts while the cluster is down (or unreachable under the name
      * given); its calls fail, and the failure policy decides, until it connects. The counters map's configuration goes
-     * to the cluster on every connection, since a cluster restarted whole has forgotten it.
+     * to the cluster on every connection, since a cluster restarted whole has forgotten it; then, on a connection after
+     * the start, {@code afterConnection} runs (once set), in the same background thread: nothing may touch the map
+     * before its configuration is there, or the members create it with Hazelcast's defaults.
      */
-    static HazelcastInstance startClient(ClientOptions options) {
+    /** A started client, and whether the counters map's configuration reached the cluster during the start. */
+    record StartedClient(HazelcastInstance instance, boolean mapConfigured) {
+    }
+
+    static StartedClient startClient(ClientOptions options, AtomicReference<@Nullable Runnable> afterConnection) {
         ClientConfig config = clientConfig(options);
         StoreOptions store = options.store();
         AtomicReference<@Nullable HazelcastInstance> started = new AtomicReference<>();
@@ -103,15 +113,21 @@ final class ClusterSetup {
                 firstConnection.countDown();
                 HazelcastInstance connected = started.get();
                 if (connected != null) {
-                    inBackground("sluice-map-config", () -> addMapConfigWhileConnected(connected, store));
+                    inBackground("sluice-connected", () -> {
+                        Runnable after = afterConnection.get();
+                        if (addMapConfigWhileConnected(connected, store) && after != null) {
+                            after.run();
+                        }
+                    });
                 }
             }
         }));
         HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
         started.set(client);
+        boolean mapConfigured = false;
         try {
             if (firstConnection.await(options.startWait().toNanos(), TimeUnit.NANOSECONDS)) {
-                addMapConfigWhileConnected(client, store);
+                mapConfigured = addMapConfigWhileConnected(client, store);
             } else {
                 LOG.log(System.Logger.Level.WARNING, "Hazelcast client not connected to cluster \"{0}\" at {1} "
                         + "after {2} ms; decisions follow the failure policy until it connects",
@@ -121,7 +137,7 @@ final class ClusterSetup {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return client;
+        return new StartedClient(client, mapConfigured);
     }
 
     /**
@@ -135,12 +151,30 @@ final class ClusterSetup {
         thread.start();
     }
 
-    private static void addMapConfigWhileConnected(HazelcastInstance client, StoreOptions store) {
-        try {
-            addMapConfig(client, store);
-        } catch (HazelcastClientOfflineException disconnectedAgain) {
-            // The next connection adds it.
+    /**
+     * Adds the map configuration once the client can call the cluster: the connected event may come before the
+     * client takes calls, so an offline answer is retried for a while; a client that lost the cluster again gets it
+     * on its next connection. Whether it was added.
+     */
+    private static boolean addMapConfigWhileConnected(HazelcastInstance client, StoreOptions store) {
+        long deadline = System.nanoTime() + MAP_CONFIG_RETRY.toNanos();
+        while (client.getLifecycleService().isRunning()) {
+            try {
+                addMapConfig(client, store);
+                return true;
+            } catch (HazelcastClientOfflineException notYet) {
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
         }
+        return false;
     }
 
     private static ClientConfig clientConfig(ClientOptions options) {

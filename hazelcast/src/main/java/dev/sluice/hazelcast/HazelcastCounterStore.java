@@ -15,6 +15,7 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
@@ -72,6 +73,12 @@ public final class HazelcastCounterStore implements CounterStore {
     /** What {@link #health()} calls this store: how it reaches the cluster. */
     private final String connection;
     private volatile Decider decider = Decider.PROCESSORS;
+    /**
+     * False, for a client, from a connection until the counters map's configuration is on the cluster: a call in
+     * between would make the members create the map with Hazelcast's defaults (no size bound, no merge policy), for
+     * good. Such a call fails at once instead, and the failure policy decides it.
+     */
+    private volatile boolean mapConfigured = true;
     /** Made when the members turn out to be incompatible and the options say to decide here instead. */
     private volatile @Nullable CompareAndSetCounterStore compareAndSet;
 
@@ -84,15 +91,8 @@ public final class HazelcastCounterStore implements CounterStore {
         this.connection = connection;
     }
 
-    /** Probes the members now and, for a client, on every (re)connection; see the class comment. */
+    /** Probes the members now; see the class comment. */
     private HazelcastCounterStore checkingMembers() {
-        if (!(instance.getLocalEndpoint() instanceof Member)) {
-            instance.getLifecycleService().addLifecycleListener(event -> {
-                if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
-                    ClusterSetup.inBackground("sluice-member-probe", () -> checkMembers(false));
-                }
-            });
-        }
         checkMembers(true);
         return this;
     }
@@ -135,6 +135,13 @@ public final class HazelcastCounterStore implements CounterStore {
         }
     }
 
+    private void requireMapConfigured() {
+        if (!mapConfigured) {
+            throw new IllegalStateException("Sluice: the counters map's configuration is not on the cluster yet after"
+                    + " the client's connection");
+        }
+    }
+
     /** The decider when the members' processors do not decide: the compare-and-set store, or a refusal. */
     private CounterStore elsewhere() {
         CompareAndSetCounterStore onCallers = compareAndSet;
@@ -163,8 +170,21 @@ public final class HazelcastCounterStore implements CounterStore {
      * @throws java.io.UncheckedIOException if the client's configuration file cannot be read
      */
     public static HazelcastCounterStore connectClient(ClientOptions options) {
-        return new HazelcastCounterStore(ClusterSetup.startClient(options), options.store(), true,
-                "hazelcast-client").checkingMembers();
+        AtomicReference<@Nullable Runnable> afterConnection = new AtomicReference<>();
+        ClusterSetup.StartedClient client = ClusterSetup.startClient(options, afterConnection);
+        HazelcastCounterStore store = new HazelcastCounterStore(client.instance(), options.store(), true,
+                "hazelcast-client");
+        store.mapConfigured = client.mapConfigured();
+        client.instance().getLifecycleService().addLifecycleListener(event -> {
+            if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
+                store.mapConfigured = false;
+            }
+        });
+        afterConnection.set(() -> {
+            store.mapConfigured = true;
+            store.checkMembers(false);
+        });
+        return store.mapConfigured ? store.checkingMembers() : store;
     }
 
     /**
@@ -175,7 +195,19 @@ public final class HazelcastCounterStore implements CounterStore {
     public static HazelcastCounterStore using(HazelcastInstance instance, StoreOptions options) {
         Objects.requireNonNull(instance, "instance");
         ClusterSetup.addMapConfig(instance, options);
-        return new HazelcastCounterStore(instance, options, false, "hazelcast-instance").checkingMembers();
+        HazelcastCounterStore store = new HazelcastCounterStore(instance, options, false, "hazelcast-instance");
+        if (!(instance.getLocalEndpoint() instanceof Member)) {
+            // A client reconnecting may reach a cluster that forgot the map's configuration, or other members.
+            instance.getLifecycleService().addLifecycleListener(event -> {
+                if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
+                    ClusterSetup.inBackground("sluice-connected", () -> {
+                        ClusterSetup.addMapConfig(instance, options);
+                        store.checkMembers(false);
+                    });
+                }
+            });
+        }
+        return store.checkingMembers();
     }
 
     /** As {@link #using(HazelcastInstance, StoreOptions)} with {@link StoreOptions#defaults()}. */
@@ -185,6 +217,7 @@ public final class HazelcastCounterStore implements CounterStore {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        requireMapConfigured();
         if (decider != Decider.PROCESSORS) {
             return elsewhere().apply(key, policy, cost, maxDelayNanos);
         }
@@ -197,6 +230,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        requireMapConfigured();
         if (decider != Decider.PROCESSORS) {
             return elsewhere().applyAsync(key, policy, cost, maxDelayNanos);
         }
@@ -206,6 +240,7 @@ public final class HazelcastCounterStore implements CounterStore {
 
     @Override
     public Decision peek(String key, Policy policy, long cost) {
+        requireMapConfigured();
         if (decider != Decider.PROCESSORS) {
             return elsewhere().peek(key, policy, cost);
         }
@@ -214,6 +249,7 @@ public final class HazelcastCounterStore implements CounterStore {
 
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        requireMapConfigured();
         if (decider != Decider.PROCESSORS) {
             return elsewhere().peekAsync(key, policy, cost);
         }
