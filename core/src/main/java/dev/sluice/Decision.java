@@ -13,6 +13,11 @@ import java.util.Objects;
  * @param remaining permits still available right after this decision, never negative
  * @param retryAfterNanos when rejected, nanoseconds until the same cost would be granted, or {@link #NEVER} when it
  *     can never be (the cost exceeds the capacity); zero when allowed
+ * @param nextPermitNanos nanoseconds until {@code remaining} grows by at least one if nothing else is consumed: the
+ *     time until more quota is available, the {@code t} of the {@code RateLimit} header field. Zero when nothing is
+ *     missing ({@code remaining == limit}). For a rejection that waiting can cure, at most {@code retryAfterNanos},
+ *     and equal to it for a cost of one permit (for the leaky bucket, whose slot may be further away than the caller
+ *     accepts while permits remain, a permit counts as available once such a slot is)
  * @param resetAfterNanos nanoseconds until the limit is back to full capacity if nothing else is consumed
  * @param delayNanos when allowed by a queueing algorithm (the leaky bucket), how long the caller must wait for its
  *     slot before proceeding; zero otherwise
@@ -21,8 +26,8 @@ import java.util.Objects;
  *     allow or reject rule answered instead (see {@code dev.sluice.store.FailurePolicyStore}); such a decision
  *     counted nothing, and its numbers describe no counter
  */
-public record Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long resetAfterNanos,
-                       long delayNanos, String limitName, boolean storeUnavailable) {
+public record Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long nextPermitNanos,
+                       long resetAfterNanos, long delayNanos, String limitName, boolean storeUnavailable) {
 
     /** The {@link #retryAfterNanos()} of a request that can never be granted. */
     public static final long NEVER = Long.MAX_VALUE;
@@ -30,17 +35,36 @@ public record Decision(boolean allowed, long limit, long remaining, long retryAf
     /** Checks the invariants every algorithm must keep. */
     public Decision {
         Objects.requireNonNull(limitName, "limitName");
-        if (limit < 1 || remaining < 0 || resetAfterNanos < 0 || delayNanos < 0) {
+        if (limit < 1 || remaining < 0 || nextPermitNanos < 0 || resetAfterNanos < 0 || delayNanos < 0) {
             throw new IllegalArgumentException("inconsistent decision: limit " + limit + ", remaining " + remaining
-                    + ", resetAfter " + resetAfterNanos + ", delay " + delayNanos);
+                    + ", nextPermit " + nextPermitNanos + ", resetAfter " + resetAfterNanos + ", delay " + delayNanos);
         }
         if (allowed ? retryAfterNanos != 0 : retryAfterNanos <= 0 || delayNanos != 0) {
             throw new IllegalArgumentException("inconsistent decision: allowed " + allowed + ", retryAfter "
                     + retryAfterNanos + ", delay " + delayNanos);
         }
+        if (!allowed && retryAfterNanos != NEVER && nextPermitNanos > retryAfterNanos) {
+            throw new IllegalArgumentException("inconsistent decision: rejected with retryAfter " + retryAfterNanos
+                    + " but nextPermit " + nextPermitNanos + " later");
+        }
     }
 
-    /** A decision of a counter (not {@linkplain #storeUnavailable() of a failure policy}). */
+    /**
+     * A decision that does not know when the next permit comes, such as a failure policy's: its
+     * {@link #nextPermitNanos()} is an upper bound of the exact one, {@code resetAfterNanos} for a grant and the
+     * earlier of {@code retryAfterNanos} and {@code resetAfterNanos} for a rejection.
+     */
+    public Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long resetAfterNanos,
+                    long delayNanos, String limitName, boolean storeUnavailable) {
+        this(allowed, limit, remaining, retryAfterNanos,
+                allowed ? resetAfterNanos : Math.min(retryAfterNanos, resetAfterNanos), resetAfterNanos, delayNanos,
+                limitName, storeUnavailable);
+    }
+
+    /**
+     * A decision of a counter (not {@linkplain #storeUnavailable() of a failure policy}) that does not know when the
+     * next permit comes; see {@link #Decision(boolean, long, long, long, long, long, String, boolean)}.
+     */
     public Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long resetAfterNanos,
                     long delayNanos, String limitName) {
         this(allowed, limit, remaining, retryAfterNanos, resetAfterNanos, delayNanos, limitName, false);
@@ -56,6 +80,11 @@ public record Decision(boolean allowed, long limit, long remaining, long retryAf
         return retryAfterNanos == NEVER
                 ? Duration.ofSeconds(Long.MAX_VALUE, 999_999_999)
                 : Duration.ofNanos(retryAfterNanos);
+    }
+
+    /** {@link #nextPermitNanos()} as a duration. */
+    public Duration nextPermit() {
+        return Duration.ofNanos(nextPermitNanos);
     }
 
     /** {@link #resetAfterNanos()} as a duration. */

@@ -24,6 +24,25 @@ class DecisionTest {
     }
 
     @Test
+    void constructor_nextPermitNegativeOrAfterTheRetry_isRefused() {
+        assertThatThrownBy(() -> new Decision(true, 10, 9, 0, -1, 5, 0, "p", false))
+                .hasMessageContaining("nextPermit -1");
+        assertThatThrownBy(() -> new Decision(false, 10, 0, 3, 4, 5, 0, "p", false))
+                .hasMessageContaining("retryAfter 3 but nextPermit 4");
+        assertThat(new Decision(false, 10, 0, 3, 3, 5, 0, "p", false).nextPermitNanos()).isEqualTo(3);
+        assertThat(new Decision(false, 10, 8, Decision.NEVER, 4, 5, 0, "p", false).nextPermitNanos()).isEqualTo(4);
+    }
+
+    @Test
+    void constructor_withoutNextPermit_derivesAnUpperBound() {
+        assertThat(allowed(3, 0).nextPermitNanos()).as("a grant: the reset").isEqualTo(5);
+        assertThat(rejected(2).nextPermitNanos()).as("a rejection: the retry, when sooner").isEqualTo(2);
+        assertThat(rejected(9).nextPermitNanos()).as("a rejection: the reset, when sooner").isEqualTo(5);
+        assertThat(rejected(Decision.NEVER).nextPermitNanos()).isEqualTo(5);
+        assertThat(new Decision(false, 3, 0, 7, 7, 0, "p", true).nextPermitNanos()).isEqualTo(7);
+    }
+
+    @Test
     void mostRestrictive_rejectionBeatsGrant() {
         assertThat(Decision.mostRestrictive(allowed(0, 0), rejected(1))).isEqualTo(rejected(1));
         assertThat(Decision.mostRestrictive(rejected(1), allowed(0, 0))).isEqualTo(rejected(1));

@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Fixed window counter. State {@code [window, count]}: the window's index ({@code floor(now / period)}, so every node
- * agrees on the boundaries) and the permits granted in it.
+ * agrees on the boundaries) and the permits granted in it. Permits come back all at once, at the window's end: the
+ * next permit and the reset are the same time.
  */
 final class FixedWindow implements Strategy {
 
@@ -30,15 +31,17 @@ final class FixedWindow implements Strategy {
         long untilEnd = (window + 1) * period - now;
         if (cost > permits) {
             next[index] = state;
-            return Strategy.never(limit, permits - count, count > 0 ? untilEnd : 0);
+            long reset = count > 0 ? untilEnd : 0;
+            return Strategy.never(limit, permits - count, reset, reset);
         }
         if (count + cost > permits) {
             next[index] = state;
-            return new Decision(false, permits, permits - count, untilEnd, untilEnd, 0, limit.name());
+            return new Decision(false, permits, permits - count, untilEnd, untilEnd, untilEnd, 0, limit.name(), false);
         }
         count += cost;
         next[index] = new long[] {window, count};
-        return new Decision(true, permits, permits - count, 0, count > 0 ? untilEnd : 0, 0, limit.name());
+        long reset = count > 0 ? untilEnd : 0;
+        return new Decision(true, permits, permits - count, 0, reset, reset, 0, limit.name(), false);
     }
 
     /** The later window; within the same window, the higher count. */

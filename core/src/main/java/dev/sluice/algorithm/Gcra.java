@@ -14,6 +14,11 @@ import org.jspecify.annotations.Nullable;
  * {@code w <= (capacity - c) * T}: as GCRA it then passes at once; as the leaky bucket it is granted the delay
  * {@code w} of its slot, and also needs {@code w} within the caller's maximum delay. Either way TAT becomes
  * {@code max(TAT, now) + c * T}. With capacity = burst + 1 this is redis-cell's CL.THROTTLE.
+ *
+ * <p>The permits remaining are the whole intervals of room, {@code floor((capacity * T - busy) / T)} where busy is
+ * {@code TAT - now}; the next one comes when the room reaches the next whole interval, within one T. The leaky bucket
+ * can also reject a request while slots remain (its slot is further away than the caller accepts); that caller's next
+ * permit is the slot it can take, so the next permit of a rejection is never later than its retry.
  */
 final class Gcra implements Strategy {
 
@@ -41,7 +46,8 @@ final class Gcra implements Strategy {
         long full = capacity * interval;
         if (cost > capacity) {
             next[index] = state;
-            return Strategy.never(limit, remaining(full - wait, interval), wait);
+            return Strategy.never(limit, remaining(full - wait, interval), nextSlot(full - wait, interval, capacity),
+                    wait);
         }
         long bound = (capacity - cost) * interval;
         if (queue) {
@@ -49,13 +55,13 @@ final class Gcra implements Strategy {
         }
         if (wait > bound) {
             next[index] = state;
-            return new Decision(false, capacity, remaining(full - wait, interval), wait - bound, wait, 0,
-                    limit.name());
+            return new Decision(false, capacity, remaining(full - wait, interval), wait - bound,
+                    Math.min(nextSlot(full - wait, interval, capacity), wait - bound), wait, 0, limit.name(), false);
         }
         long busyFor = wait + cost * interval;
         next[index] = new long[] {now + busyFor};
-        return new Decision(true, capacity, remaining(full - busyFor, interval), 0, busyFor, queue ? wait : 0,
-                limit.name());
+        return new Decision(true, capacity, remaining(full - busyFor, interval), 0,
+                nextSlot(full - busyFor, interval, capacity), busyFor, queue ? wait : 0, limit.name(), false);
     }
 
     /** The later theoretical arrival time: the fuller queue. */
@@ -69,5 +75,11 @@ final class Gcra implements Strategy {
 
     private static long remaining(long room, long interval) {
         return room <= 0 ? 0 : room / interval;
+    }
+
+    /** Nanoseconds until {@link #remaining} of this room grows by one; zero when all capacity is free. */
+    private static long nextSlot(long room, long interval, long capacity) {
+        long remaining = remaining(room, interval);
+        return remaining >= capacity ? 0 : (remaining + 1) * interval - room;
     }
 }

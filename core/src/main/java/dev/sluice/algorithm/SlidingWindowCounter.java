@@ -11,6 +11,10 @@ import org.jspecify.annotations.Nullable;
  * <p>At elapsed time {@code e} into the current window, the sliding window holds an estimated
  * {@code previous * (P - e) / P + current}. A cost c is granted while {@code floor(estimate) + c <= N}, which for
  * c = 1 is "the estimate is below N" (7 previous, 5 current, 40% in: 9.2 < 10, granted).
+ *
+ * <p>With r permits remaining, the next permit comes when the estimate's floor first drops to {@code N - r - 1}: the
+ * time at which a cost of {@code r + 1} would fit, within this window as the previous one decays, else in the next
+ * one as this one does.
  */
 final class SlidingWindowCounter implements Strategy {
 
@@ -43,19 +47,26 @@ final class SlidingWindowCounter implements Strategy {
         long windowStart = window * period;
         long reset = current > 0 ? windowStart + 2 * period - now : previous > 0 ? windowStart + period - now : 0;
         long used = Arithmetic.mulDivFloor(previous, period - elapsed, period) + current;
+        long remaining = Math.max(0, permits - used);
         if (cost > permits) {
             next[index] = state;
-            return Strategy.never(limit, Math.max(0, permits - used), reset);
+            return Strategy.never(limit, remaining,
+                    untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset);
         }
         if (used + cost > permits) {
             next[index] = state;
-            return new Decision(false, permits, Math.max(0, permits - used),
-                    fitsAt(windowStart, period, previous, current, cost, permits) - now, reset, 0, limit.name());
+            return new Decision(false, permits, remaining,
+                    fitsAt(windowStart, period, previous, current, cost, permits) - now,
+                    untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset, 0,
+                    limit.name(), false);
         }
         current += cost;
         next[index] = new long[] {window, current, previous};
         reset = current > 0 ? windowStart + 2 * period - now : reset;
-        return new Decision(true, permits, permits - used - cost, 0, reset, 0, limit.name());
+        remaining -= cost;
+        return new Decision(true, permits, remaining, 0,
+                untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset, 0,
+                limit.name(), false);
     }
 
     /**
@@ -78,6 +89,12 @@ final class SlidingWindowCounter implements Strategy {
             return state;
         }
         return new long[] {window, 0, state[0] == window - 1 ? state[1] : 0};
+    }
+
+    /** Nanoseconds from now until more than {@code remaining} permits fit; zero when all of them already do. */
+    private static long untilNextPermit(long windowStart, long period, long previous, long current, long remaining,
+                                        long permits, long now) {
+        return remaining >= permits ? 0 : fitsAt(windowStart, period, previous, current, remaining + 1, permits) - now;
     }
 
     /** The earliest time at which {@code cost} fits, given the counts of the window starting at windowStart. */

@@ -19,6 +19,9 @@ interface Strategy {
      * the state to keep if the request is granted into {@code next[index]}: a new array, or {@code state} itself when
      * nothing changes. Time earlier than the state's own latest time is treated as that time, so a clock that jumps
      * back never grants extra permits.
+     *
+     * <p>The decision's {@link Decision#nextPermitNanos()} is exact: when, with no other request, the remaining
+     * permits of the state kept afterwards first grow.
      */
     Decision decide(long @Nullable [] state, long now, long cost, long maxDelay, Limit limit, long[][] next,
                     int index);
@@ -31,8 +34,9 @@ interface Strategy {
     long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b);
 
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
-    static Decision never(Limit limit, long remaining, long resetAfter) {
-        return new Decision(false, limit.capacity(), remaining, Decision.NEVER, resetAfter, 0, limit.name());
+    static Decision never(Limit limit, long remaining, long nextPermit, long resetAfter) {
+        return new Decision(false, limit.capacity(), remaining, Decision.NEVER, nextPermit, resetAfter, 0,
+                limit.name(), false);
     }
 
     /** Throws unless the limit keeps the default capacity: window algorithms have no separate burst. */

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Token bucket. State {@code [tokens, lastRefill, carry]}: whole tokens, the time they were last refilled, and the
  * permit-nanoseconds earned since then that do not yet make a whole token ({@code 0 <= carry < period}). Carrying
- * the fraction keeps the refill exact over any sequence of calls; a full bucket discards it.
+ * the fraction keeps the refill exact over any sequence of calls; a full bucket discards it. The next permit is the
+ * next whole token: with the carried fraction, sooner than one full interval after the last refill.
  */
 final class TokenBucket implements Strategy {
 
@@ -40,16 +41,19 @@ final class TokenBucket implements Strategy {
         }
         if (cost > capacity) {
             next[index] = state;
-            return Strategy.never(limit, tokens, refillTime(capacity - tokens, carry, limit));
+            return Strategy.never(limit, tokens, nextToken(tokens, carry, limit),
+                    refillTime(capacity - tokens, carry, limit));
         }
         if (tokens < cost) {
             next[index] = state;
             return new Decision(false, capacity, tokens, refillTime(cost - tokens, carry, limit),
-                    refillTime(capacity - tokens, carry, limit), 0, limit.name());
+                    nextToken(tokens, carry, limit), refillTime(capacity - tokens, carry, limit), 0, limit.name(),
+                    false);
         }
         tokens -= cost;
         next[index] = new long[] {tokens, last, carry};
-        return new Decision(true, capacity, tokens, 0, refillTime(capacity - tokens, carry, limit), 0, limit.name());
+        return new Decision(true, capacity, tokens, 0, nextToken(tokens, carry, limit),
+                refillTime(capacity - tokens, carry, limit), 0, limit.name(), false);
     }
 
     /**
@@ -62,6 +66,11 @@ final class TokenBucket implements Strategy {
             return a == null || a.length != 3 ? b : a;
         }
         return new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2])};
+    }
+
+    /** Nanoseconds until the bucket holding {@code tokens} gains one; zero when it is full. */
+    private static long nextToken(long tokens, long carry, Limit limit) {
+        return refillTime(Math.min(1, limit.capacity() - tokens), carry, limit);
     }
 
     /** Nanoseconds until {@code missing} more whole tokens have been earned, given the carried fraction. */

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * {@code P}, and the state holds at most one entry per step. The log is the same with 1 ns steps: a grant at t leaves
  * at exactly {@code t + P}, so no window of length P ever holds more than N. Either way the log never holds more
  * entries than permits, and the time at which a rejected request fits is the expiry of the entry that frees enough
- * permits: the exact step boundary a client may be told.
+ * permits: the exact step boundary a client may be told. The next permit comes back when the oldest entry still in
+ * the window leaves it: for the stepped window, the boundary at which its oldest counted step slides out.
  */
 final class WindowLog implements Strategy {
 
@@ -65,7 +66,7 @@ final class WindowLog implements Strategy {
         long lastExpiry = empty ? now : log[log.length - 2];
         if (cost > permits) {
             next[index] = state;
-            return Strategy.never(limit, permits - used, lastExpiry - now);
+            return Strategy.never(limit, permits - used, empty ? 0 : log[first] - now, lastExpiry - now);
         }
         if (used + cost > permits) {
             next[index] = state;
@@ -74,12 +75,14 @@ final class WindowLog implements Strategy {
             for (long freed = log[entry + 1]; freed < excess; freed += log[entry + 1]) {
                 entry += 2;
             }
-            return new Decision(false, permits, permits - used, log[entry] - now, lastExpiry - now, 0,
-                    limit.name());
+            return new Decision(false, permits, permits - used, log[entry] - now, log[first] - now,
+                    lastExpiry - now, 0, limit.name(), false);
         }
-        next[index] = granted(log, first, expiry, cost);
+        long[] kept = granted(log, first, expiry, cost);
+        next[index] = kept;
         long reset = cost == 0 ? lastExpiry - now : Math.max(lastExpiry, expiry) - now;
-        return new Decision(true, permits, permits - used - cost, 0, reset, 0, limit.name());
+        return new Decision(true, permits, permits - used - cost, 0, kept.length == 0 ? 0 : kept[0] - now, reset, 0,
+                limit.name(), false);
     }
 
     /** The live entries from {@code first}, plus {@code cost} permits leaving at {@code expiry}. */

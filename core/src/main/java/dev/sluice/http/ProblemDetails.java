@@ -9,11 +9,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * {"type":"https://sluice.dev/problems/rate-limited","title":"Too Many Requests","status":429,
- *  "detail":"Rate limit 'login' exceeded. Retry in 12 seconds.","policies":["login"],"retryAfter":12}
+ *  "detail":"Rate limit 'login' exceeded. Retry in 12 seconds.","policies":["login"],
+ *  "violated-policies":["login"],"retryAfter":12}
  * }</pre>
  *
  * <p>{@code policies} names every violated limit and {@code retryAfter} repeats {@code Retry-After} in seconds
  * (absent when waiting cannot help: the cost exceeds the capacity). A rule may replace the status and the detail.
+ * {@code violated-policies} repeats {@code policies} under the name draft-ietf-httpapi-ratelimit-headers-10 gives
+ * that member in its quota-exceeded problem type, so the names match the {@code RateLimit-Policy} items a client
+ * reads; the type stays Sluice's own, since the draft's type is not registered.
  *
  * <p>A request refused because the limiter itself could not decide (the counter store failed and its failure policy
  * rejects, see {@link Decision#storeUnavailable()}) exceeded no limit, and is not told it did: its problem has the
@@ -97,17 +101,24 @@ public record ProblemDetails(String type, int status, String detail, List<String
         Json.appendString(json, title());
         json.append(",\"status\":").append(status).append(",\"detail\":");
         Json.appendString(json, detail);
-        json.append(",\"policies\":[");
-        for (int i = 0; i < policies.size(); i++) {
-            if (i > 0) {
-                json.append(',');
-            }
-            Json.appendString(json, policies.get(i));
-        }
-        json.append(']');
+        json.append(",\"policies\":");
+        appendStrings(json, policies);
+        json.append(",\"violated-policies\":");
+        appendStrings(json, policies);
         if (retryAfterSeconds >= 0) {
             json.append(",\"retryAfter\":").append(retryAfterSeconds);
         }
         return json.append('}').toString();
+    }
+
+    private static void appendStrings(StringBuilder json, List<String> values) {
+        json.append('[');
+        for (int i = 0; i < values.size(); i++) {
+            if (i > 0) {
+                json.append(',');
+            }
+            Json.appendString(json, values.get(i));
+        }
+        json.append(']');
     }
 }

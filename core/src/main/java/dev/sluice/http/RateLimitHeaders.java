@@ -13,11 +13,14 @@ import java.util.function.BiConsumer;
  * <ul>
  *   <li>{@code RateLimit-Policy: "burst";q=10;w=1, "daily";q=1000;w=86400}: every limit that applied, with its
  *       quota (permits) and window (seconds);
- *   <li>{@code RateLimit: "burst";r=4;t=1}: per decision, the permits remaining and the seconds until the limit is
- *       full again;
- *   <li>{@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset} (seconds): of the most
- *       restrictive decision;
- *   <li>{@code Retry-After} (seconds, rounded up, at least 1): on a rejection that waiting can cure.
+ *   <li>{@code RateLimit: "burst";r=4;t=1}: per decision, the permits remaining and, as draft-ietf-httpapi-ratelimit-
+ *       headers-10 defines {@code t}, the seconds (rounded up) until more quota is available: until the remaining
+ *       permits grow by at least one ({@link Decision#nextPermitNanos()}); 0 when none is missing;
+ *   <li>{@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset} (seconds until the limit
+ *       is full again, rounded up): of the most restrictive decision;
+ *   <li>{@code Retry-After} (seconds, rounded up, at least 1): on a rejection that waiting can cure; never earlier
+ *       than the {@code t} of the deciding limit, as the draft asks, nor of any other rejecting limit (each waits no
+ *       longer than the verdict).
  * </ul>
  *
  * <p>A decision the failure policy made because the store could not ({@link Decision#storeUnavailable()}) describes
@@ -60,9 +63,12 @@ public final class RateLimitHeaders {
         }
     }
 
-    /** {@code Retry-After} of a rejection: whole seconds rounded up, so never 0 when a wait is needed. */
+    /**
+     * {@code Retry-After} of a rejection: whole seconds rounded up, so never 0 when a wait is needed, and never
+     * earlier than the rejection's {@code t}.
+     */
     public static long retryAfterSeconds(Decision rejection) {
-        return seconds(rejection.retryAfterNanos());
+        return Math.max(seconds(rejection.retryAfterNanos()), seconds(rejection.nextPermitNanos()));
     }
 
     static String policyField(List<Limit> limits) {
@@ -84,7 +90,7 @@ public final class RateLimitHeaders {
             separate(field);
             appendString(field, decision.limitName());
             field.append(";r=").append(decision.remaining()).append(";t=")
-                    .append(seconds(decision.resetAfterNanos()));
+                    .append(seconds(decision.nextPermitNanos()));
         }
         return field.toString();
     }

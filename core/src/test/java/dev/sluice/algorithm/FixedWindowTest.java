@@ -40,4 +40,15 @@ class FixedWindowTest {
                 .hasMessageContaining("the fixed window has no separate capacity")
                 .hasMessageContaining("5/1s");
     }
+
+    @Test
+    void fixedWindow_nextPermit_isTheWindowEndOnceAnyPermitIsTaken() {
+        Timeline window = new Timeline(Algorithm.FIXED_WINDOW, FIVE_PER_SECOND);
+        assertThat(window.at(ofMillis(300)).peek().nextPermitNanos()).isZero();
+        assertThat(window.request().nextPermit()).isEqualTo(ofMillis(700));
+        window.drain();
+        Decision rejected = window.at(ofMillis(900)).request();
+        assertThat(rejected.nextPermit()).isEqualTo(ofMillis(100)).isEqualTo(rejected.retryAfter());
+    }
+
 }

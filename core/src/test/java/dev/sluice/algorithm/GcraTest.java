@@ -89,4 +89,39 @@ class GcraTest {
         assertThat(queue.after(ofMillis(200)).drain()).isEqualTo(2);
         assertThat(queue.after(ofSeconds(10)).peek().remaining()).isEqualTo(5);
     }
+
+    @Test
+    void gcra_nextPermit_isTheRemainderOfTheEmissionInterval() {
+        // T = 2 s. Ten permits taken: busy for 20 s, room for 6 permits (12 s of 32 s). Half a second later the room
+        // is 12.5 s: the seventh permit comes when it reaches 14 s, in 1.5 s.
+        Timeline gcra = new Timeline(Algorithm.GCRA, REDIS_CELL_EXAMPLE);
+        assertThat(gcra.request(10).nextPermit()).isEqualTo(ofSeconds(2));
+        Decision later = gcra.after(ofMillis(500)).request(0);
+        assertThat(later.remaining()).isEqualTo(6);
+        assertThat(later.nextPermit()).isEqualTo(ofMillis(1_500));
+        assertThat(later.resetAfter()).isEqualTo(ofMillis(19_500));
+    }
+
+    @Test
+    void gcra_rejectedCostOfSeven_nextPermitComesBeforeTheRetry() {
+        Timeline gcra = new Timeline(Algorithm.GCRA, REDIS_CELL_EXAMPLE);
+        gcra.request(10);
+        Decision tooMuch = gcra.after(ofMillis(500)).request(8);
+        assertThat(tooMuch.retryAfter()).isEqualTo(ofMillis(3_500));
+        assertThat(tooMuch.nextPermit()).isEqualTo(ofMillis(1_500));
+    }
+
+    @Test
+    void leakyBucket_slotFurtherThanMaxDelay_nextPermitIsTheSlotTheCallerCanTake() {
+        // The queue has 7 free slots and the next frees in 100 ms, but this caller accepts no slot further than
+        // 250 ms: for it, a permit is available once its slot is that near, in 50 ms.
+        Timeline queue = new Timeline(Algorithm.LEAKY_BUCKET, Limit.of(10, ofSeconds(1)).withCapacity(10));
+        queue.request(3);
+        Decision tooLate = queue.request(1, ofMillis(250).toNanos());
+        assertThat(tooLate.remaining()).isEqualTo(7);
+        assertThat(tooLate.retryAfter()).isEqualTo(ofMillis(50));
+        assertThat(tooLate.nextPermit()).isEqualTo(ofMillis(50));
+        assertThat(queue.request(0).nextPermit()).isEqualTo(ofMillis(100));
+    }
+
 }

@@ -71,4 +71,30 @@ class SlidingWindowCounterTest {
         assertThat(second.allowed()).isFalse();
         assertThat(second.retryAfterNanos()).isEqualTo(1);
     }
+
+    @Test
+    void slidingWindowCounter_nextPermit_isWhenTheEstimateNextDropsByOne() {
+        // 40% in, the tenth permit is granted (floor(7 x 0.6) + 5 + 1 = 10). One more fits once floor(7 x (1 - e))
+        // is 3: from e = 60 s + 1 ns - ceil(4 x 60 s / 7) = 25,714,285,715 ns into the window.
+        Decision tenth = sevenThenFive(24_000).request();
+        assertThat(tenth.nextPermitNanos()).isEqualTo(25_714_285_715L - 24_000_000_000L);
+    }
+
+    @Test
+    void slidingWindowCounter_rejectionOfOnePermit_nextPermitIsTheRetry() {
+        Decision decision = sevenThenFive(12_000).request();
+        assertThat(decision.nextPermitNanos()).isEqualTo(decision.retryAfterNanos());
+    }
+
+    @Test
+    void slidingWindowCounter_onlyThisWindowCounted_nextPermitIsJustAfterTheNextWindowStarts() {
+        // With nothing behind it, this window's one permit weighs fully until 1 ns into the next window.
+        Timeline counter = new Timeline(Algorithm.SLIDING_WINDOW_COUNTER, TEN_PER_MINUTE);
+        Decision first = counter.at(ofSeconds(75)).request();
+        assertThat(first.remaining()).isEqualTo(9);
+        assertThat(first.nextPermit()).isEqualTo(ofSeconds(45).plusNanos(1));
+        assertThat(counter.at(ofSeconds(120)).peek().remaining()).isEqualTo(9);
+        assertThat(counter.at(ofSeconds(120).plusNanos(1)).peek().remaining()).isEqualTo(10);
+    }
+
 }

@@ -82,4 +82,38 @@ class TokenBucketTest {
         assertThat(rejected.retryAfter()).isLessThanOrEqualTo(Duration.ofDays(366)).isPositive();
         assertThat(bucket.after(Duration.ofDays(366)).request(Limit.MAX_PERMITS).allowed()).isTrue();
     }
+
+    @Test
+    void tokenBucket_allThreeTaken_nextPermitIn20sFullIn60s() {
+        Timeline bucket = new Timeline(Algorithm.TOKEN_BUCKET, Limit.of(3, ofMinutes(1)));
+        bucket.request();
+        bucket.request();
+        Decision third = bucket.request();
+        assertThat(third.remaining()).isZero();
+        assertThat(third.nextPermit()).isEqualTo(ofSeconds(20));
+        assertThat(third.resetAfter()).isEqualTo(ofSeconds(60));
+
+        Decision rejected = bucket.at(ofSeconds(5)).request();
+        assertThat(rejected.retryAfter()).isEqualTo(ofSeconds(15));
+        assertThat(rejected.nextPermit()).isEqualTo(ofSeconds(15));
+        assertThat(rejected.resetAfter()).isEqualTo(ofSeconds(55));
+    }
+
+    @Test
+    void tokenBucket_costOfTwoRejected_nextPermitIsTheNextTokenNotTheRetry() {
+        Timeline bucket = new Timeline(Algorithm.TOKEN_BUCKET, Limit.of(3, ofMinutes(1)));
+        bucket.request(3);
+        Decision rejected = bucket.at(ofSeconds(10)).request(2);
+        assertThat(rejected.retryAfter()).isEqualTo(ofSeconds(30));
+        assertThat(rejected.nextPermit()).isEqualTo(ofSeconds(10));
+    }
+
+    @Test
+    void tokenBucket_full_hasNoNextPermitToWaitFor() {
+        Timeline bucket = new Timeline(Algorithm.TOKEN_BUCKET, Limit.of(3, ofMinutes(1)));
+        assertThat(bucket.peek().nextPermitNanos()).isZero();
+        bucket.request();
+        assertThat(bucket.after(ofSeconds(20)).peek().nextPermitNanos()).isZero();
+    }
+
 }

@@ -104,4 +104,35 @@ class WindowLogTest {
         log.at(ofMillis(1_200)).request();
         assertThat(log.state()[0]).hasSize(4);
     }
+
+    @Test
+    void steppedSlidingWindow_nextPermit_isTheExactBoundaryWhereTheOldestCountedStepLeaves() {
+        // 10 per 4 s, 10 ms steps. A grant at 1.234 s counts in the step of 1.230 s, which leaves at 5.230 s.
+        Timeline window = new Timeline(Algorithm.STEPPED_SLIDING_WINDOW, Limit.of(10, ofSeconds(4)));
+        assertThat(window.at(ofMillis(1_234)).request().nextPermit()).isEqualTo(ofMillis(3_996));
+        Decision second = window.at(ofMillis(2_500)).request(8);
+        assertThat(second.remaining()).isEqualTo(1);
+        assertThat(second.nextPermit()).isEqualTo(ofMillis(2_730));
+        assertThat(second.resetAfter()).isEqualTo(ofMillis(4_000));
+
+        // A cost of 3 needs the second step (8 permits) to leave too; one more permit comes with the first.
+        Decision rejected = window.at(ofSeconds(3)).request(3);
+        assertThat(rejected.retryAfter()).isEqualTo(ofMillis(3_500));
+        assertThat(rejected.nextPermit()).isEqualTo(ofMillis(2_230));
+        assertThat(window.at(ofMillis(5_230).minusNanos(1)).peek().remaining()).isEqualTo(1);
+        assertThat(window.at(ofMillis(5_230)).peek().remaining()).isEqualTo(2);
+    }
+
+    @Test
+    void slidingWindowLog_nextPermit_isTheOldestGrantsExpiry() {
+        Timeline log = new Timeline(Algorithm.SLIDING_WINDOW_LOG, Limit.of(3, ofSeconds(1)));
+        assertThat(log.peek().nextPermitNanos()).isZero();
+        log.at(ofMillis(100)).request();
+        Decision second = log.at(ofMillis(400)).request();
+        assertThat(second.nextPermit()).isEqualTo(ofMillis(700));
+        log.request();
+        Decision rejected = log.at(ofMillis(600)).request();
+        assertThat(rejected.nextPermit()).isEqualTo(ofMillis(500)).isEqualTo(rejected.retryAfter());
+    }
+
 }

@@ -18,7 +18,8 @@ class ProblemDetailsTest {
         assertThat(problem.toJson()).isEqualTo("{\"type\":\"https://sluice.dev/problems/rate-limited\","
                 + "\"title\":\"Too Many Requests\",\"status\":429,"
                 + "\"detail\":\"Rate limit 'login' exceeded. Retry in 12 seconds.\","
-                + "\"policies\":[\"login\",\"per-ip\"],\"retryAfter\":12}");
+                + "\"policies\":[\"login\",\"per-ip\"],\"violated-policies\":[\"login\",\"per-ip\"],"
+                + "\"retryAfter\":12}");
     }
 
     @Test
@@ -47,6 +48,6 @@ class ProblemDetailsTest {
         assertThat(problem.toJson()).isEqualTo("{\"type\":\"https://sluice.dev/problems/limiter-unavailable\","
                 + "\"title\":\"Rate Limiter Unavailable\",\"status\":503,"
                 + "\"detail\":\"The rate limiter is unavailable, and this service refuses requests it cannot count."
-                + " Retry in 1 second.\",\"policies\":[],\"retryAfter\":1}");
+                + " Retry in 1 second.\",\"policies\":[],\"violated-policies\":[],\"retryAfter\":1}");
     }
 }

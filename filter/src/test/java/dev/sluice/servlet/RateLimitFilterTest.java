@@ -129,7 +129,7 @@ class RateLimitFilterTest {
         assertThat(rejected.body()).isEqualTo("{\"type\":\"https://sluice.dev/problems/rate-limited\","
                 + "\"title\":\"Too Many Requests\",\"status\":429,"
                 + "\"detail\":\"Rate limit 'per-ip:3/1m' exceeded. Retry in 20 seconds.\","
-                + "\"policies\":[\"per-ip:3/1m\"],\"retryAfter\":20}");
+                + "\"policies\":[\"per-ip:3/1m\"],\"violated-policies\":[\"per-ip:3/1m\"],\"retryAfter\":20}");
     }
 
     @Test

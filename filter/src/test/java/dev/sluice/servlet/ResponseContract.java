@@ -15,8 +15,9 @@ public final class ResponseContract {
 
     /**
      * Three requests to {@code path} under a fresh 3-per-minute token bucket named {@code policy} carry the exact
-     * rate-limit fields (remaining 2, 1, 0; the bucket full again 20, 40, 60 s later), and the fourth is a 429 with
-     * {@code Retry-After: 20}. Returns the rejection.
+     * rate-limit fields (remaining 2, 1, 0; the next token 20 s later each time, the {@code RateLimit} field's
+     * {@code t}; the bucket full again 20, 40, 60 s later, {@code X-RateLimit-Reset}), and the fourth is a 429 with
+     * {@code Retry-After: 20}, no earlier than its {@code t=20}. Returns the rejection.
      */
     public static HttpResponse<String> assertThreePerMinuteThenRejected(JettyServer server, String path,
                                                                         String policy) throws Exception {
@@ -26,7 +27,7 @@ public final class ResponseContract {
             long refill = 20L * (3 - remaining);
             assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"" + policy + "\";q=3;w=60");
             assertThat(response.headers().firstValue("RateLimit"))
-                    .hasValue("\"" + policy + "\";r=" + remaining + ";t=" + refill);
+                    .hasValue("\"" + policy + "\";r=" + remaining + ";t=20");
             assertThat(response.headers().firstValue("X-RateLimit-Limit")).hasValue("3");
             assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
             assertThat(response.headers().firstValue("X-RateLimit-Reset")).hasValue(Long.toString(refill));
@@ -36,7 +37,8 @@ public final class ResponseContract {
         assertThat(rejected.statusCode()).isEqualTo(429);
         assertThat(rejected.headers().firstValue("Retry-After")).hasValue("20");
         assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
-        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"" + policy + "\";r=0;t=60");
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"" + policy + "\";r=0;t=20");
+        assertThat(rejected.headers().firstValue("X-RateLimit-Reset")).hasValue("60");
         return rejected;
     }
 }

@@ -29,6 +29,7 @@ final class DecisionResult implements IdentifiedDataSerializable {
         out.writeLong(decision.limit());
         out.writeLong(decision.remaining());
         out.writeLong(decision.retryAfterNanos());
+        out.writeLong(decision.nextPermitNanos());
         out.writeLong(decision.resetAfterNanos());
         out.writeLong(decision.delayNanos());
         out.writeString(decision.limitName());
@@ -38,7 +39,7 @@ final class DecisionResult implements IdentifiedDataSerializable {
     public void readData(ObjectDataInput in) throws IOException {
         WireFormat.readVersion(in, "decision result");
         decision = new Decision(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(), in.readLong(),
-                in.readLong(), in.readString());
+                in.readLong(), in.readLong(), in.readString(), false);
     }
 
     @Override

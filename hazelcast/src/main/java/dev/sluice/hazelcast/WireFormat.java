@@ -30,10 +30,14 @@ import java.io.InputStream;
  *       nanoseconds (longs);
  *   <li>{@link WriteStateProcessor}: version, the {@link CounterState} as above (with its own version), time to live
  *       in seconds (long);
- *   <li>{@link DecisionResult}: version, allowed (boolean), limit, remaining, retry-after, reset-after and delay in
- *       nanoseconds (longs), limit name (string);
+ *   <li>{@link DecisionResult}: version, allowed (boolean), limit, remaining, retry-after, next-permit, reset-after
+ *       and delay in nanoseconds (longs), limit name (string);
  *   <li>{@link MoreConsumedMergePolicy}: version only.
  * </ul>
+ *
+ * <p>Version 1 is not frozen until the first release: before it, no cluster mixes two layouts, so the unreleased
+ * layout is extended in place (the next-permit time of a decision result was added so) and the golden bytes of
+ * {@code WireFormatTest} changed with it. From the first release on, a change is a new version.
  *
  * <p>Reads check what they allocate by: bytes that name an unknown version or algorithm, claim more limits than a
  * policy can hold, or a state longer than the bytes that remain, fail the one read with an {@link IOException}

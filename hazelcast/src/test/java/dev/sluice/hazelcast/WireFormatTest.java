@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Pins wire format version 1 of every type Sluice sends through Hazelcast: a known value, serialized by Hazelcast's
  * real serialization service (with the hook the jar registers), gives exactly these bytes, and these bytes read back
  * to that value. A change that fails here changes what other members read: it needs a new format version (see
- * {@link WireFormat}), not a new constant.
+ * {@link WireFormat}), not a new constant. Only before the first release may version 1 itself change, as it did
+ * when decision results gained the next-permit time.
  *
  * <p>The constants are hex, one group per field: Hazelcast's header (partition hash, serializer type, identified flag,
  * Sluice's factory id, class id), then Sluice's fields in order, starting with the format version.
@@ -57,7 +58,8 @@ class WireFormatTest {
     private static final String DECISION_RESULT_V1 = HEADER + "00000005 01"
             + " 00" // not allowed
             + " 0000000000000003 0000000000000000" // limit, remaining
-            + " 00000004a817c800 0000000df8475800 0000000000000000" // retry after 20 s, reset after 60 s, no delay
+            + " 00000009502f9000 00000004a817c800" // a cost of 2: retry after 40 s, next permit in 20 s
+            + " 0000000df8475800 0000000000000000" // reset after 60 s, no delay
             + " 00000005 6275727374"; // "burst"
     private static final String MERGE_POLICY_V1 = HEADER + "00000006 01";
 
@@ -78,8 +80,8 @@ class WireFormatTest {
                 Arguments.of(new PeekProcessor(policy, 1), PEEK_PROCESSOR_V1),
                 Arguments.of(new WriteStateProcessor(new CounterState(Algorithm.FIXED_WINDOW,
                         new long[][] {{1, 60_000_000_000L}}), 61), WRITE_STATE_PROCESSOR_V1),
-                Arguments.of(new DecisionResult(new Decision(false, 3, 0, 20_000_000_000L, 60_000_000_000L, 0,
-                        "burst")), DECISION_RESULT_V1),
+                Arguments.of(new DecisionResult(new Decision(false, 3, 0, 40_000_000_000L, 20_000_000_000L,
+                        60_000_000_000L, 0, "burst", false)), DECISION_RESULT_V1),
                 Arguments.of(new MoreConsumedMergePolicy(), MERGE_POLICY_V1));
     }
 

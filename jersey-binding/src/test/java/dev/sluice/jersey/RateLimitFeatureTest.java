@@ -68,7 +68,7 @@ class RateLimitFeatureTest {
         assertThat(rejected.body()).isEqualTo("{\"type\":\"https://sluice.dev/problems/rate-limited\","
                 + "\"title\":\"Too Many Requests\",\"status\":429,"
                 + "\"detail\":\"Rate limit 'items:3/1m' exceeded. Retry in 20 seconds.\","
-                + "\"policies\":[\"items:3/1m\"],\"retryAfter\":20}");
+                + "\"policies\":[\"items:3/1m\"],\"violated-policies\":[\"items:3/1m\"],\"retryAfter\":20}");
     }
 
     @Test
@@ -155,8 +155,10 @@ class RateLimitFeatureTest {
             HttpResponse<String> response = server.get("/plain");
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("X-RateLimit-Remaining")).hasValue(Integer.toString(remaining));
-            assertThat(response.headers().firstValue("RateLimit")).hasValue("\"shared:5/1m\";r=" + remaining
-                    + ";t=" + 12L * (5 - remaining));
+            assertThat(response.headers().firstValue("RateLimit")).as("the next token in 12 s")
+                    .hasValue("\"shared:5/1m\";r=" + remaining + ";t=12");
+            assertThat(response.headers().firstValue("X-RateLimit-Reset")).as("full again")
+                    .hasValue(Long.toString(12L * (5 - remaining)));
         }
         assertThat(server.get("/plain").statusCode()).isEqualTo(429);
     }
