@@ -122,9 +122,12 @@ public final class RejectionCachingStore implements CounterStore {
         hits.increment();
         Decision original = rejection.decision;
         long retryAfter = rejection.until - now;
-        long resetAfter = Math.max(retryAfter, original.resetAfterNanos() - (now - rejection.sentAt));
-        return new Decision(false, original.limit(), original.remaining(), retryAfter, resetAfter, 0,
-                original.limitName());
+        long elapsed = now - rejection.sentAt;
+        long resetAfter = Math.max(retryAfter, original.resetAfterNanos() - elapsed);
+        // The next permit comes when the store said, less the time since, and never after the retry.
+        long nextPermit = Math.min(retryAfter, Math.max(0, original.nextPermitNanos() - elapsed));
+        return new Decision(false, original.limit(), original.remaining(), retryAfter, nextPermit, resetAfter, 0,
+                original.limitName(), false);
     }
 
     private void remember(CacheKey cacheKey, Decision decision, long sentAt, long cost, long maxDelayNanos) {

@@ -45,6 +45,21 @@ class RejectionCachingStoreTest {
     }
 
     @Test
+    void apply_cachedCostlyRejection_nextPermitIsTheStoresLessTheTimeSince() {
+        Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofMinutes(1)));
+        store.apply("k", policy, 3, 0);
+        Decision rejected = store.apply("k", policy, 2, 0);
+        time.advance(Duration.ofSeconds(5));
+
+        Decision cached = store.apply("k", policy, 2, 0);
+
+        assertThat(store.hits()).isEqualTo(1);
+        assertThat(rejected.nextPermit()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(cached.nextPermit()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(cached.retryAfter()).isEqualTo(Duration.ofSeconds(35));
+    }
+
+    @Test
     void apply_cacheFull_cachesNewRejectionsOnlyOnceExpiredOnesAreSwept() {
         RejectionCachingStore oneEntry = new RejectionCachingStore(remote, time, 1);
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1, Duration.ofSeconds(10)));
