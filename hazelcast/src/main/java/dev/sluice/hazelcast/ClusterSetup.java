@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -96,27 +97,31 @@ final class ClusterSetup {
      * starts without one, so that an application starts while the cluster is down (or unreachable under the name
      * given); its calls fail, and the failure policy decides, until it connects. The counters map's configuration goes
      * to the cluster on every connection, since a cluster restarted whole has forgotten it; then, on a connection after
-     * the start, {@code afterConnection} runs (once set), in the same background thread: nothing may touch the map
-     * before its configuration is there, or the members create it with Hazelcast's defaults.
+     * the start, {@code afterConnection} runs (once set), in the same background thread. {@code mapConfigured} says
+     * whether the configuration is on the cluster since the latest connection: nothing may touch the map before, or the
+     * members create it with Hazelcast's defaults.
      */
-    /** A started client, and whether the counters map's configuration reached the cluster during the start. */
-    record StartedClient(HazelcastInstance instance, boolean mapConfigured) {
-    }
-
-    static StartedClient startClient(ClientOptions options, AtomicReference<@Nullable Runnable> afterConnection) {
+    static HazelcastInstance startClient(ClientOptions options, AtomicBoolean mapConfigured,
+                                         AtomicReference<@Nullable Runnable> afterConnection) {
         ClientConfig config = clientConfig(options);
         StoreOptions store = options.store();
         AtomicReference<@Nullable HazelcastInstance> started = new AtomicReference<>();
         CountDownLatch firstConnection = new CountDownLatch(1);
         config.addListenerConfig(new ListenerConfig((LifecycleListener) event -> {
+            if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
+                mapConfigured.set(false);
+            }
             if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
                 firstConnection.countDown();
                 HazelcastInstance connected = started.get();
                 if (connected != null) {
                     inBackground("sluice-connected", () -> {
-                        Runnable after = afterConnection.get();
-                        if (addMapConfigWhileConnected(connected, store) && after != null) {
-                            after.run();
+                        if (addMapConfigWhileConnected(connected, store)) {
+                            mapConfigured.set(true);
+                            Runnable after = afterConnection.get();
+                            if (after != null) {
+                                after.run();
+                            }
                         }
                     });
                 }
@@ -124,11 +129,11 @@ final class ClusterSetup {
         }));
         HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
         started.set(client);
-        boolean mapConfigured = false;
         try {
-            if (firstConnection.await(options.startWait().toNanos(), TimeUnit.NANOSECONDS)) {
-                mapConfigured = addMapConfigWhileConnected(client, store);
-            } else {
+            if (firstConnection.await(options.startWait().toNanos(), TimeUnit.NANOSECONDS)
+                    && addMapConfigWhileConnected(client, store)) {
+                mapConfigured.set(true);
+            } else if (firstConnection.getCount() > 0) {
                 LOG.log(System.Logger.Level.WARNING, "Hazelcast client not connected to cluster \"{0}\" at {1} "
                         + "after {2} ms; decisions follow the failure policy until it connects",
                         config.getClusterName(), config.getNetworkConfig().getAddresses(),
@@ -137,7 +142,7 @@ final class ClusterSetup {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return new StartedClient(client, mapConfigured);
+        return client;
     }
 
     /**

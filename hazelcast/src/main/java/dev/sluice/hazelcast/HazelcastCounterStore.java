@@ -15,6 +15,7 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -74,21 +75,22 @@ public final class HazelcastCounterStore implements CounterStore {
     private final String connection;
     private volatile Decider decider = Decider.PROCESSORS;
     /**
-     * False, for a client, from a connection until the counters map's configuration is on the cluster: a call in
+     * False, for a client, from a (dis)connection until the counters map's configuration is on the cluster: a call in
      * between would make the members create the map with Hazelcast's defaults (no size bound, no merge policy), for
      * good. Such a call fails at once instead, and the failure policy decides it.
      */
-    private volatile boolean mapConfigured = true;
+    private final AtomicBoolean mapConfigured;
     /** Made when the members turn out to be incompatible and the options say to decide here instead. */
     private volatile @Nullable CompareAndSetCounterStore compareAndSet;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
-                                  String connection) {
+                                  String connection, AtomicBoolean mapConfigured) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.options = options;
         this.ownsInstance = ownsInstance;
         this.connection = connection;
+        this.mapConfigured = mapConfigured;
     }
 
     /** Probes the members now; see the class comment. */
@@ -136,7 +138,7 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     private void requireMapConfigured() {
-        if (!mapConfigured) {
+        if (!mapConfigured.get()) {
             throw new IllegalStateException("Sluice: the counters map's configuration is not on the cluster yet after"
                     + " the client's connection");
         }
@@ -160,7 +162,8 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     public static HazelcastCounterStore startMember(MemberOptions options) {
         HazelcastInstance member = Hazelcast.newHazelcastInstance(ClusterSetup.memberConfig(options));
-        return new HazelcastCounterStore(member, options.store(), true, "hazelcast-member").checkingMembers();
+        return new HazelcastCounterStore(member, options.store(), true, "hazelcast-member", new AtomicBoolean(true))
+                .checkingMembers();
     }
 
     /**
@@ -170,21 +173,14 @@ public final class HazelcastCounterStore implements CounterStore {
      * @throws java.io.UncheckedIOException if the client's configuration file cannot be read
      */
     public static HazelcastCounterStore connectClient(ClientOptions options) {
+        AtomicBoolean mapConfigured = new AtomicBoolean();
         AtomicReference<@Nullable Runnable> afterConnection = new AtomicReference<>();
-        ClusterSetup.StartedClient client = ClusterSetup.startClient(options, afterConnection);
-        HazelcastCounterStore store = new HazelcastCounterStore(client.instance(), options.store(), true,
-                "hazelcast-client");
-        store.mapConfigured = client.mapConfigured();
-        client.instance().getLifecycleService().addLifecycleListener(event -> {
-            if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
-                store.mapConfigured = false;
-            }
-        });
-        afterConnection.set(() -> {
-            store.mapConfigured = true;
-            store.checkMembers(false);
-        });
-        return store.mapConfigured ? store.checkingMembers() : store;
+        HazelcastCounterStore store = new HazelcastCounterStore(
+                ClusterSetup.startClient(options, mapConfigured, afterConnection), options.store(), true,
+                "hazelcast-client", mapConfigured);
+        afterConnection.set(() -> store.checkMembers(false));
+        // Not connected yet: the first connection probes, once the map's configuration is there.
+        return mapConfigured.get() ? store.checkingMembers() : store;
     }
 
     /**
@@ -195,7 +191,8 @@ public final class HazelcastCounterStore implements CounterStore {
     public static HazelcastCounterStore using(HazelcastInstance instance, StoreOptions options) {
         Objects.requireNonNull(instance, "instance");
         ClusterSetup.addMapConfig(instance, options);
-        HazelcastCounterStore store = new HazelcastCounterStore(instance, options, false, "hazelcast-instance");
+        HazelcastCounterStore store = new HazelcastCounterStore(instance, options, false, "hazelcast-instance",
+                new AtomicBoolean(true));
         if (!(instance.getLocalEndpoint() instanceof Member)) {
             // A client reconnecting may reach a cluster that forgot the map's configuration, or other members.
             instance.getLifecycleService().addLifecycleListener(event -> {
