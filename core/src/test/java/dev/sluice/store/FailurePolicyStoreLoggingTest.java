@@ -11,8 +11,6 @@ import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.List;
 import java.util.ResourceBundle;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -117,7 +115,8 @@ class FailurePolicyStoreLoggingTest {
     @Test
     void health_countsTheLastMinutesFailuresAndShedCalls_andForgetsOlderOnes() {
         FailurePolicyStore store = store(FailurePolicyStore.allowing(remote, TIMEOUT));
-        FailurePolicyStore shedding = store(FailurePolicyStore.allowing(new Unanswered(), TIMEOUT)).withMaxPending(1);
+        FailurePolicyStore shedding = store(FailurePolicyStore.allowing(new UnresponsiveStore(), TIMEOUT))
+                .withMaxPending(1);
         remote.failing = true;
         for (int i = 0; i < 4; i++) {
             store.apply(KEY, POLICY, 1, 0);
@@ -160,28 +159,6 @@ class FailurePolicyStoreLoggingTest {
                 throw new IllegalStateException("no counter for " + key);
             }
             return decision.get();
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    /** Never answers: its calls stay in flight. */
-    private static final class Unanswered implements CounterStore {
-        @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            throw new UnsupportedOperationException("asynchronous only");
-        }
-
-        @Override
-        public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-            return new CompletableFuture<>();
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            throw new UnsupportedOperationException("asynchronous only");
         }
 
         @Override

@@ -36,7 +36,7 @@ class FailurePolicyStoreTest {
 
     @Test
     void apply_remoteNeverAnswers_allowsAfterTheTimeoutAndCountsIt() {
-        FailurePolicyStore store = FailurePolicyStore.allowing(new Unresponsive(), TIMEOUT);
+        FailurePolicyStore store = FailurePolicyStore.allowing(new UnresponsiveStore(), TIMEOUT);
         assertThat(store.apply("k", POLICY, 1, 0).allowed()).isTrue();
         assertThat(store.timeouts()).isEqualTo(1);
     }
@@ -63,7 +63,7 @@ class FailurePolicyStoreTest {
 
     @Test
     void applyAsync_remoteNeverAnswers_completesByThePolicyAfterTheTimeout() throws Exception {
-        FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new Unresponsive(), TIMEOUT,
+        FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new UnresponsiveStore(), TIMEOUT,
                 new LocalCounterStore(time, 100));
         Decision decision = store.applyAsync("k", POLICY, 1, 0).toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertThat(decision.remaining()).isEqualTo(2);
@@ -72,14 +72,14 @@ class FailurePolicyStoreTest {
 
     @Test
     void peek_remoteNeverAnswers_reportsThePolicyOutcome() {
-        FailurePolicyStore store = FailurePolicyStore.rejecting(new Unresponsive(), TIMEOUT);
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new UnresponsiveStore(), TIMEOUT);
         assertThat(store.peek("k", POLICY, 1).allowed()).isFalse();
         assertThat(store.timeouts()).isEqualTo(1);
     }
 
     @Test
     void apply_maxPendingCallsInFlight_decidesTheNextWithoutCallingTheRemote() {
-        Unresponsive remote = new Unresponsive();
+        UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMillis(1)).withMaxPending(3);
         for (int i = 0; i < 3; i++) {
             store.apply("k", POLICY, 1, 0);
@@ -95,7 +95,7 @@ class FailurePolicyStoreTest {
 
     @Test
     void apply_pendingCallsAnsweredLate_callsTheRemoteAgain() {
-        Unresponsive remote = new Unresponsive();
+        UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.allowing(remote, Duration.ofMillis(1)).withMaxPending(2);
         store.apply("k", POLICY, 1, 0);
         store.apply("k", POLICY, 1, 0);
@@ -111,7 +111,7 @@ class FailurePolicyStoreTest {
     @Test
     void apply_shedCall_tellsTheListener() {
         List<String> told = new CopyOnWriteArrayList<>();
-        FailurePolicyStore store = FailurePolicyStore.rejecting(new Unresponsive(), Duration.ofMillis(1))
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new UnresponsiveStore(), Duration.ofMillis(1))
                 .withMaxPending(1)
                 .listeningTo((key, timedOut) -> told.add(key + (timedOut ? " timed out" : " failed")));
         store.apply("first", POLICY, 1, 0);
@@ -134,7 +134,7 @@ class FailurePolicyStoreTest {
     /** 32 threads at once against a remote that answers nothing until released: at most 4 calls ever reach it. */
     @Test
     void applyAsync_manyThreadsAtOnce_neverHaveMoreThanMaxPendingInFlight() throws Exception {
-        Unresponsive remote = new Unresponsive();
+        UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMinutes(1)).withMaxPending(4);
         ExecutorService threads = Executors.newFixedThreadPool(32);
         try {
@@ -155,41 +155,6 @@ class FailurePolicyStoreTest {
         }
         assertThat(remote.calls).hasSize(4);
         assertThat(store.shed()).isEqualTo(28);
-    }
-
-    /** A remote store that never answers by itself; every call it got waits in {@code calls}, for a test to answer. */
-    private static final class Unresponsive implements CounterStore {
-        final List<CompletableFuture<Decision>> calls = new CopyOnWriteArrayList<>();
-
-        @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            return applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture().join();
-        }
-
-        @Override
-        public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-            return call();
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            return peekAsync(key, policy, cost).toCompletableFuture().join();
-        }
-
-        @Override
-        public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-            return call();
-        }
-
-        private CompletableFuture<Decision> call() {
-            CompletableFuture<Decision> call = new CompletableFuture<>();
-            calls.add(call);
-            return call;
-        }
-
-        @Override
-        public void close() {
-        }
     }
 
     /** A remote store that fails every call. */

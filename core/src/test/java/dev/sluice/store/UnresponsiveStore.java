@@ -1,0 +1,43 @@
+package dev.sluice.store;
+
+import dev.sluice.Decision;
+import dev.sluice.algorithm.Policy;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** A remote store that never answers by itself; every call it got waits in {@code calls}, for a test to answer. */
+final class UnresponsiveStore implements CounterStore {
+    final List<CompletableFuture<Decision>> calls = new CopyOnWriteArrayList<>();
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        return applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture().join();
+    }
+
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return call();
+    }
+
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        return peekAsync(key, policy, cost).toCompletableFuture().join();
+    }
+
+    @Override
+    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        return call();
+    }
+
+    private CompletableFuture<Decision> call() {
+        CompletableFuture<Decision> call = new CompletableFuture<>();
+        calls.add(call);
+        return call;
+    }
+
+    @Override
+    public void close() {
+    }
+}
