@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class MemberCompatibility {
 
-    /** The probe's key: no rule makes a key without a {@code |}, so it never meets a real counter. */
-    static final String PROBE_KEY = "sluice:compatibility-probe";
+    /** The probe's key. A peek writes nothing, so even a counter of this name would be left as it is. */
+    private static final String PROBE_KEY = "sluice:compatibility-probe";
 
     private static final Policy PROBE_POLICY = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1, Duration.ofSeconds(1)));
 
