@@ -26,7 +26,8 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>Without explicit registration the feature is discovered (Jersey's auto-discovery) with the defaults: the
- * annotations only, a {@link dev.sluice.store.LocalCounterStore}, both header styles. An explicitly registered
+ * annotations only, the store of the Sluice servlet filter in the same web application (else a local one), both header
+ * styles. An explicitly registered
  * feature replaces the discovered one.
  *
  * <p>At deployment the annotations of every resource class are read; a mistake fails the deployment with a message
@@ -54,7 +55,7 @@ public final class RateLimitFeature implements Feature {
     private final CounterStore store;
     private final HeaderStyle headerStyle;
 
-    /** The defaults: annotations only, a local store, both header styles. */
+    /** The defaults: annotations only, the servlet filter's store (else a local one), both header styles. */
     public RateLimitFeature() {
         this(builder());
     }
@@ -117,7 +118,10 @@ public final class RateLimitFeature implements Feature {
             return this;
         }
 
-        /** Where counters live (a Hazelcast store to share them); the caller closes it. Default: a local store. */
+        /**
+         * Where counters live (a Hazelcast store to share them); the caller closes it. Default: the store a Sluice
+         * servlet filter of the same web application published, else a local store of the feature's own.
+         */
         public Builder store(CounterStore counterStore) {
             this.store = Objects.requireNonNull(counterStore, "store");
             return this;
