@@ -27,9 +27,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Distributed token-bucket decisions on a two-member cluster, Sluice's entry processor against Bucket4j's
  * (entry-processor proxy manager), and each one's compare-and-set mode for members without its classes (Sluice's
- * {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy manager), on the same members and keys: 10,000 keys of 1,000 per second, called through the
- * member in the benchmark's JVM, so about half the calls go to the other member over loopback. The other member is
- * in this JVM or, with {@code topology=two-jvms}, in a process of its own. Run with {@code -t 1}, {@code -t 4},
+ * {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy manager), on the same members and keys:
+ * 10,000 keys of 1,000 per second, called through the member in the benchmark's JVM, so about half the calls go to
+ * the other member over loopback. The other member is in this JVM or, with {@code topology=two-jvms}, in a process
+ * of its own. Run with {@code -t 1}, {@code -t 4},
  * {@code -t 16}; throughput is reported in ops/µs unless run with {@code -bm thrpt -tu s} (ops/s), sample time gives
  * p50/p99/p99.9 in µs.
  */

@@ -2,6 +2,7 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
+import dev.sluice.Durations;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
 import java.util.Map;
@@ -47,7 +48,7 @@ final class ApplyProcessor extends PolicyProcessor {
 
     /** Whole seconds, rounded up, plus one for Hazelcast's truncation of expiration times; see the class comment. */
     static long ttlSeconds(long idleAfterNanos) {
-        return idleAfterNanos / NANOS_PER_SECOND + (idleAfterNanos % NANOS_PER_SECOND == 0 ? 0 : 1) + 1;
+        return Durations.ceilDiv(idleAfterNanos, NANOS_PER_SECOND) + 1;
     }
 
     @Override

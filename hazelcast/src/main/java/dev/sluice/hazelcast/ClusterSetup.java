@@ -1,7 +1,6 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.client.HazelcastClient;
-import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.client.config.XmlClientConfigBuilder;
@@ -24,22 +23,25 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /*
  * The cluster set-up behind HazelcastCounterStore's three entry points: the member configuration of MemberOptions, the
- * client of ClientOptions (started without waiting for the cluster, its map configuration sent on every connection),
+ * client of ClientOptions (started waiting at most its start wait for the cluster, its map configuration sent on every
+ * connection),
  * and the counters map configuration added to a running cluster. Kept apart from the store, which only makes calls.
  */
 
 /** Configures and starts Hazelcast members and clients for {@link HazelcastCounterStore}. Stateless. */
 final class ClusterSetup {
 
-    // Under the store's name, where its users look for its messages.
     /** How long a client that just connected keeps trying to add the map configuration. */
     private static final Duration MAP_CONFIG_RETRY = Duration.ofSeconds(10);
 
+    // Under the store's name, where its users look for its messages.
     private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
 
     private ClusterSetup() {
@@ -107,25 +109,12 @@ final class ClusterSetup {
         StoreOptions store = options.store();
         AtomicReference<@Nullable HazelcastInstance> started = new AtomicReference<>();
         CountDownLatch firstConnection = new CountDownLatch(1);
+        LifecycleListener connections = followConnections(started::get, store, mapConfigured, afterConnection);
         config.addListenerConfig(new ListenerConfig((LifecycleListener) event -> {
-            if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
-                mapConfigured.set(false);
-            }
             if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
                 firstConnection.countDown();
-                HazelcastInstance connected = started.get();
-                if (connected != null) {
-                    inBackground("sluice-connected", () -> {
-                        if (addMapConfigWhileConnected(connected, store)) {
-                            mapConfigured.set(true);
-                            Runnable after = afterConnection.get();
-                            if (after != null) {
-                                after.run();
-                            }
-                        }
-                    });
-                }
             }
+            connections.stateChanged(event);
         }));
         HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
         started.set(client);
@@ -146,6 +135,40 @@ final class ClusterSetup {
     }
 
     /**
+     * Follows a client's connections for a store. On each connection, in a thread of its own, it adds the counters
+     * map's configuration; then, if no other connection or disconnection came meanwhile, it marks the map configured
+     * and runs {@code afterConnection} (once set). On each disconnection it marks the map not configured. Before
+     * {@code client} gives an instance (during the start) a connection is left to the start, which adds the
+     * configuration itself.
+     */
+    static LifecycleListener followConnections(Supplier<@Nullable HazelcastInstance> client, StoreOptions store,
+                                               AtomicBoolean mapConfigured,
+                                               AtomicReference<@Nullable Runnable> afterConnection) {
+        AtomicLong changes = new AtomicLong();
+        return event -> {
+            if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
+                changes.incrementAndGet();
+                mapConfigured.set(false);
+                return;
+            }
+            HazelcastInstance connected = client.get();
+            if (event.getState() != LifecycleEvent.LifecycleState.CLIENT_CONNECTED || connected == null) {
+                return;
+            }
+            long connection = changes.incrementAndGet();
+            inBackground("sluice-connected", () -> {
+                if (addMapConfigWhileConnected(connected, store) && changes.get() == connection) {
+                    mapConfigured.set(true);
+                    Runnable after = afterConnection.get();
+                    if (after != null) {
+                        after.run();
+                    }
+                }
+            });
+        };
+    }
+
+    /**
      * Runs a call to the cluster that a lifecycle event asks for: not on the event thread, and not on a shared pool,
      * whose only thread on a small machine a call to a cluster that went away would hold for Hazelcast's invocation
      * timeout (two minutes), stalling everything queued behind it. Reconnections are rare; a thread each is cheap.
@@ -158,8 +181,9 @@ final class ClusterSetup {
 
     /**
      * Adds the map configuration once the client can call the cluster: the connected event may come before the
-     * client takes calls, so an offline answer is retried for a while; a client that lost the cluster again gets it
-     * on its next connection. Whether it was added.
+     * client takes calls, and a call may fail while the cluster settles, so a failure is retried for a while; a client
+     * that could not add it gets it on its next connection, and its calls fail to the failure policy until then.
+     * Whether it was added.
      */
     private static boolean addMapConfigWhileConnected(HazelcastInstance client, StoreOptions store) {
         long deadline = System.nanoTime() + MAP_CONFIG_RETRY.toNanos();
@@ -167,8 +191,11 @@ final class ClusterSetup {
             try {
                 addMapConfig(client, store);
                 return true;
-            } catch (HazelcastClientOfflineException notYet) {
+            } catch (RuntimeException notYet) {
                 if (System.nanoTime() > deadline) {
+                    LOG.log(System.Logger.Level.WARNING, "Sluice could not add the counters map''s configuration to"
+                            + " the cluster within {0} s ({1}); decisions follow the failure policy until the next"
+                            + " connection", MAP_CONFIG_RETRY.toSeconds(), notYet.getClass().getName());
                     return false;
                 }
                 try {

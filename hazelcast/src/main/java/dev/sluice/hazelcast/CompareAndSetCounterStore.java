@@ -72,6 +72,8 @@ public final class CompareAndSetCounterStore implements CounterStore {
     public static final Duration DEFAULT_RETRY_TIMEOUT = FailurePolicyStore.DEFAULT_TIMEOUT;
 
     private static final long NANOS_PER_MILLI = 1_000_000L;
+    /** Hazelcast's time to live that never expires. */
+    private static final long NO_EXPIRY = 0;
 
     private final HazelcastInstance instance;
     private final String mapName;
@@ -131,7 +133,7 @@ public final class CompareAndSetCounterStore implements CounterStore {
                     return transition.decision();
                 }
             } else if (counters.replace(key, current, next)) {
-                expireWhenIdle(counters, key, policy, next, ttlSeconds);
+                expireWhenIdle(counters, key, policy, next, ttlSeconds, deadline);
                 return transition.decision();
             }
             // Another caller wrote the key since we read it: decide again on its value, while time allows.
@@ -147,10 +149,12 @@ public final class CompareAndSetCounterStore implements CounterStore {
     /**
      * Gives the entry just replaced with {@code written} the TTL of the state it holds, as the class comment explains:
      * sets it, then reads the value back, and while someone else has replaced it meanwhile (our TTL may then have cut
-     * theirs short), sets the TTL of the value found and reads again.
+     * theirs short), sets the TTL of the value found and reads again. Past {@code deadline}, or on a value it cannot
+     * read, it leaves the entry without expiry, which can only keep a count too long, never drop it early; the key's
+     * next grant sets a TTL again. The grant itself stands either way.
      */
     private void expireWhenIdle(IMap<String, String> counters, String key, Policy policy, String written,
-            long ttlSeconds) {
+            long ttlSeconds, long deadline) {
         String expected = written;
         long ttl = ttlSeconds;
         while (true) {
@@ -160,8 +164,16 @@ public final class CompareAndSetCounterStore implements CounterStore {
                 return;
             }
             expected = found;
-            ttl = ApplyProcessor.ttlSeconds(
-                    policy.apply(StateText.decode(found), time.nanos(), 0, Long.MAX_VALUE).idleAfterNanos());
+            try {
+                ttl = System.nanoTime() - deadline >= 0 ? NO_EXPIRY : ApplyProcessor.ttlSeconds(
+                        policy.apply(StateText.decode(found), time.nanos(), 0, Long.MAX_VALUE).idleAfterNanos());
+            } catch (IllegalStateException foreignValue) {
+                ttl = NO_EXPIRY;
+            }
+            if (ttl == NO_EXPIRY) {
+                counters.setTtl(key, NO_EXPIRY, TimeUnit.SECONDS);
+                return;
+            }
         }
     }
 

@@ -15,9 +15,10 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -80,6 +81,8 @@ public final class HazelcastCounterStore implements CounterStore {
      * good. Such a call fails at once instead, and the failure policy decides it.
      */
     private final AtomicBoolean mapConfigured;
+    /** The listener following a given client's connections, removed on {@link #close()}; null otherwise. */
+    private volatile @Nullable UUID connectionListener;
     /** Made when the members turn out to be incompatible and the options say to decide here instead. */
     private volatile @Nullable CompareAndSetCounterStore compareAndSet;
 
@@ -99,7 +102,7 @@ public final class HazelcastCounterStore implements CounterStore {
         return this;
     }
 
-    private void checkMembers(boolean starting) {
+    private synchronized void checkMembers(boolean starting) {
         MemberCompatibility.Result result = MemberCompatibility.probe(this::map, PROBE_WAIT);
         switch (result.verdict()) {
             case COMPATIBLE -> {
@@ -109,13 +112,16 @@ public final class HazelcastCounterStore implements CounterStore {
                             + " again; decisions go to them (counting afresh in map ''{0}'')", options.mapName());
                 }
             }
-            case UNKNOWN -> LOG.log(System.Logger.Level.DEBUG, "Sluice: members not probed ({0}); probed again on "
-                    + "the next connection", result.cause());
+            case UNKNOWN -> LOG.log(System.Logger.Level.DEBUG, "Sluice: members not probed ({0}); a client probes "
+                    + "again on its next connection", result.cause());
             case INCOMPATIBLE -> incompatible(result.cause(), starting);
         }
     }
 
     private void incompatible(String cause, boolean starting) {
+        if (decider != Decider.PROCESSORS) {
+            return; // already said, and already deciding as the options say
+        }
         String problem = "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
                 + "dev.sluice:sluice-hazelcast and dev.sluice:sluice-core, of this application's version, on every "
                 + "member's class path (README: Running with your own Hazelcast cluster), or set "
@@ -124,7 +130,13 @@ public final class HazelcastCounterStore implements CounterStore {
         if (options.onIncompatibleMembers() == StoreOptions.OnIncompatibleMembers.COMPARE_AND_SET) {
             LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map ''{0}'' now.",
                     options.compareAndSetMapName());
-            compareAndSet = new CompareAndSetCounterStore(instance, options.compareAndSetMapName());
+            // On the members' timeline when they were given one (tests, simulations), as the processors would be.
+            // (A client has no user context of its own.)
+            TimeSource time = instance.getLocalEndpoint() instanceof Member
+                    && instance.getConfig().getUserContext().get(TIME_SOURCE_KEY) instanceof TimeSource given
+                    ? given : CompareAndSetCounterStore.clusterTime(instance);
+            compareAndSet = new CompareAndSetCounterStore(instance, options.compareAndSetMapName(),
+                    CompareAndSetCounterStore.DEFAULT_RETRY_TIMEOUT, time);
             decider = Decider.COMPARE_AND_SET;
             return;
         }
@@ -191,18 +203,15 @@ public final class HazelcastCounterStore implements CounterStore {
     public static HazelcastCounterStore using(HazelcastInstance instance, StoreOptions options) {
         Objects.requireNonNull(instance, "instance");
         ClusterSetup.addMapConfig(instance, options);
+        AtomicBoolean mapConfigured = new AtomicBoolean(true);
         HazelcastCounterStore store = new HazelcastCounterStore(instance, options, false, "hazelcast-instance",
-                new AtomicBoolean(true));
+                mapConfigured);
         if (!(instance.getLocalEndpoint() instanceof Member)) {
             // A client reconnecting may reach a cluster that forgot the map's configuration, or other members.
-            instance.getLifecycleService().addLifecycleListener(event -> {
-                if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
-                    ClusterSetup.inBackground("sluice-connected", () -> {
-                        ClusterSetup.addMapConfig(instance, options);
-                        store.checkMembers(false);
-                    });
-                }
-            });
+            AtomicReference<@Nullable Runnable> afterConnection =
+                    new AtomicReference<>(() -> store.checkMembers(false));
+            store.connectionListener = instance.getLifecycleService().addLifecycleListener(
+                    ClusterSetup.followConnections(() -> instance, options, mapConfigured, afterConnection));
         }
         return store.checkingMembers();
     }
@@ -292,7 +301,9 @@ public final class HazelcastCounterStore implements CounterStore {
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
     public int size() {
-        return map().size();
+        requireMapConfigured();
+        CompareAndSetCounterStore onCallers = compareAndSet;
+        return decider == Decider.COMPARE_AND_SET && onCallers != null ? onCallers.size() : map().size();
     }
 
     private IMap<String, CounterState> map() {
@@ -312,6 +323,11 @@ public final class HazelcastCounterStore implements CounterStore {
     /** Shuts down the embedded member or the client this store started; leaves an instance it was given alone. */
     @Override
     public void close() {
+        UUID listener = connectionListener;
+        if (listener != null) {
+            connectionListener = null;
+            instance.getLifecycleService().removeLifecycleListener(listener);
+        }
         if (ownsInstance) {
             instance.shutdown();
         }
