@@ -63,9 +63,10 @@ public record ProblemDetails(String type, int status, String detail, List<String
         Decision verdict = rejections.get(0);
         long retryAfter = verdict.canSucceed() ? RateLimitHeaders.retryAfterSeconds(verdict) : -1;
         if (verdict.storeUnavailable()) {
+            String retry = retryAfter < 0 ? ""
+                    : " Retry in " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
             return new ProblemDetails(UNAVAILABLE_TYPE, SERVICE_UNAVAILABLE, "The rate limiter is unavailable, and"
-                    + " this service refuses requests it cannot count. Retry in " + retryAfter
-                    + (retryAfter == 1 ? " second." : " seconds."), List.of(), retryAfter);
+                    + " this service refuses requests it cannot count." + retry, List.of(), retryAfter);
         }
         List<String> policies = rejections.stream().map(Decision::limitName).distinct().toList();
         String detail = message != null ? message : generatedDetail(verdict, retryAfter);

@@ -64,11 +64,11 @@ public final class RateLimitHeaders {
     }
 
     /**
-     * {@code Retry-After} of a rejection: whole seconds rounded up, so never 0 when a wait is needed, and never
-     * earlier than the rejection's {@code t}.
+     * {@code Retry-After} of a rejection: whole seconds rounded up, so never 0 when a wait is needed. Never earlier
+     * than the rejection's {@code t}, since a {@link Decision} never has its next permit after its retry.
      */
     public static long retryAfterSeconds(Decision rejection) {
-        return Math.max(seconds(rejection.retryAfterNanos()), seconds(rejection.nextPermitNanos()));
+        return seconds(rejection.retryAfterNanos());
     }
 
     static String policyField(List<Limit> limits) {

@@ -71,9 +71,12 @@ final class FailureLog {
     /** A call the store did not decide, for {@code cause} (which names no key). */
     void failed(long now, String cause) {
         latestCause = cause;
-        if (!failing.get() && failing.compareAndSet(false, true)) {
+        if (!failing.get()) {
+            // Set before the run starts, so that no thread that sees it started finds an old line time.
             lastLineNanos.set(now);
             atLastLine = totals.get();
+        }
+        if (!failing.get() && failing.compareAndSet(false, true)) {
             settings.logger().log(settings.level(), "Sluice's counter store did not decide a request (" + cause
                     + "); " + consequence + " until it answers again. Further failures are summed up at most every "
                     + seconds(settings.intervalNanos()) + " s.");

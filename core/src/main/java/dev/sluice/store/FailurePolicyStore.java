@@ -75,6 +75,9 @@ public final class FailurePolicyStore implements CounterStore {
     private final RecentCount recentTimeouts = new RecentCount();
     private final RecentCount recentShed = new RecentCount();
     private final FailureLog log;
+    /** The causes of timeouts and shed calls, made once: a shed storm passes one on every call. */
+    private final String timeoutCause;
+    private final String shedCause;
 
     /**
      * Told of every call the remote store failed, did not answer in time, or was not asked because too many calls were
@@ -104,6 +107,8 @@ public final class FailurePolicyStore implements CounterStore {
         }
         this.maxPending = maxPending;
         this.log = new FailureLog(logSettings, consequence(onFailure), this::totals);
+        this.timeoutCause = "no answer within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms";
+        this.shedCause = "more than " + maxPending + " calls in flight";
     }
 
     /** What the failure rule does to the requests it decides, for the log. */
@@ -155,8 +160,7 @@ public final class FailurePolicyStore implements CounterStore {
         long now = log.now();
         (timedOut ? timeouts : failures).increment();
         (timedOut ? recentTimeouts : recentFailures).increment(now);
-        log.failed(now, timedOut ? "no answer within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms"
-                : FailureLog.describe(cause, key));
+        log.failed(now, timedOut ? timeoutCause : FailureLog.describe(cause, key));
         listener.failed(key, timedOut);
     }
 
@@ -164,13 +168,8 @@ public final class FailurePolicyStore implements CounterStore {
         long now = log.now();
         shed.increment();
         recentShed.increment(now);
-        log.failed(now, "more than " + maxPending + " calls in flight");
+        log.failed(now, shedCause);
         listener.failed(key, false);
-    }
-
-    /** The remote store answered: ends a run of failures in the log. */
-    private void answered() {
-        log.answered();
     }
 
     private FailureLog.Totals totals() {
@@ -236,7 +235,7 @@ public final class FailurePolicyStore implements CounterStore {
         }
         try {
             Decision decided = answer.get(timeoutNanos, TimeUnit.NANOSECONDS);
-            answered();
+            log.answered();
             return decided;
         } catch (TimeoutException e) {
             failed(key, true, null);
@@ -280,7 +279,7 @@ public final class FailurePolicyStore implements CounterStore {
         }
         return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
             if (error == null) {
-                answered();
+                log.answered();
                 return decision;
             }
             Throwable cause = unwrap(error);

@@ -94,13 +94,13 @@ public final class RejectionCachingStore implements CounterStore {
         return remote.peek(key, policy, cost);
     }
 
-    /** Closes the remote store and forgets the cached rejections. */
     /** The health of the store it wraps. */
     @Override
     public StoreHealth health() {
         return remote.health();
     }
 
+    /** Closes the remote store and forgets the cached rejections. */
     @Override
     public void close() {
         rejections.clear();

@@ -195,7 +195,10 @@ class FailurePolicyStoreLoggingTest {
         public void log(Level level, @Nullable ResourceBundle bundle, @Nullable String format,
                         @Nullable Object... params) {
             if (isLoggable(level)) {
-                lines.add(new Line(level, MessageFormat.format(String.valueOf(format), params)));
+                // As java.util.logging does: a message without parameters is not a format.
+                String text = params == null || params.length == 0 ? String.valueOf(format)
+                        : MessageFormat.format(String.valueOf(format), params);
+                lines.add(new Line(level, text));
             }
         }
     }

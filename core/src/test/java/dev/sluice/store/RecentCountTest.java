@@ -2,8 +2,12 @@ package dev.sluice.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -33,21 +37,35 @@ class RecentCountTest {
         assertThat(count.lastMinute(65 * SECOND)).isEqualTo(1);
     }
 
+    /**
+     * Seconds a minute apart share one bucket, so every phase moves that bucket to a new second while other threads
+     * count in it: the race between resetting a bucket and counting in it, which must lose no event.
+     */
     @Test
-    void increment_fromManyThreadsAcrossSecondBoundaries_losesNoEvent() throws Exception {
+    void increment_manyThreadsMovingOneBucketToNewSeconds_losesNoEvent() throws Exception {
         RecentCount count = new RecentCount();
-        ExecutorService threads = Executors.newFixedThreadPool(8);
-        for (int t = 0; t < 8; t++) {
-            threads.execute(() -> {
-                for (int i = 0; i < 100_000; i++) {
-                    count.increment(i / 10_000 * SECOND);
+        int threads = 8;
+        int perPhase = 20_000;
+        CyclicBarrier phase = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            workers.add(pool.submit(() -> {
+                for (int k = 1; k <= 5; k++) {
+                    phase.await();
+                    for (int i = 0; i < perPhase; i++) {
+                        count.increment(k * 60 * SECOND);
+                    }
                 }
-            });
+                return null;
+            }));
         }
-        threads.shutdown();
-        assertThat(threads.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
+        for (Future<?> worker : workers) {
+            worker.get(1, TimeUnit.MINUTES);
+        }
+        pool.shutdown();
 
-        assertThat(count.lastMinute(9 * SECOND)).isEqualTo(800_000);
+        assertThat(count.lastMinute(5 * 60 * SECOND)).isEqualTo((long) threads * perPhase);
     }
 
     @Test

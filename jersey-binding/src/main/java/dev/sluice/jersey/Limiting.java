@@ -29,7 +29,6 @@ final class Limiting implements ContainerLifecycleListener {
 
     private final @Nullable Path rulesFile;
     private final Duration reloadInterval;
-    private final @Nullable CounterStore givenStore;
     /** A local store this opened because no other was found; closed on shutdown. */
     private volatile @Nullable CounterStore ownStore;
     /** Decided at start: the given store, the servlet filter's, or an own local one. */
@@ -41,7 +40,6 @@ final class Limiting implements ContainerLifecycleListener {
     Limiting(@Nullable Path rulesFile, Duration reloadInterval, @Nullable CounterStore store, HeaderStyle headerStyle) {
         this.rulesFile = rulesFile;
         this.reloadInterval = reloadInterval;
-        this.givenStore = store;
         this.store = store == null ? null : new NonQueueingStore(store);
         this.headerStyle = headerStyle;
     }
@@ -100,7 +98,7 @@ final class Limiting implements ContainerLifecycleListener {
 
     @Override
     public void onStartup(Container container) {
-        if (givenStore == null) {
+        if (store == null) {
             chooseStore(ServletAddressCapture.available() ? PublishedStore.in(container) : Optional.empty());
         }
     }
