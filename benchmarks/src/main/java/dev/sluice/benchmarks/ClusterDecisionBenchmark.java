@@ -1,14 +1,19 @@
 package dev.sluice.benchmarks;
 
+import com.hazelcast.map.IMap;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.CompareAndSetCounterStore;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.hazelcast.StoreOptions;
+import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.grid.hazelcast.Bucket4jHazelcast;
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,14 +30,18 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Distributed token-bucket decisions on a two-member cluster, Sluice's entry processor against Bucket4j's
- * (entry-processor proxy manager), and each one's compare-and-set mode for members without its classes (Sluice's
- * {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy manager), on the same members and keys:
- * 10,000 keys of 1,000 per second, called through the member in the benchmark's JVM, so about half the calls go to
- * the other member over loopback. The other member is in this JVM or, with {@code topology=two-jvms}, in a process
- * of its own. Run with {@code -t 1}, {@code -t 4},
- * {@code -t 16}; throughput is reported in ops/µs unless run with {@code -bm thrpt -tu s} (ops/s), sample time gives
- * p50/p99/p99.9 in µs.
+ * Distributed token-bucket decisions on a two-member cluster, on the same members and keys: Sluice's entry processor
+ * with same-key batching (the default) and without, Bucket4j's entry-processor proxy manager plain and with
+ * {@code Optimizations.batching()}, each one's compare-and-set mode for members without its classes (Sluice's
+ * {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy manager), and the floor: a bare processor that
+ * increments a {@code Long} ({@link IncrementProcessor}). Calls go through the member in the benchmark's JVM, so about
+ * half go to the other member over loopback; that member is in this JVM or, with {@code topology=two-jvms}, in a
+ * process of its own.
+ *
+ * <p>Workloads: {@code 10k-keys}, 10,000 keys of 1,000 per second walked by every thread; {@code hot-grants}, one key
+ * whose limit never runs out, so every call is a grant (a state write and a backup); {@code hot-exceeded}, one key of
+ * 1,000 per second, so most calls are rejections. Run with {@code -t 1}, {@code -t 4}, {@code -t 16}; throughput is
+ * reported in ops/µs unless run with {@code -bm thrpt -tu s} (ops/s), sample time gives p50/p99/p99.9 in µs.
  */
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -43,13 +52,22 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ClusterDecisionBenchmark {
 
     private static final int PERMITS_PER_SECOND = 1_000;
+    /** A rate no run reaches: every call is a grant. */
+    private static final long NEVER_RUNS_OUT = 1_000_000_000_000L;
 
     @Param({"one-jvm", "two-jvms"})
     public String topology;
 
+    @Param({"10k-keys", "hot-grants", "hot-exceeded"})
+    public String workload;
+
     private BenchmarkCluster cluster;
     private String[] keys;
     private HazelcastCounterStore sluice;
+    private HazelcastCounterStore sluiceUnbatched;
+    private IMap<String, Long> floor;
+    /** Bucket4j's batching merges the calls made on one proxy: each key's proxy is made once and shared. */
+    private final ConcurrentHashMap<String, Bucket> bucket4jBatching = new ConcurrentHashMap<>();
     private Policy policy;
     private ProxyManager<String> bucket4j;
     private CompareAndSetCounterStore sluiceCompareAndSet;
@@ -59,9 +77,13 @@ public class ClusterDecisionBenchmark {
     @Setup
     public void startCluster() throws Exception {
         cluster = BenchmarkCluster.start(topology.equals("two-jvms"));
-        keys = Keys.named(10_000);
+        keys = workload.equals("10k-keys") ? Keys.named(10_000) : new String[] {"hot"};
+        long permitsPerSecond = workload.equals("hot-grants") ? NEVER_RUNS_OUT : PERMITS_PER_SECOND;
         sluice = HazelcastCounterStore.using(cluster.local());
-        policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(PERMITS_PER_SECOND, Duration.ofSeconds(1)));
+        sluiceUnbatched = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("unbatched")
+                .batching(false).build());
+        floor = cluster.local().getMap(BenchmarkCluster.FLOOR_MAP);
+        policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permitsPerSecond, Duration.ofSeconds(1)));
         bucket4j = Bucket4jHazelcast.entryProcessorBasedBuilder(cluster.local().<String, byte[]>getMap("bucket4j"))
                 .build();
         // A generous retry bound: the benchmark measures what a decision costs, not how often one gives up.
@@ -70,8 +92,8 @@ public class ClusterDecisionBenchmark {
         bucket4jCompareAndSwap = Bucket4jHazelcast.casBasedBuilder(cluster.local().<String, byte[]>getMap(
                 "bucket4j-cas")).build();
         BucketConfiguration configuration = BucketConfiguration.builder()
-                .addLimit(limit -> limit.capacity(PERMITS_PER_SECOND)
-                        .refillGreedy(PERMITS_PER_SECOND, Duration.ofSeconds(1)))
+                .addLimit(limit -> limit.capacity(permitsPerSecond)
+                        .refillGreedy(permitsPerSecond, Duration.ofSeconds(1)))
                 .build();
         bucket4jConfig = () -> configuration;
     }
@@ -79,12 +101,29 @@ public class ClusterDecisionBenchmark {
     @TearDown
     public void stopCluster() throws Exception {
         sluice.close();
+        sluiceUnbatched.close();
         cluster.close();
     }
 
     @Benchmark
     public boolean sluice(Keys.Cursor cursor) {
         return sluice.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+    }
+
+    @Benchmark
+    public boolean sluiceUnbatched(Keys.Cursor cursor) {
+        return sluiceUnbatched.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+    }
+
+    @Benchmark
+    public long floor(Keys.Cursor cursor) {
+        return floor.executeOnKey(keys[cursor.next(keys.length)], new IncrementProcessor());
+    }
+
+    @Benchmark
+    public boolean bucket4jBatching(Keys.Cursor cursor) {
+        return bucket4jBatching.computeIfAbsent(keys[cursor.next(keys.length)], key -> bucket4j.builder()
+                .withOptimization(Optimizations.batching()).build(key, bucket4jConfig)).tryConsume(1);
     }
 
     @Benchmark

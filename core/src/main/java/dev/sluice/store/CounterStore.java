@@ -26,7 +26,15 @@ public interface CounterStore extends AutoCloseable {
      */
     Decision apply(String key, Policy policy, long cost, long maxDelayNanos);
 
-    /** Like {@link #apply}, without blocking the caller; the default completes on the calling thread. */
+    /**
+     * Like {@link #apply}, without blocking the caller; the default completes on the calling thread.
+     *
+     * <p>A caller that stops waiting cancels the returned future ({@code toCompletableFuture().cancel(false)}). A store
+     * that holds calls before sending them (the Hazelcast store's batches) then withdraws one it has not sent, which
+     * is never counted; cancelling a call already sent, which may still count, is refused and the future completes
+     * when the store answers. A store whose futures do not keep this rule lets callers that bound their calls in
+     * flight ({@link FailurePolicyStore#withMaxPending}) count a sent call as ended early.
+     */
     default CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         try {
             return CompletableFuture.completedFuture(apply(key, policy, cost, maxDelayNanos));

@@ -21,8 +21,9 @@ import org.jspecify.annotations.Nullable;
  * rule when it fails or takes longer: allow, reject, or ask a local fallback store.
  *
  * <p>Each call waits for the remote store's {@link CounterStore#applyAsync} (or {@link CounterStore#peekAsync}) at
- * most the timeout (default {@link #DEFAULT_TIMEOUT}); the remote call is not cancelled and may still count when it
- * completes later. The bound holds for stores whose async calls do not block the caller (the Hazelcast store's do
+ * most the timeout (default {@link #DEFAULT_TIMEOUT}), counting the time the remote store keeps it queued. On timeout
+ * the remote call's future is cancelled: a store that has not yet sent it (one that batches) never does, and one
+ * already sent may still count when it completes later. The bound holds for stores whose async calls do not block the caller (the Hazelcast store's do
  * not); a store that decides on the calling thread is waited for.
  *
  * <p>A slow remote store would otherwise pile work up: each call that times out still waits in the cluster, and
@@ -238,6 +239,8 @@ public final class FailurePolicyStore implements CounterStore {
             log.answered();
             return decided;
         } catch (TimeoutException e) {
+            // A store that queues calls (the Hazelcast store's batches) then never sends this one.
+            answer.cancel(false);
             failed(key, true, null);
         } catch (ExecutionException e) {
             failed(key, false, e.getCause());
@@ -284,6 +287,9 @@ public final class FailurePolicyStore implements CounterStore {
             }
             Throwable cause = unwrap(error);
             boolean timedOut = cause instanceof TimeoutException;
+            if (timedOut) {
+                answer.cancel(false);
+            }
             failed(key, timedOut, timedOut ? null : cause);
             return decideWithout(key, policy, cost, maxDelayNanos);
         });

@@ -42,6 +42,26 @@ class FailurePolicyStoreTest {
     }
 
     @Test
+    void apply_remoteNeverAnswers_cancelsTheRemoteCallSoAQueueingStoreNeverSendsIt() {
+        UnresponsiveStore remote = new UnresponsiveStore();
+        FailurePolicyStore store = FailurePolicyStore.allowing(remote, TIMEOUT);
+
+        store.apply("k", POLICY, 1, 0);
+
+        assertThat(remote.cancelRequests).hasValue(1);
+    }
+
+    @Test
+    void applyAsync_remoteNeverAnswers_cancelsTheRemoteCall() {
+        UnresponsiveStore remote = new UnresponsiveStore();
+        FailurePolicyStore store = FailurePolicyStore.allowing(remote, TIMEOUT);
+
+        assertThat(store.applyAsync("k", POLICY, 1, 0).toCompletableFuture().join().storeUnavailable()).isTrue();
+
+        assertThat(remote.cancelRequests).hasValue(1);
+    }
+
+    @Test
     void apply_remoteFails_rejectsAndCountsTheFailure() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new Failing(), TIMEOUT);
         Decision decision = store.apply("k", POLICY, 1, 0);

@@ -6,10 +6,16 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** A remote store that never answers by itself; every call it got waits in {@code calls}, for a test to answer. */
+/**
+ * A remote store that never answers by itself; every call it got waits in {@code calls}, for a test to answer. Its
+ * calls are sent at once, so cancelling one is refused (as the contract of {@link CounterStore#applyAsync} says), but
+ * recorded in {@code cancelRequests}.
+ */
 final class UnresponsiveStore implements CounterStore {
     final List<CompletableFuture<Decision>> calls = new CopyOnWriteArrayList<>();
+    final AtomicInteger cancelRequests = new AtomicInteger();
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
@@ -32,7 +38,13 @@ final class UnresponsiveStore implements CounterStore {
     }
 
     private CompletableFuture<Decision> call() {
-        CompletableFuture<Decision> call = new CompletableFuture<>();
+        CompletableFuture<Decision> call = new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                cancelRequests.incrementAndGet();
+                return false;
+            }
+        };
         calls.add(call);
         return call;
     }

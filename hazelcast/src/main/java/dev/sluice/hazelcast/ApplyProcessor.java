@@ -25,7 +25,7 @@ final class ApplyProcessor extends PolicyProcessor {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    private transient @Nullable WriteStateProcessor backup;
+    private transient @Nullable WriteStateProcessor<DecisionResult> backup;
 
     ApplyProcessor() {
     }
@@ -41,7 +41,7 @@ final class ApplyProcessor extends PolicyProcessor {
             CounterState next = new CounterState(algorithm(), transition.state());
             long ttlSeconds = ttlSeconds(transition.idleAfterNanos());
             ((ExtendedMapEntry<String, CounterState>) entry).setValue(next, ttlSeconds, TimeUnit.SECONDS);
-            backup = new WriteStateProcessor(next, ttlSeconds);
+            backup = new WriteStateProcessor<>(next, ttlSeconds);
         }
         return new DecisionResult(transition.decision());
     }

@@ -14,11 +14,15 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -85,6 +89,12 @@ public final class HazelcastCounterStore implements CounterStore {
     private volatile @Nullable UUID connectionListener;
     /** Made when the members turn out to be incompatible and the options say to decide here instead. */
     private volatile @Nullable CompareAndSetCounterStore compareAndSet;
+    /** What every member reads: batches go only to a cluster that reads them. */
+    private final ClusterWireVersion wireVersion;
+    /** Null when the options turn batching off. */
+    private final @Nullable SameKeyBatcher batcher;
+    /** Calls that carried more than one decision. */
+    private final LongAdder batchesSent = new LongAdder();
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured) {
@@ -94,12 +104,20 @@ public final class HazelcastCounterStore implements CounterStore {
         this.ownsInstance = ownsInstance;
         this.connection = connection;
         this.mapConfigured = mapConfigured;
+        this.wireVersion = new ClusterWireVersion(instance).following();
+        this.batcher = options.batching() ? new SameKeyBatcher(this::send, options.maxBatch()) : null;
     }
 
     /** Probes the members now; see the class comment. */
     private HazelcastCounterStore checkingMembers() {
         checkMembers(true);
         return this;
+    }
+
+    /** After a client's (re)connection: probes the members and asks which wire format they read. */
+    private void reconnected() {
+        checkMembers(false);
+        wireVersion.ask();
     }
 
     private synchronized void checkMembers(boolean starting) {
@@ -190,7 +208,7 @@ public final class HazelcastCounterStore implements CounterStore {
         HazelcastCounterStore store = new HazelcastCounterStore(
                 ClusterSetup.startClient(options, mapConfigured, afterConnection), options.store(), true,
                 "hazelcast-client", mapConfigured);
-        afterConnection.set(() -> store.checkMembers(false));
+        afterConnection.set(store::reconnected);
         // Not connected yet: the first connection probes, once the map's configuration is there.
         return mapConfigured.get() ? store.checkingMembers() : store;
     }
@@ -209,7 +227,7 @@ public final class HazelcastCounterStore implements CounterStore {
         if (!(instance.getLocalEndpoint() instanceof Member)) {
             // A client reconnecting may reach a cluster that forgot the map's configuration, or other members.
             AtomicReference<@Nullable Runnable> afterConnection =
-                    new AtomicReference<>(() -> store.checkMembers(false));
+                    new AtomicReference<>(store::reconnected);
             store.connectionListener = instance.getLifecycleService().addLifecycleListener(
                     ClusterSetup.followConnections(() -> instance, options, mapConfigured, afterConnection));
         }
@@ -227,12 +245,17 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return elsewhere().apply(key, policy, cost, maxDelayNanos);
         }
+        SameKeyBatcher batching = batcherIfReadable();
+        if (batching != null) {
+            return await(batching.submit(key, policy, cost, maxDelayNanos));
+        }
         return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
     }
 
     /**
-     * Like {@link #apply}, completing when the owning member answers, on Hazelcast's default async executor (never a
-     * partition or I/O thread; see {@code CallbackExecutor} for machines with two CPUs or fewer).
+     * Like {@link #apply}, completing when the owning member answers, on the Hazelcast thread that receives the answer:
+     * stages chained to it without an executor run there, so chain work that may block or take long with an executor
+     * ({@code thenApplyAsync(fn, executor)}).
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
@@ -240,8 +263,84 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return elsewhere().applyAsync(key, policy, cost, maxDelayNanos);
         }
-        return map().submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos))
+        SameKeyBatcher batching = batcherIfReadable();
+        if (batching != null) {
+            return batching.submit(key, policy, cost, maxDelayNanos);
+        }
+        return onAnsweringThread(map().submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)))
                 .thenApply(DecisionResult::decision);
+    }
+
+    /** The batcher, when batching is on and every member reads batches. */
+    private @Nullable SameKeyBatcher batcherIfReadable() {
+        return wireVersion.current() >= WireFormat.BATCHES ? batcher : null;
+    }
+
+    /**
+     * One call on {@code key} for {@code requests}, completing each request's answer: a batch processor when there are
+     * several and the members read it (they may have stopped since the requests were queued: a member of an older
+     * release joined), else one processor each.
+     */
+    private CompletableFuture<?> send(String key, List<SameKeyBatcher.Request> requests) {
+        if (requests.size() > 1 && wireVersion.current() >= WireFormat.BATCHES) {
+            batchesSent.increment();
+            return onAnsweringThread(map().submitToKey(key, new BatchApplyProcessor(requests))).thenAccept(result -> {
+                if (result.size() != requests.size()) {
+                    throw new IllegalStateException("a batch of " + requests.size() + " got " + result.size()
+                            + " decisions");
+                }
+                for (int i = 0; i < requests.size(); i++) {
+                    SameKeyBatcher.Request request = requests.get(i);
+                    request.answer().complete(result.decision(i, request.policy()));
+                }
+            });
+        }
+        CompletableFuture<?>[] calls = new CompletableFuture<?>[requests.size()];
+        for (int i = 0; i < calls.length; i++) {
+            SameKeyBatcher.Request request = requests.get(i);
+            calls[i] = onAnsweringThread(map().submitToKey(key,
+                    new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos())))
+                    .whenComplete((result, failure) -> {
+                        if (failure == null) {
+                            request.answer().complete(result.decision());
+                        } else {
+                            request.answer().completeExceptionally(failure);
+                        }
+                    });
+        }
+        return calls.length == 1 ? calls[0] : CompletableFuture.allOf(calls);
+    }
+
+    /**
+     * A future completed by the Hazelcast thread that completes {@code call}, not by Hazelcast's async executor, which
+     * would cost every decision a hand-over to another thread. The call is sent: cancelling is refused.
+     */
+    private static <T> CompletableFuture<T> onAnsweringThread(CompletionStage<T> call) {
+        CompletableFuture<T> answer = CallAnswer.sent();
+        call.whenCompleteAsync((value, failure) -> {
+            if (failure == null) {
+                answer.complete(value);
+            } else {
+                answer.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure);
+            }
+        }, Runnable::run);
+        return answer;
+    }
+
+    /** Waits for a batched decision, throwing what the call threw, as an unbatched call does. */
+    private static Decision await(CompletableFuture<Decision> answer) {
+        try {
+            return answer.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException thrown) {
+                throw thrown;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
     }
 
     @Override
@@ -259,7 +358,7 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return elsewhere().peekAsync(key, policy, cost);
         }
-        return map().submitToKey(key, new PeekProcessor(policy, cost))
+        return onAnsweringThread(map().submitToKey(key, new PeekProcessor(policy, cost)))
                 .thenApply(DecisionResult::decision);
     }
 
@@ -315,6 +414,16 @@ public final class HazelcastCounterStore implements CounterStore {
         return known;
     }
 
+    /** How many calls carried more than one decision, since the store started. */
+    long batchesSent() {
+        return batchesSent.sum();
+    }
+
+    /** The newest wire format version every member reads, as last found. */
+    int clusterWireVersion() {
+        return wireVersion.current();
+    }
+
     /** The Hazelcast member or client this store talks through. */
     public HazelcastInstance instance() {
         return instance;
@@ -323,6 +432,7 @@ public final class HazelcastCounterStore implements CounterStore {
     /** Shuts down the embedded member or the client this store started; leaves an instance it was given alone. */
     @Override
     public void close() {
+        wireVersion.stop();
         UUID listener = connectionListener;
         if (listener != null) {
             connectionListener = null;

@@ -21,6 +21,7 @@ final class InitParams {
     static final String PORT = "hazelcast-port";
     static final String INTERFACE = "hazelcast-interface";
     static final String INCOMPATIBLE_MEMBERS = "hazelcast-incompatible-members";
+    static final String BATCHING = "hazelcast-batching";
 
     /** The interface a member of the init-params binds to unless told: this machine only, never the network. */
     static final String DEFAULT_INTERFACE = "127.0.0.1";
@@ -71,7 +72,8 @@ final class InitParams {
 
     /**
      * The counters map of the context's namespace (one map per application sharing the cluster), and
-     * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}.
+     * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, and {@link #BATCHING}: {@code true} or
+     * {@code false}.
      */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
@@ -80,6 +82,11 @@ final class InitParams {
         context.setting(INCOMPATIBLE_MEMBERS, value -> options.onIncompatibleMembers(
                 StoreOptions.OnIncompatibleMembers.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'))),
                 "one of refuse, compare-and-set");
+        context.setting(BATCHING, value -> options.batching(switch (value.trim()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(value);
+        }), "true or false");
         return options.build();
     }
 

@@ -6,15 +6,11 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
 import java.io.IOException;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -54,14 +50,15 @@ abstract class PolicyProcessor
     /** Runs the policy on the entry's state at the member's current time. */
     Transition decide(Map.Entry<String, CounterState> entry) {
         CounterState current = entry.getValue();
-        return policy.apply(current == null ? null : current.state(), memberNanos(), cost, maxDelayNanos);
+        return policy.apply(current == null ? null : current.state(), nanosOn(member), cost, maxDelayNanos);
     }
 
     Algorithm algorithm() {
         return policy.algorithm();
     }
 
-    private long memberNanos() {
+    /** The time decisions read on {@code member}; see the class comment. */
+    static long nanosOn(HazelcastInstance member) {
         if (member.getUserContext().get(HazelcastCounterStore.TIME_SOURCE_KEY) instanceof TimeSource time) {
             return time.nanos();
         }
@@ -71,14 +68,7 @@ abstract class PolicyProcessor
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
         WireFormat.writeVersion(out);
-        WireFormat.writeAlgorithm(out, policy.algorithm());
-        out.writeInt(policy.limits().size());
-        for (Limit limit : policy.limits()) {
-            out.writeLong(limit.permits());
-            out.writeLong(limit.periodNanos());
-            out.writeLong(limit.capacity());
-            out.writeString(limit.name());
-        }
+        WireFormat.writePolicy(out, policy);
         out.writeLong(cost);
         out.writeLong(maxDelayNanos);
     }
@@ -86,15 +76,7 @@ abstract class PolicyProcessor
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         WireFormat.readVersion(in, "decision processor");
-        Algorithm algorithm = WireFormat.readAlgorithm(in);
-        int count = WireFormat.readLimitCount(in);
-        List<Limit> limits = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            long permits = in.readLong();
-            Duration period = Duration.ofNanos(in.readLong());
-            limits.add(Limit.of(permits, period, in.readLong(), in.readString()));
-        }
-        policy = Policy.of(algorithm, limits);
+        policy = WireFormat.readPolicy(in);
         cost = in.readLong();
         maxDelayNanos = in.readLong();
     }

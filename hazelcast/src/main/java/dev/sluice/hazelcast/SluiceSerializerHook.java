@@ -23,6 +23,9 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     static final int WRITE_STATE_PROCESSOR = 4;
     static final int DECISION_RESULT = 5;
     static final int MERGE_POLICY = 6;
+    static final int WIRE_VERSION_QUESTION = 7;
+    static final int BATCH_APPLY_PROCESSOR = 8;
+    static final int BATCH_RESULT = 9;
 
     @Override
     public int getFactoryId() {
@@ -35,9 +38,12 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case COUNTER_STATE -> new CounterState();
             case APPLY_PROCESSOR -> new ApplyProcessor();
             case PEEK_PROCESSOR -> new PeekProcessor();
-            case WRITE_STATE_PROCESSOR -> new WriteStateProcessor();
+            case WRITE_STATE_PROCESSOR -> new WriteStateProcessor<>();
             case DECISION_RESULT -> new DecisionResult();
             case MERGE_POLICY -> new MoreConsumedMergePolicy();
+            case WIRE_VERSION_QUESTION -> new WireVersionQuestion();
+            case BATCH_APPLY_PROCESSOR -> new BatchApplyProcessor();
+            case BATCH_RESULT -> new BatchResult();
             default -> null;
         };
     }

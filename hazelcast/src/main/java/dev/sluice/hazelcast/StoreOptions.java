@@ -22,6 +22,9 @@ public final class StoreOptions {
     /** Keys one member holds unless set: 1,000,000. */
     public static final int DEFAULT_MAX_KEYS_PER_MEMBER = 1_000_000;
 
+    /** The most decisions one batched call carries unless set: 128. */
+    public static final int DEFAULT_MAX_BATCH = 128;
+
     /** Hazelcast's bound on synchronous plus asynchronous backups. */
     private static final int MAX_BACKUP_COUNT = MapConfig.MAX_BACKUP_COUNT;
 
@@ -45,12 +48,16 @@ public final class StoreOptions {
     private final int backupCount;
     private final int maxKeysPerMember;
     private final OnIncompatibleMembers onIncompatibleMembers;
+    private final boolean batching;
+    private final int maxBatch;
 
     private StoreOptions(Builder builder) {
         this.mapName = builder.mapName;
         this.backupCount = builder.backupCount;
         this.maxKeysPerMember = builder.maxKeysPerMember;
         this.onIncompatibleMembers = builder.onIncompatibleMembers;
+        this.batching = builder.batching;
+        this.maxBatch = builder.maxBatch;
     }
 
     /** The map {@value HazelcastCounterStore#DEFAULT_MAP_NAME}, with the default backups and bound. */
@@ -82,6 +89,19 @@ public final class StoreOptions {
         return onIncompatibleMembers;
     }
 
+    /**
+     * Whether decisions on one key that arrive while a call on that key is in flight wait and go together in the next
+     * call (see {@link HazelcastCounterStore}); true unless set.
+     */
+    public boolean batching() {
+        return batching;
+    }
+
+    /** The most decisions one batched call carries, 1 to 4,096. */
+    public int maxBatch() {
+        return maxBatch;
+    }
+
     /** The map the compare-and-set mode counts in: apart from the processors' map, whose values it cannot read. */
     String compareAndSetMapName() {
         return "cas-" + mapName;
@@ -108,7 +128,8 @@ public final class StoreOptions {
     @Override
     public String toString() {
         return "StoreOptions[mapName=" + mapName + ", backupCount=" + backupCount + ", maxKeysPerMember="
-                + maxKeysPerMember + ", onIncompatibleMembers=" + onIncompatibleMembers + "]";
+                + maxKeysPerMember + ", onIncompatibleMembers=" + onIncompatibleMembers + ", batching=" + batching
+                + ", maxBatch=" + maxBatch + "]";
     }
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
@@ -117,8 +138,29 @@ public final class StoreOptions {
         private int backupCount = DEFAULT_BACKUP_COUNT;
         private int maxKeysPerMember = DEFAULT_MAX_KEYS_PER_MEMBER;
         private OnIncompatibleMembers onIncompatibleMembers = OnIncompatibleMembers.REFUSE;
+        private boolean batching = true;
+        private int maxBatch = DEFAULT_MAX_BATCH;
 
         private Builder() {
+        }
+
+        /**
+         * Whether decisions on one key wait while a call on that key is in flight, then go together; default true.
+         * Off, every decision is a call of its own, as many in flight on one key as callers ask.
+         */
+        public Builder batching(boolean on) {
+            this.batching = on;
+            return this;
+        }
+
+        /** The most decisions one batched call carries, 1 to 4,096; default {@value #DEFAULT_MAX_BATCH}. */
+        public Builder maxBatch(int max) {
+            if (max < 1 || max > BatchApplyProcessor.MAX_REQUESTS) {
+                throw new IllegalArgumentException("maxBatch must be from 1 to " + BatchApplyProcessor.MAX_REQUESTS
+                        + ", got " + max);
+            }
+            this.maxBatch = max;
+            return this;
         }
 
         /** What to do when the members cannot run Sluice's processors; default {@code REFUSE}. */

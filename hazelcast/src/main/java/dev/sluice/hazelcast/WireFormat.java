@@ -2,10 +2,15 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
+import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The versioned layout of everything Sluice sends through Hazelcast, and the checks its readers make.
@@ -16,24 +21,24 @@ import java.io.InputStream;
  * does not know instead of reading a layout it does not have. Algorithms travel as their fixed
  * {@link Algorithm#id()}, never as ordinals, so reordering the enum changes no bytes.
  *
- * <p>The rule for rolling upgrades: a release reads versions {@value #OLDEST_READ} to {@value #NEWEST_READ} and writes
- * {@value #WRITTEN}, a version the previous release reads. A new version therefore ships in two releases: the first
- * reads it and still writes the old one, the next writes it. Roll from one release to the next, never across two.
+ * <p>Each type carries the version that defined its layout: the types of version 1 keep writing 1, and the types
+ * version 2 added (the same-key batch of {@link BatchApplyProcessor} and its {@link BatchResult}) write 2. A member reads versions {@value #OLDEST_READ} to {@link #NEWEST_READ}.
  *
- * <p>Version 1, in Hazelcast's {@code ObjectDataOutput} encoding (big-endian; strings as a length and UTF-8 bytes),
- * after Hazelcast's own header (type, factory and class id):
- * <ul>
- *   <li>{@link CounterState}: version, algorithm id (byte), limit count (int), then per limit its state as a length
- *       (int) and that many longs;
- *   <li>{@link ApplyProcessor} and {@link PeekProcessor}: version, algorithm id (byte), limit count (int), then per
- *       limit permits, period in nanoseconds and capacity (longs) and name (string); then cost and maximum delay in
- *       nanoseconds (longs);
- *   <li>{@link WriteStateProcessor}: version, the {@link CounterState} as above (with its own version), time to live
- *       in seconds (long);
- *   <li>{@link DecisionResult}: version, allowed (boolean), limit, remaining, retry-after, next-permit, reset-after
- *       and delay in nanoseconds (longs), limit name (string);
- *   <li>{@link MoreConsumedMergePolicy}: version only.
- * </ul>
+ * <p>The rule for rolling upgrades: a caller sends a type of a newer version only once every member of the cluster has
+ * said it reads that version ({@link ClusterWireVersion} asks each member when the store starts, when members join or
+ * leave, and when a client reconnects); until then it sends only what the oldest member reads, and a member that
+ * joins is taken to read only version {@value #OLDEST_READ} until it answers. So members of two releases run side by
+ * side in any order. The system property {@value #VERSION_PROPERTY} holds a process back to an older version (the
+ * oldest it may name is {@value #OLDEST_READ}): the members and callers that set it read and send nothing newer, which
+ * keeps a whole cluster on the old format until the last member is upgraded, and makes rolling back safe.
+ *
+ * <p>Version 2 adds, after Hazelcast's header: {@link BatchApplyProcessor}: version, policy count (int), each policy
+ * as in version 1's processors, request count (int), then per request its policy's index (int), cost and maximum delay
+ * in nanoseconds (longs); {@link BatchResult}: version, decision count (int), then per decision allowed (boolean),
+ * limit, remaining, retry-after, next-permit, reset-after and delay in nanoseconds (longs) and the index of the
+ * deciding limit in its request's policy (byte), which the caller turns back into the limit's name. The question
+ * that finds what a member reads, {@link WireVersionQuestion}, is version 1 (version only; its answer an
+ * {@code Integer}), so that every release can answer it.
  *
  * <p>Version 1 is not frozen until the first release: before it, no cluster mixes two layouts, so the unreleased
  * layout is extended in place (the next-permit time of a decision result was added so) and the golden bytes of
@@ -46,28 +51,111 @@ import java.io.InputStream;
  */
 final class WireFormat {
 
+    /** The system property that holds this process back to an older format version; see the class comment. */
+    static final String VERSION_PROPERTY = "sluice.wire.version";
+
     /** The oldest format version this release reads. */
     static final int OLDEST_READ = 1;
-    /** The newest format version this release reads. */
-    static final int NEWEST_READ = 1;
-    /** The format version this release writes: one the previous release reads. */
-    static final int WRITTEN = 1;
+    /** The newest format version this release knows. */
+    static final int NEWEST_KNOWN = 2;
+    /** The version of the batch types. */
+    static final int BATCHES = 2;
+    /** The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less. */
+    static final int NEWEST_READ = newestRead(System.getProperty(VERSION_PROPERTY));
+
+    private static final int VERSION_1 = 1;
 
     private WireFormat() {
     }
 
-    static void writeVersion(ObjectDataOutput out) throws IOException {
-        out.writeByte(WRITTEN);
+    /**
+     * The version {@code property} names, {@link #OLDEST_READ} to {@link #NEWEST_KNOWN}; {@link #NEWEST_KNOWN} when
+     * unset. A value that names no such version is logged as an ERROR and taken as {@link #OLDEST_READ}: the format
+     * every release reads.
+     */
+    static int newestRead(@Nullable String property) {
+        if (property == null) {
+            return NEWEST_KNOWN;
+        }
+        try {
+            int version = Integer.parseInt(property.trim());
+            if (version >= OLDEST_READ && version <= NEWEST_KNOWN) {
+                return version;
+            }
+        } catch (NumberFormatException e) {
+            // logged below
+        }
+        System.getLogger(WireFormat.class.getName()).log(System.Logger.Level.ERROR, "Sluice: system property {0}={1}"
+                + " names no wire format version this release knows ({2} to {3}); reading and sending version {2}",
+                VERSION_PROPERTY, property, OLDEST_READ, NEWEST_KNOWN);
+        return OLDEST_READ;
     }
 
-    /** Reads the leading version of {@code type}'s bytes and refuses one this release does not read. */
+    /** Writes version 1, the version of every type it defined. */
+    static void writeVersion(ObjectDataOutput out) throws IOException {
+        out.writeByte(VERSION_1);
+    }
+
+    static void writeVersion(ObjectDataOutput out, int version) throws IOException {
+        out.writeByte(version);
+    }
+
+    /** Reads the leading version of {@code type}'s bytes and refuses one this process does not read. */
     static void readVersion(ObjectDataInput in, String type) throws IOException {
+        readVersion(in, type, OLDEST_READ);
+    }
+
+    /** As {@link #readVersion(ObjectDataInput, String)}, for a type that version {@code since} added. */
+    static void readVersion(ObjectDataInput in, String type, int since) throws IOException {
         int version = in.readByte();
         if (version < OLDEST_READ || version > NEWEST_READ) {
             throw new IOException("cannot read a " + type + " in Sluice wire format version " + version
                     + ": this member reads versions " + OLDEST_READ + " to " + NEWEST_READ
-                    + " (a release writes only versions the previous release reads; roll out one release at a time)");
+                    + " (callers send a version only once every member has said it reads it; see the README's"
+                    + " rolling upgrades)");
         }
+        if (version < since) {
+            throw new IOException("cannot read a " + type + " in Sluice wire format version " + version + ": version "
+                    + since + " added it");
+        }
+    }
+
+    /** Writes a policy as the processors of version 1 do: algorithm id, limit count, then each limit. */
+    static void writePolicy(ObjectDataOutput out, Policy policy) throws IOException {
+        writeAlgorithm(out, policy.algorithm());
+        out.writeInt(policy.limits().size());
+        for (Limit limit : policy.limits()) {
+            out.writeLong(limit.permits());
+            out.writeLong(limit.periodNanos());
+            out.writeLong(limit.capacity());
+            out.writeString(limit.name());
+        }
+    }
+
+    static Policy readPolicy(ObjectDataInput in) throws IOException {
+        Algorithm algorithm = readAlgorithm(in);
+        int count = readLimitCount(in);
+        List<Limit> limits = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            long permits = in.readLong();
+            Duration period = Duration.ofNanos(in.readLong());
+            limits.add(Limit.of(permits, period, in.readLong(), in.readString()));
+        }
+        return Policy.of(algorithm, limits);
+    }
+
+    /**
+     * Reads how many items follow, 1 to {@code max}, refusing a count the remaining bytes cannot hold at
+     * {@code leastBytesEach} each.
+     */
+    static int readCount(ObjectDataInput in, String items, int max, int leastBytesEach) throws IOException {
+        int count = in.readInt();
+        if (count < 1 || count > max
+                || in instanceof InputStream stream && (long) count * leastBytesEach > stream.available()) {
+            throw new IOException("read " + count + " " + items + ": 1 to " + max + " fit, and no more than the bytes"
+                    + " that remain");
+        }
+        return count;
     }
 
     static void writeAlgorithm(ObjectDataOutput out, Algorithm algorithm) throws IOException {

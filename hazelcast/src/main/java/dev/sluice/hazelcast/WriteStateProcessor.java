@@ -10,9 +10,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
-/** The backup of an {@link ApplyProcessor}: writes the state the primary computed, with the same time to live. */
-final class WriteStateProcessor
-        implements EntryProcessor<String, CounterState, DecisionResult>, IdentifiedDataSerializable {
+/**
+ * The backup of an {@link ApplyProcessor} or a {@link BatchApplyProcessor}: writes the state the primary computed,
+ * with the same time to live. Typed by its primary's result, of which it returns none.
+ */
+final class WriteStateProcessor<R>
+        implements EntryProcessor<String, CounterState, R>, IdentifiedDataSerializable {
 
     private CounterState state;
     private long ttlSeconds;
@@ -26,13 +29,13 @@ final class WriteStateProcessor
     }
 
     @Override
-    public @Nullable DecisionResult process(Map.Entry<String, CounterState> entry) {
+    public @Nullable R process(Map.Entry<String, CounterState> entry) {
         ((ExtendedMapEntry<String, CounterState>) entry).setValue(state, ttlSeconds, TimeUnit.SECONDS);
         return null;
     }
 
     @Override
-    public @Nullable EntryProcessor<String, CounterState, DecisionResult> getBackupProcessor() {
+    public @Nullable EntryProcessor<String, CounterState, R> getBackupProcessor() {
         return null;
     }
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class ClusterBoundaryTest {
 
     private static final Policy THREE_PER_HOUR = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofHours(1)));
-    private static final byte VERSION = (byte) WireFormat.WRITTEN;
+    private static final byte VERSION = (byte) 1; // the version of the types version 1 defined
     private static final byte TOKEN_BUCKET = (byte) Algorithm.TOKEN_BUCKET.id();
 
     private final List<HazelcastCounterStore> stores = new ArrayList<>();

@@ -35,6 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  * <ul>
  *   <li>{@code latency=<ms>}: every decision this member owns takes that much longer (its clock read sleeps on the
  *       partition thread, as a slow store would);</li>
+ *   <li>{@code wire=<version>}: the newest wire format version this member reads, as a member of an older release
+ *       would (sets {@value WireFormat#VERSION_PROPERTY} before any Sluice class reads it);</li>
  *   <li>{@code hot=<threads>x<attempts>}: once ready, spends that many attempts from each of that many threads on
  *       {@link #HOT_KEY} under {@link #HOT_POLICY}, then prints {@code admitted=<count>}.</li>
  * </ul>
@@ -60,6 +62,8 @@ public final class MemberProcess {
         for (String arg : Arrays.asList(args).subList(3, args.length)) {
             if (arg.startsWith("latency=")) {
                 latencyMillis = Long.parseLong(arg.substring("latency=".length()));
+            } else if (arg.startsWith("wire=")) {
+                System.setProperty(WireFormat.VERSION_PROPERTY, arg.substring("wire=".length()));
             } else if (arg.startsWith("hot=")) {
                 String[] spec = arg.substring("hot=".length()).split("x");
                 hotThreads = Integer.parseInt(spec[0]);

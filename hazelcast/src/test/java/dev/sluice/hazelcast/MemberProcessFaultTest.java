@@ -31,6 +31,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntPredicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -155,14 +157,19 @@ class MemberProcessFaultTest {
     }
 
     /**
-     * Every member takes 300 ms per decision, three times the timeout. Sixteen threads deciding for three seconds get
-     * every answer within the timeout, the application's thread count stays where the load put it, and once 64 calls
-     * wait in the cluster the store stops adding more (it sheds them to the failure rule).
+     * Every member takes 300 ms per decision, three times the timeout. Sixteen threads deciding for three seconds on
+     * eight keys get every answer within the timeout, the application's thread count stays where the load put it, and
+     * the calls waiting in the cluster stay bounded. Unbatched, every decision is a call, and once 64 wait in the
+     * cluster the store stops adding more (it sheds them to the failure rule). Batched, each key has one call in
+     * flight and the decisions that time out while queued behind it are never sent, so the cluster never holds more
+     * than eight calls and nothing needs shedding.
      */
-    @Test
-    void apply_membersSlowerThanTheTimeout_answersWithinTheTimeoutWithoutPilingUpThreads() throws Exception {
+    @ParameterizedTest(name = "batching {0}")
+    @ValueSource(booleans = {false, true})
+    void apply_membersSlowerThanTheTimeout_answersWithinTheTimeoutWithoutPilingUpThreads(boolean batching)
+            throws Exception {
         cluster = new MemberProcesses(3, logs, List.of("latency=300"));
-        FailurePolicyStore store = FailurePolicyStore.rejecting(client(), TIMEOUT).withMaxPending(64);
+        FailurePolicyStore store = FailurePolicyStore.rejecting(client(batching), TIMEOUT).withMaxPending(64);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int threadsBefore = threads.getThreadCount();
         AtomicInteger peakThreads = new AtomicInteger(threadsBefore);
@@ -175,13 +182,18 @@ class MemberProcessFaultTest {
                 Thread.sleep(10);
             }
             load.stop();
-            System.out.printf("FAULT slow members (300 ms, timeout %d ms, at most 64 pending): decisions=%d "
-                            + "admitted=%d timeouts=%d shed=%d maxDecisionMs=%d threadsBefore=%d peakThreads=%d%n",
-                    TIMEOUT.toMillis(), load.decisions.get(), load.admittedOn(0, keys.size()), store.timeouts(),
+            System.out.printf("FAULT slow members (300 ms, timeout %d ms, at most 64 pending, batching %s): "
+                            + "decisions=%d admitted=%d timeouts=%d shed=%d maxDecisionMs=%d threadsBefore=%d "
+                            + "peakThreads=%d%n",
+                    TIMEOUT.toMillis(), batching, load.decisions.get(), load.admittedOn(0, keys.size()), store.timeouts(),
                     store.shed(), TimeUnit.NANOSECONDS.toMillis(load.slowestNanos.get()), threadsBefore,
                     peakThreads.get());
             assertThat(store.timeouts()).isPositive();
-            assertThat(store.shed()).as("calls not sent while 64 waited in the cluster").isPositive();
+            if (batching) {
+                assertThat(store.shed()).as("calls shed though at most 8 can be in flight").isZero();
+            } else {
+                assertThat(store.shed()).as("calls not sent while 64 waited in the cluster").isPositive();
+            }
             assertThat(store.timeouts() + store.shed() + store.failures()).isEqualTo(load.decisions.get());
             assertThat(Duration.ofNanos(load.slowestNanos.get())).isLessThan(TIMEOUT.plus(MARGIN));
             assertThat(peakThreads.get() - threadsBefore).as("threads added while the store was slow")
@@ -233,8 +245,13 @@ class MemberProcessFaultTest {
     }
 
     private HazelcastCounterStore client() {
+        return client(true);
+    }
+
+    private HazelcastCounterStore client(boolean batching) {
         HazelcastCounterStore client = HazelcastCounterStore.connectClient(
-                ClusterSupport.client(cluster.clusterName(), cluster.addresses()).build());
+                ClusterSupport.client(cluster.clusterName(), cluster.addresses())
+                        .store(StoreOptions.builder().batching(batching).build()).build());
         clients.add(client);
         return client;
     }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 
 /**
  * A cluster of {@link MemberProcess}es: real members in JVMs of their own on loopback, which a test can kill without
@@ -33,6 +34,11 @@ final class MemberProcesses implements AutoCloseable {
 
     /** Starts {@code size} members, each with {@code options} (see {@link MemberProcess}), and waits until ready. */
     MemberProcesses(int size, Path logs, List<String> options) {
+        this(size, logs, member -> options, false);
+    }
+
+    /** Starts {@code size} members, member {@code i} with {@code options.apply(i)}, and waits until ready. */
+    MemberProcesses(int size, Path logs, IntFunction<List<String>> options) {
         this(size, logs, options, false);
     }
 
@@ -41,10 +47,10 @@ final class MemberProcesses implements AutoCloseable {
      * as after a split, until told to {@code join}.
      */
     static MemberProcesses apart(int size, Path logs) {
-        return new MemberProcesses(size, logs, List.of(), true);
+        return new MemberProcesses(size, logs, member -> List.of(), true);
     }
 
-    private MemberProcesses(int size, Path logs, List<String> options, boolean apart) {
+    private MemberProcesses(int size, Path logs, IntFunction<List<String>> options, boolean apart) {
         this.logs = logs;
         this.apart = apart;
         for (int i = 0; i < size; i++) {
@@ -52,7 +58,7 @@ final class MemberProcesses implements AutoCloseable {
         }
         try {
             for (int i = 0; i < size; i++) {
-                members.add(start(i, options));
+                members.add(start(i, options.apply(i)));
             }
             for (int i = 0; i < size; i++) {
                 awaitLine(i, "ready", START_TIMEOUT);

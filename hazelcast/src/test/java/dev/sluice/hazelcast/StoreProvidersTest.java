@@ -67,6 +67,20 @@ class StoreProvidersTest {
     }
 
     @Test
+    void member_batchingInitParam_turnsBatchingOffOrOn() {
+        assertThat(InitParams.member(context(Map.of("hazelcast-batching", "false"))).store().batching()).isFalse();
+        assertThat(InitParams.member(context(Map.of("hazelcast-batching", "true"))).store().batching()).isTrue();
+        assertThat(InitParams.member(context(Map.of())).store().batching()).isTrue();
+    }
+
+    @Test
+    void member_batchingInitParamNeitherTrueNorFalse_namesTheInitParamAndTheExpectedForm() {
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-batching", "yes"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("init-param 'hazelcast-batching': expected true or false, got 'yes'");
+    }
+
+    @Test
     void member_configFileWithSimpleInitParams_isRefused() {
         assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-config", "hazelcast.yaml",
                 "hazelcast-port", "5702", "hazelcast-interface", "127.0.0.1"))))

@@ -13,17 +13,19 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Pins wire format version 1 of every type Sluice sends through Hazelcast: a known value, serialized by Hazelcast's
- * real serialization service (with the hook the jar registers), gives exactly these bytes, and these bytes read back
- * to that value. A change that fails here changes what other members read: it needs a new format version (see
+ * Pins the wire format of every type Sluice sends through Hazelcast, in the version that defined it (1, or 2 for the
+ * batch types): a known value, serialized by Hazelcast's real serialization service (with the hook the jar registers),
+ * gives exactly these bytes, and these bytes read back to that value. A change that fails here changes what other members read: it needs a new format version (see
  * {@link WireFormat}), not a new constant. Only before the first release may version 1 itself change, as it did
  * when decision results gained the next-permit time.
  *
@@ -62,6 +64,24 @@ class WireFormatTest {
             + " 0000000df8475800 0000000000000000" // reset after 60 s, no delay
             + " 00000005 6275727374"; // "burst"
     private static final String MERGE_POLICY_V1 = HEADER + "00000006 01";
+    private static final String WIRE_VERSION_QUESTION_V1 = HEADER + "00000007 01";
+    /** A fixed window (id 3) of 1 per second, capacity 1, "second". */
+    private static final String SECOND_POLICY = " 03 00000001"
+            + " 0000000000000001 000000003b9aca00 0000000000000001 00000006 7365636f6e64";
+    private static final String BATCH_APPLY_PROCESSOR_V2 = HEADER + "00000008 02"
+            + " 00000002" + POLICY_V1 + SECOND_POLICY // two distinct policies, each once
+            + " 00000003" // three requests:
+            + " 00000000 0000000000000002 0000000059682f00" // the first policy, cost 2, maximum delay 1.5 s
+            + " 00000001 0000000000000001 0000000000000000" // the second, cost 1, no delay
+            + " 00000000 0000000000000001 0000000000000000"; // the first again, cost 1, no delay
+    private static final String BATCH_RESULT_V2 = HEADER + "00000009 02"
+            + " 00000002" // two decisions:
+            + " 01 0000000000000003 0000000000000001" // allowed, limit 3, remaining 1
+            + " 0000000000000000 0000000000000000 00000009502f9000 0000000000000000" // no retry, reset after 40 s
+            + " 00" // by the policy's first limit
+            + " 00 0000000000000064 0000000000000000" // rejected, limit 100, remaining 0
+            + " 0000000861c46800 0000000861c46800 0000034630b8a000 0000000000000000" // retry and next in 36 s
+            + " 01"; // by the policy's second limit
 
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
@@ -70,30 +90,42 @@ class WireFormatTest {
         SERIALIZATION.dispose();
     }
 
-    static Stream<Arguments> version1() {
+    static Stream<Arguments> everyType() {
         Policy policy = Policy.of(Algorithm.LEAKY_BUCKET, Limit.of(3, Duration.ofMinutes(1), 5, "burst"),
                 Limit.of(100, Duration.ofHours(1)).named("hourly"));
+        Policy second = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1, Duration.ofSeconds(1), 1, "second"));
         return Stream.of(
                 Arguments.of(new CounterState(Algorithm.GCRA, new long[][] {{120_000_000_000L}, {7, -1}}),
                         COUNTER_STATE_V1),
                 Arguments.of(new ApplyProcessor(policy, 2, 1_500_000_000L), APPLY_PROCESSOR_V1),
                 Arguments.of(new PeekProcessor(policy, 1), PEEK_PROCESSOR_V1),
-                Arguments.of(new WriteStateProcessor(new CounterState(Algorithm.FIXED_WINDOW,
+                Arguments.of(new WriteStateProcessor<>(new CounterState(Algorithm.FIXED_WINDOW,
                         new long[][] {{1, 60_000_000_000L}}), 61), WRITE_STATE_PROCESSOR_V1),
                 Arguments.of(new DecisionResult(new Decision(false, 3, 0, 40_000_000_000L, 20_000_000_000L,
                         60_000_000_000L, 0, "burst", false)), DECISION_RESULT_V1),
-                Arguments.of(new MoreConsumedMergePolicy(), MERGE_POLICY_V1));
+                Arguments.of(new MoreConsumedMergePolicy(), MERGE_POLICY_V1),
+                Arguments.of(new WireVersionQuestion(), WIRE_VERSION_QUESTION_V1),
+                Arguments.of(new BatchApplyProcessor(List.of(request(policy, 2, 1_500_000_000L),
+                        request(second, 1, 0), request(policy, 1, 0))), BATCH_APPLY_PROCESSOR_V2),
+                Arguments.of(new BatchResult(new Decision[] {
+                    new Decision(true, 3, 1, 0, 0, 40_000_000_000L, 0, "", false),
+                    new Decision(false, 100, 0, 36_000_000_000L, 36_000_000_000L, 3_600_000_000_000L, 0, "", false)},
+                        new int[] {0, 1}), BATCH_RESULT_V2));
+    }
+
+    private static SameKeyBatcher.Request request(Policy policy, long cost, long maxDelayNanos) {
+        return new SameKeyBatcher.Request(policy, cost, maxDelayNanos, CallAnswer.waiting());
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("version1")
-    void toData_knownValue_givesTheVersion1Bytes(Object value, String hex) {
+    @MethodSource("everyType")
+    void toData_knownValue_givesTheBytesOfItsVersion(Object value, String hex) {
         assertThat(HexFormat.of().formatHex(SERIALIZATION.toData(value).toByteArray())).isEqualTo(compact(hex));
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("version1")
-    void toObject_version1Bytes_readBackTheValue(Object value, String hex) {
+    @MethodSource("everyType")
+    void toObject_bytesOfItsVersion_readBackTheValue(Object value, String hex) {
         Object read = SERIALIZATION.toObject(new HeapData(bytes(hex)));
 
         assertThat(read).isExactlyInstanceOf(value.getClass())
@@ -101,15 +133,37 @@ class WireFormatTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("version1")
+    @MethodSource("everyType")
     void toObject_unknownVersion_isRefusedNamingTheVersionAndTheKnownOnes(Object value, String hex) {
-        byte[] version2 = bytes(hex);
-        version2[VERSION_OFFSET] = 2;
+        byte[] version3 = bytes(hex);
+        version3[VERSION_OFFSET] = 3;
 
-        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version2)))
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version3)))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 2")
-                .hasMessageContaining("reads versions 1 to 1");
+                .hasMessageContaining("wire format version 3")
+                .hasMessageContaining("reads versions 1 to 2");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {BATCH_APPLY_PROCESSOR_V2, BATCH_RESULT_V2})
+    void toObject_batchTypeInVersion1_isRefused(String hex) {
+        byte[] version1 = bytes(hex);
+        version1[VERSION_OFFSET] = 1;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version1)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 1: version 2 added it");
+    }
+
+    @Test
+    void toObject_batchClaimingMoreRequestsThanItsBytes_isRefusedBeforeAllocating() {
+        byte[] bytes = bytes(BATCH_APPLY_PROCESSOR_V2);
+        int requestCount = bytes.length - 3 * (4 + 8 + 8) - 4;
+        bytes[requestCount] = 0x7f;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(bytes)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("requests: 1 to " + BatchApplyProcessor.MAX_REQUESTS);
     }
 
     @Test

@@ -1,0 +1,164 @@
+package dev.sluice.hazelcast;
+
+import dev.sluice.Decision;
+import dev.sluice.algorithm.Policy;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * Natural batching, per key. A key's decisions are serialized anyway: its owner runs them one at a time on one
+ * partition thread, each a state write and a synchronous backup. So while one call on a key is in flight, the
+ * decisions that arrive for that key wait here; when the call answers, everything waiting (up to the batch cap) goes
+ * in the next call, which the owner decides in one invocation (BatchApplyProcessor), in arrival order. No timer: a
+ * key with nothing in flight is sent at once, so an idle system sees no added latency, and a busy key sends fewer,
+ * larger calls, one state write and one backup write each.
+ *
+ * Why per key and not per member (one call carrying the decisions for many keys that one member owns): Hazelcast's
+ * only many-key entry-processor call (submitToKeys) runs as a partition-iterating operation whose backups are
+ * asynchronous, so a grant could be answered before its backup exists, and an owner that dies then would hand its
+ * keys to a backup that has not counted it: over-admission. It is also slower than one call per key on this kind of
+ * machine (BENCHMARKS.md, section 2). Per key, each call is an ordinary single-key operation with synchronous backups.
+ *
+ * The bookkeeping is a lane per key with something in flight, made and dropped inside ConcurrentHashMap.compute, which
+ * locks the key's bin: whether a request leads (sends now) or waits, and what the next batch holds, are decided under
+ * that lock, so no request is stranded and no two calls on one key are in flight. Lanes exist only while calls are
+ * in flight: idle keys cost nothing.
+ *
+ * Threads: a call's answers are given on the Hazelcast thread that receives them (waking the callers costs no hand-over
+ * to another thread), and the next call on the key starts on a small pool of its own, because Hazelcast's response
+ * threads may not start remote calls. A call that completes at once (a member deciding its own key can) lets the
+ * sending thread go on to the next batch itself.
+ *
+ * Deadlines: a caller that stops waiting cancels its answer (the failure-policy store does on timeout, its wait
+ * counting the time queued here); a request so withdrawn before its batch is drawn is never sent, so it is never
+ * counted after its caller was answered without the store. Once sent it cannot be withdrawn (CallAnswer). Failures: when a call fails, every request it carried fails with that cause; none is sent again
+ * (the members may have counted them), so a failure never counts a request twice.
+ */
+
+/** Sends the decisions that wait on one key as one call, while another call on that key is in flight. Thread-safe. */
+final class SameKeyBatcher {
+
+    /** One decision to make; {@code answer} completes with it. */
+    record Request(Policy policy, long cost, long maxDelayNanos, CallAnswer<Decision> answer) {
+    }
+
+    /** Sends one call for {@code requests} on {@code key}, completing each answer; returns when the call is done. */
+    @FunctionalInterface
+    interface Sender {
+        CompletableFuture<?> send(String key, List<Request> requests);
+    }
+
+    /** The requests waiting on a key while a call is in flight for it. Guarded by the map's lock on the key. */
+    private static final class Lane {
+        /** Made when the first request waits: a key with no contention never needs it. */
+        @Nullable ArrayDeque<Request> waiting;
+    }
+
+    /**
+     * Starts the calls that follow a completed one: a small pool of daemon threads shared by every store, at least two
+     * even where the common pool has one (two CPUs or fewer), so that a burst on one key never waits behind another.
+     */
+    private static final ForkJoinPool SENDERS = new ForkJoinPool(
+            Math.max(2, Runtime.getRuntime().availableProcessors()), ForkJoinPool.defaultForkJoinWorkerThreadFactory,
+            null, true);
+
+    private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
+    private final Sender sender;
+    private final int maxBatch;
+
+    SameKeyBatcher(Sender sender, int maxBatch) {
+        if (maxBatch < 1 || maxBatch > BatchApplyProcessor.MAX_REQUESTS) {
+            throw new IllegalArgumentException("maxBatch must be from 1 to " + BatchApplyProcessor.MAX_REQUESTS
+                    + ", got " + maxBatch);
+        }
+        this.sender = sender;
+        this.maxBatch = maxBatch;
+    }
+
+    /** Decides on {@code key}: sent now when no call on it is in flight, else with the next batch. */
+    CallAnswer<Decision> submit(String key, Policy policy, long cost, long maxDelayNanos) {
+        Request request = new Request(policy, cost, maxDelayNanos, CallAnswer.waiting());
+        boolean[] leads = new boolean[1];
+        lanes.compute(key, (k, lane) -> {
+            if (lane == null) {
+                leads[0] = true;
+                return new Lane();
+            }
+            if (lane.waiting == null) {
+                lane.waiting = new ArrayDeque<>();
+            }
+            lane.waiting.add(request);
+            return lane;
+        });
+        if (leads[0]) {
+            request.answer().send();
+            send(key, List.of(request));
+        }
+        return request.answer();
+    }
+
+    /** Sends {@code batch}, then each next batch as its call completes, until none waits on {@code key}. */
+    private void send(String key, List<Request> first) {
+        List<Request> batch = first;
+        while (!batch.isEmpty()) {
+            CompletableFuture<?> call = start(key, batch);
+            if (!call.isDone()) {
+                List<Request> sent = batch;
+                // Answers are given on the thread that completes the call, at once; the next call starts on a pool
+                // thread, as Hazelcast's response threads may not start remote calls.
+                call.whenCompleteAsync((done, failure) -> {
+                    failAll(sent, failure);
+                    List<Request> next = nextBatch(key);
+                    if (!next.isEmpty()) {
+                        SENDERS.execute(() -> send(key, next));
+                    }
+                }, Runnable::run);
+                return;
+            }
+            // Answered at once (a local member, or a call that could not start): go on here rather than nest.
+            failAll(batch, call.handle((done, failure) -> failure).join());
+            batch = nextBatch(key);
+        }
+    }
+
+    private CompletableFuture<?> start(String key, List<Request> batch) {
+        try {
+            return sender.send(key, batch);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Fails every request of a call that failed; each decides by its caller's failure policy. */
+    private static void failAll(List<Request> batch, @Nullable Throwable failure) {
+        if (failure != null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            for (Request request : batch) {
+                request.answer().completeExceptionally(cause);
+            }
+        }
+    }
+
+    /** The requests that go next on {@code key}, in arrival order; none (and the lane dropped) when none wait. */
+    private List<Request> nextBatch(String key) {
+        List<Request> next = new ArrayList<>(0);
+        lanes.compute(key, (k, lane) -> {
+            ArrayDeque<Request> waiting = lane.waiting;
+            while (waiting != null && next.size() < maxBatch && !waiting.isEmpty()) {
+                Request first = waiting.poll();
+                if (first.answer().send()) {
+                    next.add(first);
+                }
+            }
+            return next.isEmpty() ? null : lane;
+        });
+        return next;
+    }
+}

@@ -1,0 +1,156 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.map.IMap;
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Same-key batches on a real three-member cluster (TCP-IP on loopback, multicast off): a batch decides each request as
+ * if it came alone, in order, and many threads on every member share one hot key's limit exactly while their calls
+ * are batched. One cluster serves every test; each uses keys of its own.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BatchingClusterTest {
+
+    private static final int THREADS_PER_MEMBER = 8;
+    private static final int ATTEMPTS_PER_THREAD = 40;
+    private static final Limit HUNDRED_PER_HOUR = Limit.of(100, Duration.ofHours(1));
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private List<HazelcastCounterStore> members = List.of();
+
+    @BeforeAll
+    void startCluster() {
+        members = ClusterSupport.startCluster(3, time);
+    }
+
+    @AfterAll
+    void stopCluster() {
+        ClusterSupport.closeAll(members);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void process_batchOfCostsAndDelays_decidesEachAsIfAloneAndInOrder(Algorithm algorithm) {
+        Policy small = Policy.of(algorithm, Limit.of(5, Duration.ofMinutes(1)));
+        Policy twoLimits = Policy.of(algorithm, Limit.of(6, Duration.ofMinutes(1)).named("minute"),
+                Limit.of(3, Duration.ofHours(1)).named("hour"));
+        List<SameKeyBatcher.Request> requests = List.of(request(small, 2, 0), request(small, 4, 0),
+                request(small, 1, Duration.ofSeconds(30).toNanos()), request(small, 3, Long.MAX_VALUE),
+                request(small, 1, 0), request(twoLimits, 1, 0), request(twoLimits, 2, 0), request(small, 1, 0));
+        HazelcastCounterStore caller = members.get(0);
+        OwnedKeys keys = new OwnedKeys(members.get(1), algorithm);
+        IMap<String, CounterState> counters = caller.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME);
+        time.advance(Duration.ofSeconds(7));
+
+        BatchResult batched = counters.executeOnKey(keys.batched, new BatchApplyProcessor(requests));
+        List<Decision> alone = new ArrayList<>();
+        for (SameKeyBatcher.Request request : requests) {
+            alone.add(counters.executeOnKey(keys.alone, new ApplyProcessor(request.policy(), request.cost(),
+                    request.maxDelayNanos())).decision());
+        }
+
+        for (int i = 0; i < requests.size(); i++) {
+            assertThat(batched.decision(i, requests.get(i).policy())).as("request %d", i).isEqualTo(alone.get(i));
+        }
+        assertThat(counters.get(keys.batched)).usingRecursiveComparison().isEqualTo(counters.get(keys.alone));
+        assertThat(counters.getEntryView(keys.batched).getTtl())
+                .isEqualTo(counters.getEntryView(keys.alone).getTtl());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void apply_eightThreadsOnEachOfThreeMembersOnOneKey_batchAndAdmitExactlyTheLimit(Algorithm algorithm)
+            throws Exception {
+        Policy policy = Policy.of(algorithm, HUNDRED_PER_HOUR);
+
+        int admitted = flood(members, policy, "hot-" + algorithm);
+
+        assertThat(admitted).isEqualTo(100);
+        assertThat(members.stream().mapToLong(HazelcastCounterStore::batchesSent).sum())
+                .as("calls that carried several decisions").isPositive();
+    }
+
+    @Test
+    void apply_batchingOff_sendsEveryDecisionAloneAndStaysExact() throws Exception {
+        List<HazelcastCounterStore> unbatched = new ArrayList<>();
+        try {
+            for (HazelcastCounterStore member : members) {
+                unbatched.add(HazelcastCounterStore.using(member.instance(),
+                        StoreOptions.builder().mapName("unbatched").batching(false).build()));
+            }
+
+            int admitted = flood(unbatched, Policy.of(Algorithm.TOKEN_BUCKET, HUNDRED_PER_HOUR), "hot");
+
+            assertThat(admitted).isEqualTo(100);
+            assertThat(unbatched.stream().mapToLong(HazelcastCounterStore::batchesSent).sum()).isZero();
+        } finally {
+            ClusterSupport.closeAll(unbatched);
+        }
+    }
+
+    /** Eight threads on each store try {@code key} 40 times each; returns how many were admitted in all. */
+    private static int flood(List<HazelcastCounterStore> stores, Policy policy, String key) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS_PER_MEMBER * stores.size());
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (HazelcastCounterStore store : stores) {
+                for (int t = 0; t < THREADS_PER_MEMBER; t++) {
+                    admitted.add(pool.submit(() -> {
+                        start.await();
+                        int granted = 0;
+                        for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+                            if (store.apply(key, policy, 1, Long.MAX_VALUE).allowed()) {
+                                granted++;
+                            }
+                        }
+                        return granted;
+                    }));
+                }
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> future : admitted) {
+                total += future.get(120, TimeUnit.SECONDS);
+            }
+            return total;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static SameKeyBatcher.Request request(Policy policy, long cost, long maxDelayNanos) {
+        return new SameKeyBatcher.Request(policy, cost, maxDelayNanos, CallAnswer.waiting());
+    }
+
+    /** Two keys owned by one member, so both runs cross the network to the same owner. */
+    private static final class OwnedKeys {
+        final String batched;
+        final String alone;
+
+        OwnedKeys(HazelcastCounterStore owner, Algorithm algorithm) {
+            batched = ClusterSupport.keyOwnedBy(owner.instance(), "batched-" + algorithm + "-");
+            alone = ClusterSupport.keyOwnedBy(owner.instance(), "alone-" + algorithm + "-");
+        }
+    }
+}

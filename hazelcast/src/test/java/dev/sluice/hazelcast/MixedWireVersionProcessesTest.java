@@ -1,0 +1,115 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import dev.sluice.Limit;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A rolling upgrade in miniature: two member processes (separate JVMs on loopback), one reading wire format version 1
+ * only, as a member of the previous release would, the other reading version 2, and a client of this release. While
+ * the old member is in the cluster the client sends it nothing it cannot read and stays exact; a batch forced on it is
+ * refused with an error naming the versions, counting nothing; once it leaves, the client batches.
+ */
+class MixedWireVersionProcessesTest {
+
+    private static final Policy HUNDRED_PER_HOUR = Policy.of(Algorithm.SLIDING_WINDOW_LOG,
+            Limit.of(100, Duration.ofHours(1)));
+    private static final int THREADS = 16;
+    private static final int ATTEMPTS_PER_THREAD = 20;
+
+    @TempDir
+    Path logs;
+
+    @Test
+    void apply_memberOfVersion1InTheCluster_noBatchUntilItLeavesThenBatches_exactThroughout() throws Exception {
+        try (MemberProcesses cluster = new MemberProcesses(2, logs,
+                member -> member == 0 ? List.of("wire=1") : List.of());
+             HazelcastCounterStore client = HazelcastCounterStore.connectClient(
+                     ClusterSupport.client(cluster.clusterName(), cluster.addresses()).build())) {
+            String onOldMember = keyOwnedByPort(client, cluster.port(0), "old-");
+
+            assertThat(flood(client, onOldMember)).isEqualTo(100);
+            assertThat(client.batchesSent()).isZero();
+            assertThat(client.clusterWireVersion()).isEqualTo(1);
+
+            String untouched = keyOwnedByPort(client, cluster.port(0), "untouched-");
+            BatchApplyProcessor batch = new BatchApplyProcessor(List.of(request(), request()));
+            assertThatThrownBy(() -> client.instance().<String, CounterState>getMap(HazelcastCounterStore.DEFAULT_MAP_NAME)
+                    .executeOnKey(untouched, batch))
+                    .isInstanceOf(HazelcastSerializationException.class)
+                    .hasMessageContaining("wire format version 2")
+                    .hasMessageContaining("reads versions 1 to 1");
+            assertThat(client.peek(untouched, HUNDRED_PER_HOUR, 0).remaining()).isEqualTo(100);
+
+            cluster.kill(0);
+            ClusterSupport.await(() -> client.clusterWireVersion() == 2, Duration.ofSeconds(60),
+                    "the client to find every member reading version 2");
+
+            assertThat(flood(client, "after-upgrade")).isEqualTo(100);
+            assertThat(client.batchesSent()).isPositive();
+        }
+    }
+
+    /** Sixteen threads try {@code key} twenty times each; returns how many were admitted. */
+    private static int flood(HazelcastCounterStore store, String key) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                admitted.add(pool.submit(() -> {
+                    start.await();
+                    int granted = 0;
+                    for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+                        if (store.apply(key, HUNDRED_PER_HOUR, 1, 0).allowed()) {
+                            granted++;
+                        }
+                    }
+                    return granted;
+                }));
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> future : admitted) {
+                total += future.get(120, TimeUnit.SECONDS);
+            }
+            return total;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static String keyOwnedByPort(HazelcastCounterStore client, int port, String prefix) {
+        String[] found = new String[1];
+        ClusterSupport.await(() -> {
+            for (int i = 0; i < 10_000; i++) {
+                var owner = client.instance().getPartitionService().getPartition(prefix + i).getOwner();
+                if (owner != null && owner.getAddress().getPort() == port) {
+                    found[0] = prefix + i;
+                    return true;
+                }
+            }
+            return false;
+        }, Duration.ofSeconds(30), "a key owned by the member on port " + port);
+        return found[0];
+    }
+
+    private static SameKeyBatcher.Request request() {
+        return new SameKeyBatcher.Request(HUNDRED_PER_HOUR, 1, 0, CallAnswer.waiting());
+    }
+}
