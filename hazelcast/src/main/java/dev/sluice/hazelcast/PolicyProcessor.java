@@ -61,7 +61,20 @@ abstract class PolicyProcessor
         return policy.algorithm();
     }
 
-    private long memberNanos() {
+    Policy policy() {
+        return policy;
+    }
+
+    long cost() {
+        return cost;
+    }
+
+    long maxDelayNanos() {
+        return maxDelayNanos;
+    }
+
+    /** The member's current time: its {@link TimeSource} if given one, else Hazelcast's cluster time. */
+    long memberNanos() {
         if (member.getUserContext().get(HazelcastCounterStore.TIME_SOURCE_KEY) instanceof TimeSource time) {
             return time.nanos();
         }

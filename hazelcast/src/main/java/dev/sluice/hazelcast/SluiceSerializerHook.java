@@ -23,6 +23,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     static final int WRITE_STATE_PROCESSOR = 4;
     static final int DECISION_RESULT = 5;
     static final int MERGE_POLICY = 6;
+    static final int RECORD_PROCESSOR = 7;
+    static final int RESERVE_PROCESSOR = 8;
 
     @Override
     public int getFactoryId() {
@@ -38,6 +40,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case WRITE_STATE_PROCESSOR -> new WriteStateProcessor();
             case DECISION_RESULT -> new DecisionResult();
             case MERGE_POLICY -> new MoreConsumedMergePolicy();
+            case RECORD_PROCESSOR -> new RecordProcessor();
+            case RESERVE_PROCESSOR -> new ReserveProcessor();
             default -> null;
         };
     }

@@ -32,7 +32,10 @@ import java.io.InputStream;
  *       in seconds (long);
  *   <li>{@link DecisionResult}: version, allowed (boolean), limit, remaining, retry-after, next-permit, reset-after
  *       and delay in nanoseconds (longs), limit name (string);
- *   <li>{@link MoreConsumedMergePolicy}: version only.
+ *   <li>{@link MoreConsumedMergePolicy}: version only;
+ *   <li>{@link RecordProcessor}: as {@link ApplyProcessor} (its maximum delay always 0), then the request's age in
+ *       nanoseconds (long);
+ *   <li>{@link ReserveProcessor}: as {@link ApplyProcessor}, the maximum delay being the longest wait.
  * </ul>
  *
  * <p>Version 1 is not frozen until the first release: before it, no cluster mixes two layouts, so the unreleased

@@ -62,6 +62,13 @@ class WireFormatTest {
             + " 0000000df8475800 0000000000000000" // reset after 60 s, no delay
             + " 00000005 6275727374"; // "burst"
     private static final String MERGE_POLICY_V1 = HEADER + "00000006 01";
+    private static final String RECORD_PROCESSOR_V1 = HEADER + "00000007 01" + POLICY_V1
+            + " 0000000000000002" // cost
+            + " 0000000000000000" // maximum delay: always 0
+            + " 00000006fc23ac00"; // age: 30 s
+    private static final String RESERVE_PROCESSOR_V1 = HEADER + "00000008 01" + POLICY_V1
+            + " 0000000000000001" // cost
+            + " 000000012a05f200"; // longest wait: 5 s
 
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
@@ -82,7 +89,9 @@ class WireFormatTest {
                         new long[][] {{1, 60_000_000_000L}}), 61), WRITE_STATE_PROCESSOR_V1),
                 Arguments.of(new DecisionResult(new Decision(false, 3, 0, 40_000_000_000L, 20_000_000_000L,
                         60_000_000_000L, 0, "burst", false)), DECISION_RESULT_V1),
-                Arguments.of(new MoreConsumedMergePolicy(), MERGE_POLICY_V1));
+                Arguments.of(new MoreConsumedMergePolicy(), MERGE_POLICY_V1),
+                Arguments.of(new RecordProcessor(policy, 2, 30_000_000_000L), RECORD_PROCESSOR_V1),
+                Arguments.of(new ReserveProcessor(policy, 1, 5_000_000_000L), RESERVE_PROCESSOR_V1));
     }
 
     @ParameterizedTest(name = "{0}")
