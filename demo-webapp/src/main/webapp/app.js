@@ -31,6 +31,10 @@ const ENDPOINTS = [
     { label: 'GET /api/catalog: shadow rule, 3 per minute (never rejects)', method: 'GET', path: '/api/catalog' },
     { label: 'POST /api/orders: queued, 1 per second, 2 waiting at most (leaky bucket)', method: 'POST',
       path: '/api/orders' },
+    { label: 'POST /api/limits/nightly-export/increment: the limiter service, 3 per 10 s', method: 'POST',
+      path: '/api/limits/nightly-export/increment' },
+    { label: 'POST /api/limits/nightly-export/acquire: the next free slot within 10 s', method: 'POST',
+      path: '/api/limits/nightly-export/acquire?maxWaitMs=10000' },
 ];
 
 const OUTCOMES = [
@@ -161,6 +165,62 @@ async function refresh() {
     } catch (error) {
         console.error('cannot load the stats:', error.message);
     }
+    try {
+        await refreshService();
+    } catch (error) {
+        console.error('cannot load the limiter service:', error.message);
+    }
+}
+
+// The limiter service's ids, read once; each refresh asks every id without keys when its next request fits.
+let serviceLimits = null;
+
+async function getJson(path) {
+    const response = await fetch(relative(path), { cache: 'no-store' });
+    if (!response.ok) {
+        throw new Error(`GET ${path} answered ${response.status}`);
+    }
+    return response.json();
+}
+
+function cell(row, text, css) {
+    const td = document.createElement('td');
+    td.textContent = text;
+    if (css) {
+        td.className = css;
+    }
+    row.appendChild(td);
+}
+
+async function refreshService() {
+    if (serviceLimits === null) {
+        serviceLimits = (await getJson('/api/limits')).limits;
+    }
+    const delays = await Promise.all(serviceLimits.map(limit => limit.perKey ? null
+        : getJson(`/api/limits/${encodeURIComponent(limit.id)}/delay`)));
+    const body = document.querySelector('#service-limits tbody');
+    body.replaceChildren();
+    serviceLimits.forEach((limit, index) => {
+        const row = document.createElement('tr');
+        row.dataset.id = limit.id;
+        cell(row, limit.id);
+        cell(row, limit.limits.map(l => `${l.permits} per ${l.periodMs / 1000} s`).join(' and ')
+            + (limit.perKey ? ', per key' : ''));
+        cell(row, limit.algorithm);
+        const delay = delays[index];
+        if (delay === null) {
+            cell(row, 'per key', 'muted');
+            cell(row, '', 'muted');
+            cell(row, '', 'muted');
+        } else {
+            cell(row, String(delay.limit - delay.remaining), 'used');
+            cell(row, String(delay.remaining), 'remaining');
+            cell(row, delay.delayMs === 0 ? 'now'
+                : `in ${(delay.delayMs / 1000).toFixed(2)} s (${new Date(delay.nextAt).toLocaleTimeString()})`,
+                'next-free');
+        }
+        body.appendChild(row);
+    });
 }
 
 async function fire(endpoint, count, clientIp) {

@@ -92,7 +92,7 @@ public final class FixedRateLoad {
         }
     }
 
-    private static double percentile(long[] sorted, double percent) {
+    static double percentile(long[] sorted, double percent) {
         int index = (int) Math.ceil(percent / 100 * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1e6;
     }

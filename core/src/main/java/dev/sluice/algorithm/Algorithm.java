@@ -3,6 +3,7 @@ package dev.sluice.algorithm;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -89,6 +90,26 @@ public enum Algorithm {
         return this == LEAKY_BUCKET;
     }
 
+    /**
+     * Whether {@link #record} can count a request at another time than now: the window algorithms, which keep what
+     * was taken in which window ({@link #FIXED_WINDOW}, {@link #SLIDING_WINDOW_LOG}, {@link #SLIDING_WINDOW_COUNTER},
+     * {@link #STEPPED_SLIDING_WINDOW}). The buckets and GCRA keep only a level or a time, from which a request made
+     * earlier cannot be placed.
+     */
+    public boolean countsPastRequests() {
+        return this == FIXED_WINDOW || this == SLIDING_WINDOW_LOG || this == SLIDING_WINDOW_COUNTER
+                || this == STEPPED_SLIDING_WINDOW;
+    }
+
+    /**
+     * Whether {@link #reserve} can take a slot ahead of now, when the cost first fits: the sliding window log and the
+     * stepped sliding window, whose permits only leave as time passes. The leaky bucket queues by its own nature
+     * ({@link #queues()}); the other algorithms grant only what fits now.
+     */
+    public boolean reservesFutureSlots() {
+        return this == SLIDING_WINDOW_LOG || this == STEPPED_SLIDING_WINDOW;
+    }
+
     /** Throws {@link IllegalArgumentException}, naming the limit, when this algorithm cannot enforce it. */
     public void validate(Limit limit) {
         strategy.validate(limit);
@@ -141,5 +162,99 @@ public enum Algorithm {
             return new Transition(state, verdict, false, idleAfter);
         }
         return new Transition(next, verdict, true, idleAfter);
+    }
+
+    /**
+     * Counts a request of {@code cost} made {@code ageNanos} before now against every limit, whether or not it fits:
+     * the request was made, and the counters must say so. Each limit counts it in the window (or step) where it
+     * belongs; a limit whose window it has already left does not count it. Exact integer arithmetic; counts beyond a
+     * limit's permits are kept (and saturate at {@link Long#MAX_VALUE}), so that later decisions wait until they have
+     * left.
+     *
+     * <p>The transition's decision is what a request of one permit would get right after (as a cost-1 {@link #apply}
+     * that counts nothing): allowed when one more fits now, else when it will. Its {@link Transition#changed()} is
+     * true whenever a limit counted the request.
+     *
+     * @param ageNanos how long before {@code now} the request was made, 0 or more
+     * @throws IllegalArgumentException when this algorithm cannot count past requests ({@link #countsPastRequests()}),
+     *     or {@code cost} is below 1 or {@code ageNanos} negative
+     */
+    public Transition record(long @Nullable [][] state, long now, long cost, long ageNanos, List<Limit> limits) {
+        checkRecord(cost, ageNanos);
+        return counted(state, now, now - ageNanos, cost, limits, -1);
+    }
+
+    /**
+     * Throws what {@link #record} throws for these arguments, without counting anything: stores call it before they
+     * send a record elsewhere, so that a caller's mistake is not taken for the store's failure.
+     *
+     * @throws IllegalArgumentException when this algorithm cannot count past requests, {@code cost} is below 1 or
+     *     {@code ageNanos} is negative
+     */
+    public void checkRecord(long cost, long ageNanos) {
+        if (!countsPastRequests()) {
+            throw new IllegalArgumentException(name().toLowerCase(Locale.ROOT) + " cannot count a request after the"
+                    + " fact (it keeps no record of when its permits were taken); a window algorithm can");
+        }
+        if (cost < 1 || ageNanos < 0) {
+            throw new IllegalArgumentException("a recorded request needs a cost of at least 1 and an age of 0 or more,"
+                    + " got cost " + cost + " and age " + ageNanos + " ns");
+        }
+    }
+
+    /**
+     * Takes the earliest slot, within {@code maxWaitNanos} of now, at which {@code cost} fits every limit, and counts
+     * the request there, atomically: the decision is allowed with {@link Decision#delayNanos()} the wait until that
+     * slot (0: now), or rejected, counting nothing, with the wait as its retry-after when it is longer than the caller
+     * accepts. Two callers never get one slot: the second counts after the first's reservation.
+     *
+     * <p>Only algorithms that {@linkplain #reservesFutureSlots() reserve future slots} wait for one here; the leaky
+     * bucket queues as {@link #apply} does with {@code maxWaitNanos} as its maximum delay, and the other algorithms
+     * grant only a request that fits now ({@code apply} with no delay).
+     */
+    public Transition reserve(long @Nullable [][] state, long now, long cost, long maxWaitNanos, List<Limit> limits) {
+        if (!reservesFutureSlots()) {
+            return apply(state, now, cost, queues() ? maxWaitNanos : 0, limits);
+        }
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must not be negative, got " + cost);
+        }
+        int count = limits.size();
+        long @Nullable [][] current = state != null && state.length == count ? state : null;
+        WindowLog log = (WindowLog) strategy;
+        long wait = 0;
+        for (int i = 0; i < count; i++) {
+            wait = Math.max(wait, log.waitFor(current == null ? null : current[i], now, cost, limits.get(i)));
+        }
+        if (wait == Decision.NEVER || wait > Math.max(0, maxWaitNanos) || cost == 0) {
+            // Rejected (the longest wait is the verdict's retry-after), or only evaluated: counts nothing.
+            return apply(state, now, cost, 0, limits);
+        }
+        return counted(state, now, now + wait, cost, limits, wait);
+    }
+
+    /**
+     * Counts {@code cost} at time {@code at} against every limit. With {@code delayNanos} of 0 or more (a reserved
+     * slot's wait), the decision is the reservation's: allowed after that delay, with the permits remaining now; with
+     * -1 (a recorded request), it is what a one-permit request would get right after.
+     */
+    private Transition counted(long @Nullable [][] state, long now, long at, long cost, List<Limit> limits,
+                               long delayNanos) {
+        int count = limits.size();
+        long @Nullable [][] current = state != null && state.length == count ? state : null;
+        long[][] next = new long[count][];
+        boolean changed = false;
+        for (int i = 0; i < count; i++) {
+            long @Nullable [] limitState = current == null ? null : current[i];
+            next[i] = strategy.record(limitState, now, at, cost, limits.get(i));
+            changed |= next[i] != limitState;
+        }
+        long idleAfter = apply(next, now, 0, 0, limits).idleAfterNanos();
+        Decision after = apply(next, now, delayNanos >= 0 ? 0 : 1, 0, limits).decision();
+        if (delayNanos >= 0) {
+            after = new Decision(true, after.limit(), after.remaining(), 0, after.nextPermitNanos(),
+                    after.resetAfterNanos(), delayNanos, after.limitName(), false);
+        }
+        return changed ? new Transition(next, after, true, idleAfter) : new Transition(state, after, false, idleAfter);
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.Limit;
 import org.jspecify.annotations.Nullable;
 
@@ -29,19 +30,40 @@ final class FixedWindow implements Strategy {
             count = state[1];
         }
         long untilEnd = (window + 1) * period - now;
+        // A count recorded after the fact may exceed the permits; a cost of 0 only evaluates and is never rejected.
+        long remaining = Math.max(0, permits - count);
         if (cost > permits) {
             next[index] = state;
             long reset = count > 0 ? untilEnd : 0;
-            return Strategy.never(limit, permits - count, reset, reset);
+            return Strategy.never(limit, remaining, reset, reset);
         }
-        if (count + cost > permits) {
+        if (cost > 0 && count > permits - cost) {
             next[index] = state;
-            return new Decision(false, permits, permits - count, untilEnd, untilEnd, untilEnd, 0, limit.name(), false);
+            return new Decision(false, permits, remaining, untilEnd, untilEnd, untilEnd, 0, limit.name(), false);
         }
-        count += cost;
+        count = Durations.saturatedAdd(count, cost);
         next[index] = new long[] {window, count};
         long reset = count > 0 ? untilEnd : 0;
-        return new Decision(true, permits, permits - count, 0, reset, reset, 0, limit.name(), false);
+        return new Decision(true, permits, Math.max(0, permits - count), 0, reset, reset, 0, limit.name(), false);
+    }
+
+    /**
+     * Adds {@code cost} to the window holding {@code at} when that is the current window (or the later one a clock
+     * that went back stays in); a request of an earlier window counts in none any more.
+     */
+    @Override
+    public long @Nullable [] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
+        long period = limit.periodNanos();
+        long window = Math.floorDiv(now, period);
+        long count = 0;
+        if (state != null && state.length == 2 && state[0] >= window) {
+            window = state[0];
+            count = state[1];
+        }
+        if (Math.floorDiv(at, period) != window) {
+            return state;
+        }
+        return new long[] {window, Durations.saturatedAdd(count, cost)};
     }
 
     /** The later window; within the same window, the higher count. */

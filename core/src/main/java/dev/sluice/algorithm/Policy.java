@@ -79,6 +79,20 @@ public final class Policy {
         return algorithm.apply(state, nowNanos, cost, maxDelayNanos, limits);
     }
 
+    /**
+     * Counts a request made {@code ageNanos} before now, whether or not it fits; see {@link Algorithm#record}.
+     *
+     * @throws IllegalArgumentException when the algorithm cannot count past requests
+     */
+    public Transition record(long @Nullable [][] state, long nowNanos, long cost, long ageNanos) {
+        return algorithm.record(state, nowNanos, cost, ageNanos, limits);
+    }
+
+    /** Takes the earliest slot within {@code maxWaitNanos} at which {@code cost} fits; see {@link Algorithm#reserve}. */
+    public Transition reserve(long @Nullable [][] state, long nowNanos, long cost, long maxWaitNanos) {
+        return algorithm.reserve(state, nowNanos, cost, maxWaitNanos, limits);
+    }
+
     @Override
     public boolean equals(@Nullable Object o) {
         return o == this || o instanceof Policy other && algorithm == other.algorithm && limits.equals(other.limits);

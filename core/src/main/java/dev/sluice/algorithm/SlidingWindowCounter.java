@@ -1,6 +1,7 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
+import dev.sluice.Durations;
 import dev.sluice.Limit;
 import org.jspecify.annotations.Nullable;
 
@@ -46,27 +47,58 @@ final class SlidingWindowCounter implements Strategy {
         }
         long windowStart = window * period;
         long reset = current > 0 ? windowStart + 2 * period - now : previous > 0 ? windowStart + period - now : 0;
-        long used = Arithmetic.mulDivFloor(previous, period - elapsed, period) + current;
+        long used = Durations.saturatedAdd(Arithmetic.mulDivFloor(previous, period - elapsed, period), current);
+        // Counts recorded after the fact may exceed the permits; a cost of 0 only evaluates and is never rejected.
         long remaining = Math.max(0, permits - used);
         if (cost > permits) {
             next[index] = state;
             return Strategy.never(limit, remaining,
                     untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset);
         }
-        if (used + cost > permits) {
+        if (cost > 0 && used > permits - cost) {
             next[index] = state;
             return new Decision(false, permits, remaining,
                     fitsAt(windowStart, period, previous, current, cost, permits) - now,
                     untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset, 0,
                     limit.name(), false);
         }
-        current += cost;
+        current = Durations.saturatedAdd(current, cost);
         next[index] = new long[] {window, current, previous};
         reset = current > 0 ? windowStart + 2 * period - now : reset;
-        remaining -= cost;
+        remaining = Math.max(0, remaining - cost);
         return new Decision(true, permits, remaining, 0,
                 untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset, 0,
                 limit.name(), false);
+    }
+
+    /**
+     * Adds {@code cost} to the count of the window holding {@code at}: the current window's, or the previous one's
+     * (which the estimate weighs by its overlap); a request of an older window counts in neither any more.
+     */
+    @Override
+    public long @Nullable [] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
+        long period = limit.periodNanos();
+        long window = Math.floorDiv(now, period);
+        long current = 0;
+        long previous = 0;
+        if (state != null && state.length == 3) {
+            if (state[0] >= window) {
+                window = state[0];
+                current = state[1];
+                previous = state[2];
+            } else if (state[0] == window - 1) {
+                previous = state[1];
+            }
+        }
+        long of = Math.floorDiv(at, period);
+        if (of == window) {
+            current = Durations.saturatedAdd(current, cost);
+        } else if (of == window - 1) {
+            previous = Durations.saturatedAdd(previous, cost);
+        } else {
+            return state;
+        }
+        return new long[] {window, current, previous};
     }
 
     /**
@@ -99,9 +131,8 @@ final class SlidingWindowCounter implements Strategy {
 
     /** The earliest time at which {@code cost} fits, given the counts of the window starting at windowStart. */
     private static long fitsAt(long windowStart, long period, long previous, long current, long cost, long permits) {
-        long room = permits - current - cost;
-        if (room >= 0) {
-            return windowStart + decayedBelow(room, previous, period);
+        if (current <= permits - cost) {
+            return windowStart + decayedBelow(permits - cost - current, previous, period);
         }
         // Only once the current window has become the previous one.
         return windowStart + period + decayedBelow(permits - cost, current, period);

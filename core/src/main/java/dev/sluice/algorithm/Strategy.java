@@ -27,6 +27,19 @@ interface Strategy {
                     int index);
 
     /**
+     * Counts {@code cost} permits against {@code limit} for a request made at {@code at} (at most {@code now} for a
+     * request already made; later for a slot reserved ahead), whether or not they fit, and returns the state after:
+     * a new array, or {@code state} itself when the request counts in no window any more. Pure, like
+     * {@link #decide}.
+     *
+     * @throws IllegalArgumentException when this algorithm keeps no record of when its permits were taken (the
+     *     default); see {@link Algorithm#countsPastRequests()}
+     */
+    default long @Nullable [] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
+        throw new IllegalArgumentException("this algorithm cannot count a request at another time than now");
+    }
+
+    /**
      * A state at least as restrictive as both {@code a} and {@code b}: at every later time it grants no request that
      * either of them would reject. Used to reconcile two copies of one key that were updated apart (a healed split
      * brain). Pure; {@code null} or a foreign shape stands for a fresh key, so the other state wins.

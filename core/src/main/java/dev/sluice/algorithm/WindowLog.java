@@ -51,38 +51,147 @@ final class WindowLog implements Strategy {
         long permits = limit.permits();
         long period = limit.periodNanos();
         long step = stepped ? stepNanos(period) : 1;
-        long expiry = (Math.floorDiv(now, step) + Durations.ceilDiv(period, step)) * step;
+        long expiry = expiry(now, period, step);
 
         long[] log = state != null && state.length % 2 == 0 ? state : EMPTY;
-        int first = 0;
-        while (first < log.length && log[first] <= now) {
-            first += 2;
-        }
-        long used = 0;
-        for (int i = first + 1; i < log.length; i += 2) {
-            used += log[i];
-        }
+        int first = firstLive(log, now);
+        long used = used(log, first);
         boolean empty = first == log.length;
         long lastExpiry = empty ? now : log[log.length - 2];
+        // Counts recorded after the fact may hold more than the permits (used > permits): then no permit is left, and
+        // remaining grows only once enough of them have left. A cost of 0 only evaluates, and is never rejected.
+        long remaining = Math.max(0, permits - used);
         if (cost > permits) {
             next[index] = state;
-            return Strategy.never(limit, permits - used, empty ? 0 : log[first] - now, lastExpiry - now);
+            return Strategy.never(limit, remaining, nextPermit(log, first, used, permits, now), lastExpiry - now);
         }
-        if (used + cost > permits) {
+        if (cost > 0 && used > permits - cost) {
             next[index] = state;
-            long excess = used + cost - permits;
-            int entry = first;
-            for (long freed = log[entry + 1]; freed < excess; freed += log[entry + 1]) {
-                entry += 2;
-            }
-            return new Decision(false, permits, permits - used, log[entry] - now, log[first] - now,
+            long fitsAt = leavesAt(log, first, used - (permits - cost));
+            return new Decision(false, permits, remaining, fitsAt - now, nextPermit(log, first, used, permits, now),
                     lastExpiry - now, 0, limit.name(), false);
         }
         long[] kept = granted(log, first, expiry, cost);
         next[index] = kept;
+        long usedAfter = Durations.saturatedAdd(used, cost);
         long reset = cost == 0 ? lastExpiry - now : Math.max(lastExpiry, expiry) - now;
-        return new Decision(true, permits, permits - used - cost, 0, kept.length == 0 ? 0 : kept[0] - now, reset, 0,
-                limit.name(), false);
+        return new Decision(true, permits, Math.max(0, permits - usedAfter), 0,
+                nextPermit(kept, 0, usedAfter, permits, now), reset, 0, limit.name(), false);
+    }
+
+    /**
+     * Nanoseconds from now until a request of {@code cost} fits, with no other request: 0 when it fits now,
+     * {@link Decision#NEVER} when it never can. The permits in the log only leave as time passes, so a cost that fits
+     * at some time fits at every later one.
+     */
+    long waitFor(long @Nullable [] state, long now, long cost, Limit limit) {
+        long permits = limit.permits();
+        if (cost > permits) {
+            return Decision.NEVER;
+        }
+        long[] log = state != null && state.length % 2 == 0 ? state : EMPTY;
+        int first = firstLive(log, now);
+        long used = used(log, first);
+        return cost == 0 || used <= permits - cost ? 0 : leavesAt(log, first, used - (permits - cost)) - now;
+    }
+
+    /**
+     * Counts {@code cost} permits for a request made at {@code at}, earlier or later than now, whether or not they fit:
+     * the entry leaves the window when a grant at {@code at} would (for the stepped window, at the end of the step
+     * holding {@code at} plus the window's steps). A request that has already left the window counts nothing. Counts
+     * saturate at {@link Long#MAX_VALUE}.
+     *
+     * <p>Counts beyond the permits come from requests recorded after the fact; so that such a log stays bounded, a
+     * past request that would make the log hold more entries than the limit has permits moves the oldest entry's
+     * count into the next one: it then holds those permits longer than their window, never shorter. Reserved slots
+     * ({@code at} after now) are only recorded where they fit, so the log holds at most {@code permits * (1 +
+     * wait / period)} entries for reservations up to {@code wait} ahead.
+     */
+    @Override
+    public long @Nullable [] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
+        long period = limit.periodNanos();
+        long step = stepped ? stepNanos(period) : 1;
+        long[] log = state != null && state.length % 2 == 0 ? state : EMPTY;
+        int first = firstLive(log, now);
+        // Far enough in the past to have left (also keeps the expiry's arithmetic away from overflow).
+        if (at < now && now - at > period + step) {
+            return state;
+        }
+        long expiry = expiry(at, period, step);
+        if (expiry <= now) {
+            return state;
+        }
+        long[] inserted = inserted(log, first, expiry, cost);
+        if (at <= now && inserted.length / 2 > limit.permits()) {
+            long[] merged = new long[inserted.length - 2];
+            System.arraycopy(inserted, 2, merged, 0, merged.length);
+            merged[1] = Durations.saturatedAdd(merged[1], inserted[1]);
+            return merged;
+        }
+        return inserted;
+    }
+
+    /** When a grant at {@code t} leaves the window: the end of its step, plus the window's length in whole steps. */
+    private static long expiry(long t, long period, long step) {
+        return (Math.floorDiv(t, step) + Durations.ceilDiv(period, step)) * step;
+    }
+
+    /** The index of the first entry still in the window at {@code now}. */
+    private static int firstLive(long[] log, long now) {
+        int first = 0;
+        while (first < log.length && log[first] <= now) {
+            first += 2;
+        }
+        return first;
+    }
+
+    /** The permits held by the entries from {@code first}, saturating. */
+    private static long used(long[] log, int first) {
+        long used = 0;
+        for (int i = first + 1; i < log.length; i += 2) {
+            used = Durations.saturatedAdd(used, log[i]);
+        }
+        return used;
+    }
+
+    /** The expiry of the entry, from {@code first}, at which at least {@code permits} (at least 1) have left. */
+    private static long leavesAt(long[] log, int first, long permits) {
+        int entry = first;
+        for (long freed = log[entry + 1]; freed < permits; freed = Durations.saturatedAdd(freed, log[entry + 1])) {
+            entry += 2;
+        }
+        return log[entry];
+    }
+
+    /**
+     * Nanoseconds until the permits remaining grow: when anything leaves, if the log holds less than the permits plus
+     * one; else once all but {@code permits - 1} of what it holds have left. Zero for an empty log.
+     */
+    private static long nextPermit(long[] log, int first, long used, long permits, long now) {
+        if (first == log.length) {
+            return 0;
+        }
+        return leavesAt(log, first, Math.max(1, used - (permits - 1))) - now;
+    }
+
+    /** The live entries from {@code first}, with {@code cost} more permits leaving at {@code expiry}, in order. */
+    private static long[] inserted(long[] log, int first, long expiry, long cost) {
+        int live = log.length - first;
+        int at = first;
+        while (at < log.length && log[at] < expiry) {
+            at += 2;
+        }
+        if (at < log.length && log[at] == expiry) {
+            long[] merged = copy(log, first, live, live);
+            merged[at - first + 1] = Durations.saturatedAdd(merged[at - first + 1], cost);
+            return merged;
+        }
+        long[] result = new long[live + 2];
+        System.arraycopy(log, first, result, 0, at - first);
+        result[at - first] = expiry;
+        result[at - first + 1] = cost;
+        System.arraycopy(log, at, result, at - first + 2, log.length - at);
+        return result;
     }
 
     /** The live entries from {@code first}, plus {@code cost} permits leaving at {@code expiry}. */
@@ -95,7 +204,7 @@ final class WindowLog implements Strategy {
         // order and only holds the permits longer.
         if (live > 0 && log[log.length - 2] >= expiry) {
             long[] merged = copy(log, first, live, live);
-            merged[live - 1] += cost;
+            merged[live - 1] = Durations.saturatedAdd(merged[live - 1], cost);
             return merged;
         }
         long[] appended = copy(log, first, live, live + 2);

@@ -70,6 +70,13 @@ final class JsonFields {
         return text;
     }
 
+    static boolean bool(Node node) {
+        if (node.type != Type.BOOLEAN) {
+            throw node.expected("true or false");
+        }
+        return (Boolean) node.value;
+    }
+
     static long integer(Node node, long min, long max) {
         if (node.type != Type.INTEGER) {
             throw node.expected("an integer between " + min + " and " + max);

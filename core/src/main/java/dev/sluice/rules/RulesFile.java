@@ -42,11 +42,11 @@ public final class RulesFile {
             "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
-    private static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name");
+    static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name");
     private static final List<String> TIER_FIELDS = List.of("key", "levels");
     private static final List<String> EXEMPT_FIELDS = List.of("addresses", "keys");
     private static final List<String> RESPONSE_FIELDS = List.of("status", "message");
-    private static final List<String> ALGORITHMS = Arrays.stream(Algorithm.values())
+    static final List<String> ALGORITHMS = Arrays.stream(Algorithm.values())
             .map(a -> a.name().toLowerCase(Locale.ROOT)).toList();
     private static final List<String> KEY_TYPES = Arrays.stream(KeySpec.Kind.values()).map(KeySpec.Kind::text).toList();
     private static final List<String> HEADERS = Arrays.stream(ClientAddresses.Header.values())
@@ -77,6 +77,19 @@ public final class RulesFile {
         return parse(String.valueOf(file.getFileName()), readBytes(file));
     }
 
+    /** The text of {@code content}, which must be UTF-8; an error naming {@code name} and locating the first byte that
+     *  is not. */
+    static String utf8(String name, byte[] content) {
+        ByteBuffer bytes = ByteBuffer.wrap(content);
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(bytes).toString();
+        } catch (CharacterCodingException e) {
+            // The decoder stops at the start of the malformed sequence.
+            throw notUtf8(name, content, bytes.position());
+        }
+    }
+
     /** The file's bytes; a failure to read them is a {@link RulesException} naming the file. */
     static byte[] readBytes(Path file) {
         try {
@@ -92,14 +105,7 @@ public final class RulesFile {
      * @throws RulesException when it is invalid, or not UTF-8 (located at the first byte that is not)
      */
     public static RulesFile parse(String name, byte[] content) {
-        ByteBuffer bytes = ByteBuffer.wrap(content);
-        try {
-            return parse(name, StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(bytes).toString());
-        } catch (CharacterCodingException e) {
-            // The decoder stops at the start of the malformed sequence.
-            throw notUtf8(name, content, bytes.position());
-        }
+        return parse(name, utf8(name, content));
     }
 
     /**
@@ -192,9 +198,7 @@ public final class RulesFile {
         if (fields.has("key")) {
             rule.key(key(fields.required("key"), false));
         }
-        Algorithm algorithm = fields.has("algorithm")
-                ? Algorithm.valueOf(choice(fields.required("algorithm"), ALGORITHMS).toUpperCase(Locale.ROOT))
-                : Algorithm.TOKEN_BUCKET;
+        Algorithm algorithm = fields.has("algorithm") ? algorithm(fields.required("algorithm")) : Algorithm.TOKEN_BUCKET;
         rule.policy(policy(fields.required("limits"), algorithm, id, null));
         if (fields.has("tiers")) {
             tiers(fields.required("tiers"), algorithm, id, rule);
@@ -235,12 +239,17 @@ public final class RulesFile {
         }
     }
 
+    /** The algorithm a field names, as the rules file spells algorithms ({@code stepped_sliding_window}). */
+    static Algorithm algorithm(Node node) {
+        return Algorithm.valueOf(choice(node, ALGORITHMS).toUpperCase(Locale.ROOT));
+    }
+
     /**
      * What {@code step} makes of {@code node}'s value. An {@link IllegalArgumentException} it throws becomes an error
      * at the node: "expected ..., got" the value as the file spells it when the builder said what it expected
      * ({@link InvalidValueException}), else the exception's message.
      */
-    private static <T> T at(Node node, Supplier<T> step) {
+    static <T> T at(Node node, Supplier<T> step) {
         try {
             return step.get();
         } catch (IllegalArgumentException e) {
@@ -296,13 +305,21 @@ public final class RulesFile {
     }
 
     /** The policy of {@code algorithm} over the limits of the array {@code node}; its errors located there. */
-    private static Policy policy(Node node, Algorithm algorithm, String id, @Nullable String tier) {
+    static Policy policy(Node node, Algorithm algorithm, String id, @Nullable String tier) {
         List<Limit> limits = list(node, true, limit -> limit(limit, algorithm, id, tier));
         return at(node, () -> Policy.of(algorithm, limits));
     }
 
     private static Limit limit(Node node, Algorithm algorithm, String id, @Nullable String tier) {
-        JsonFields fields = new JsonFields(node, LIMIT_FIELDS);
+        return limit(new JsonFields(node, LIMIT_FIELDS), node, algorithm, id, tier);
+    }
+
+    /**
+     * The limit of the fields {@code permits}, {@code period}, {@code capacity} and {@code name} of the object
+     * {@code node}, already read into {@code fields} (which may allow other fields beside them), valid for
+     * {@code algorithm}; its errors located at the value at fault.
+     */
+    static Limit limit(JsonFields fields, Node node, Algorithm algorithm, String id, @Nullable String tier) {
         long permits = integer(fields.required("permits"), 1, Limit.MAX_PERMITS);
         Node periodNode = fields.required("period");
         Duration period = duration(periodNode);

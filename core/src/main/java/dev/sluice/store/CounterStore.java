@@ -59,6 +59,66 @@ public interface CounterStore extends AutoCloseable {
     }
 
     /**
+     * Counts a request of {@code cost} permits that was made {@code ageNanos} before the store's now, whether or not it
+     * fits (it was made: the counters must say so), in the window or step where it belongs, in one atomic step; see
+     * {@link Policy#record}. The age, not an instant, crosses to the store, because the store reads its own time (a
+     * Hazelcast member's): the caller measures the age on its clock.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}: a store of another library must implement it to
+     * count past requests. Every Sluice store does.
+     *
+     * @return what a request of one permit would get right after ({@link #peek peek(key, policy, 1)}), counting
+     *     nothing more
+     * @throws IllegalArgumentException when the policy's algorithm cannot count past requests
+     *     ({@link dev.sluice.algorithm.Algorithm#countsPastRequests()}), {@code cost} is below 1 or {@code ageNanos}
+     *     negative
+     */
+    default Decision record(String key, Policy policy, long cost, long ageNanos) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot count past requests");
+    }
+
+    /** Like {@link #record}, without blocking the caller; the default completes on the calling thread. */
+    default CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        try {
+            return CompletableFuture.completedFuture(record(key, policy, cost, ageNanos));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Takes the earliest slot within {@code maxWaitNanos} at which {@code cost} permits fit, and counts them there,
+     * in one atomic step; see {@link Policy#reserve}: allowed with {@link Decision#delayNanos()} the wait until the
+     * slot, or rejected, counting nothing, when the slot is further away. Two callers never get the same slot.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}; every Sluice store implements it.
+     */
+    default Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot reserve slots");
+    }
+
+    /** Like {@link #reserve}, without blocking the caller; the default completes on the calling thread. */
+    default CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        try {
+            return CompletableFuture.completedFuture(reserve(key, policy, cost, maxWaitNanos));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Forgets the key's state, whatever its policy: its next request starts from full capacity. For operators (a key
+     * counted by mistake); a key with no state is left as it is. To read a key's state without changing it, peek at
+     * it with a cost of 0: {@link #peek peek(key, policy, 0)} gives its limit, remaining permits, and the time to its
+     * next permit and to full capacity.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}; every Sluice store implements it.
+     */
+    default void reset(String key) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot reset keys");
+    }
+
+    /**
      * How the store is doing: what it is, the cluster members it sees, and the calls it could not decide in the last
      * minute. The default is {@link StoreHealth#LOCAL}: a store that decides on its own. Cheap enough to call for
      * every health check or metrics scrape; never throws.

@@ -295,6 +295,43 @@ public final class FailurePolicyStore implements CounterStore {
         });
     }
 
+    /**
+     * Records on the remote store within the timeout; on failure the failure rule answers (the fallback store records
+     * it, under {@link OnFailure#FALLBACK}), as for a one-permit request. An {@link IllegalArgumentException} (an
+     * algorithm that cannot count past requests) is the caller's, not the store's failure, and is thrown.
+     */
+    @Override
+    public Decision record(String key, Policy policy, long cost, long ageNanos) {
+        policy.algorithm().checkRecord(cost, ageNanos);
+        @Nullable Decision decided = withinTimeout(key, () -> remote.recordAsync(key, policy, cost, ageNanos));
+        return decided != null ? decided : byFailureRule(policy, 1, () -> fallback.record(key, policy, cost, ageNanos));
+    }
+
+    /** Reserves on the remote store within the timeout; on failure the failure rule decides, as for {@link #apply}. */
+    @Override
+    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        @Nullable Decision decided = withinTimeout(key, () -> remote.reserveAsync(key, policy, cost, maxWaitNanos));
+        return decided != null ? decided
+                : byFailureRule(policy, cost, () -> fallback.reserve(key, policy, cost, maxWaitNanos));
+    }
+
+    /**
+     * Resets the key on the remote store, waiting as long as it takes (an operator's call, not a request's), and on
+     * the fallback store, which may hold what it counted while the remote store failed.
+     *
+     * @throws RuntimeException whatever the remote store throws: an operator must know that the reset failed
+     */
+    @Override
+    public void reset(String key) {
+        try {
+            remote.reset(key);
+        } finally {
+            if (fallback != null) {
+                fallback.reset(key);
+            }
+        }
+    }
+
     /** Peeks at the remote store within the timeout; on failure reports what the failure rule would decide. */
     @Override
     public Decision peek(String key, Policy policy, long cost) {

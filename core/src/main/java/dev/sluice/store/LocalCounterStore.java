@@ -68,12 +68,38 @@ public final class LocalCounterStore implements CounterStore {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        return decide(key, (state, now) -> policy.apply(state, now, cost, maxDelayNanos));
+    }
+
+    @Override
+    public Decision record(String key, Policy policy, long cost, long ageNanos) {
+        return decide(key, (state, now) -> policy.record(state, now, cost, ageNanos));
+    }
+
+    @Override
+    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        return decide(key, (state, now) -> policy.reserve(state, now, cost, maxWaitNanos));
+    }
+
+    @Override
+    public void reset(String key) {
+        entries.remove(key);
+    }
+
+    /** One step of a policy on a key's state at a time. */
+    @FunctionalInterface
+    private interface Step {
+        Transition on(long @Nullable [][] state, long now);
+    }
+
+    /** Runs {@code step} on the key's state and installs the result if the state is still the one it read. */
+    private Decision decide(String key, Step step) {
         long now = time.nanos();
         scheduleSweep(now);
         while (true) {
             @Nullable Entry entry = entries.get(key);
             long @Nullable [][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
-            Transition transition = policy.apply(state, now, cost, maxDelayNanos);
+            Transition transition = step.on(state, now);
             if (!transition.changed()) {
                 return transition.decision();
             }

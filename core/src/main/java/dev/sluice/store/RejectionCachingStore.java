@@ -84,6 +84,43 @@ public final class RejectionCachingStore implements CounterStore {
         });
     }
 
+    /**
+     * Records on the remote store. A recorded request only adds to what was counted, so cached rejections stay true;
+     * its answer is not cached.
+     */
+    @Override
+    public Decision record(String key, Policy policy, long cost, long ageNanos) {
+        return remote.record(key, policy, cost, ageNanos);
+    }
+
+    @Override
+    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        return remote.recordAsync(key, policy, cost, ageNanos);
+    }
+
+    /** Reserves on the remote store, never from the cache; a reservation only adds to what was counted. */
+    @Override
+    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        return remote.reserve(key, policy, cost, maxWaitNanos);
+    }
+
+    @Override
+    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        return remote.reserveAsync(key, policy, cost, maxWaitNanos);
+    }
+
+    /**
+     * Resets the key on the remote store and forgets its cached rejections (under every policy; a scan of the cache,
+     * which is fine for an operator's call), before and after, so that no rejection cached from before the reset
+     * outlives it.
+     */
+    @Override
+    public void reset(String key) {
+        rejections.keySet().removeIf(cached -> cached.key().equals(key));
+        remote.reset(key);
+        rejections.keySet().removeIf(cached -> cached.key().equals(key));
+    }
+
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
         return remote.peekAsync(key, policy, cost);

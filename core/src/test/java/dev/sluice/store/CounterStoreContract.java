@@ -1,6 +1,7 @@
 package dev.sluice.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
@@ -30,6 +31,9 @@ public abstract class CounterStoreContract {
 
     protected static final Limit TEN_PER_MINUTE = Limit.of(10, Duration.ofMinutes(1));
     protected static final Policy TOKEN_BUCKET = Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_MINUTE);
+    /** Steps of 100 ms; the manual clock starts on a whole second, so step boundaries fall on whole seconds. */
+    protected static final Policy STEPPED = Policy.of(Algorithm.STEPPED_SLIDING_WINDOW, TEN_PER_MINUTE);
+    private static final long SECOND = 1_000_000_000L;
 
     protected ManualTimeSource time;
     protected CounterStore store;
@@ -214,6 +218,146 @@ public abstract class CounterStoreContract {
         Decision peeked = store.peekAsync("k", TOKEN_BUCKET, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
         assertThat(peeked.remaining()).isEqualTo(7);
         assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(7);
+    }
+
+    @Test
+    void record_pastRequest_countsInTheStepItWasMadeIn() {
+        Decision next = store.record("k", STEPPED, 3, 45 * SECOND);
+
+        assertThat(next.allowed()).as("one more request fits now").isTrue();
+        Decision state = store.peek("k", STEPPED, 0);
+        assertThat(state.remaining()).isEqualTo(7);
+        assertThat(state.nextPermitNanos()).as("made 45 s ago, it leaves the 1-minute window in 15 s")
+                .isEqualTo(15 * SECOND);
+        time.advanceNanos(15 * SECOND - 1);
+        assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(7);
+        time.advanceNanos(1);
+        assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(10);
+    }
+
+    @Test
+    void record_olderThanTheWindow_countsNothing() {
+        store.record("k", STEPPED, 3, 61 * SECOND);
+        assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(10);
+    }
+
+    @Test
+    void record_beyondTheLimit_countsEverythingAndTheNextRequestWaits() {
+        Decision last = null;
+        for (int i = 0; i < 12; i++) {
+            last = store.record("k", STEPPED, 1, 0);
+        }
+
+        assertThat(last.allowed()).isFalse();
+        assertThat(last.retryAfterNanos()).isEqualTo(60 * SECOND);
+        assertThat(store.peek("k", STEPPED, 0).remaining()).isZero();
+        assertThat(store.apply("k", STEPPED, 1, 0).allowed()).isFalse();
+        time.advanceNanos(60 * SECOND);
+        assertThat(store.apply("k", STEPPED, 1, 0).remaining()).isEqualTo(9);
+    }
+
+    @Test
+    void record_algorithmThatKeepsNoWindows_throwsAndCountsNothing() {
+        assertThatThrownBy(() -> store.record("k", TOKEN_BUCKET, 1, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("token_bucket");
+        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(10);
+    }
+
+    @Test
+    void reserve_fullWindow_takesTheSlotsInTheOrderTheyFree() {
+        drain("k", STEPPED, 5);
+        time.advanceNanos(10 * SECOND);
+        drain("k", STEPPED, 5);
+        time.advanceNanos(10 * SECOND);
+
+        List<Long> delays = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Decision reserved = store.reserve("k", STEPPED, 1, 60 * SECOND);
+            assertThat(reserved.allowed()).isTrue();
+            delays.add(reserved.delayNanos());
+        }
+        Decision tooFar = store.reserve("k", STEPPED, 1, 60 * SECOND);
+
+        assertThat(delays).containsExactly(40 * SECOND, 40 * SECOND, 40 * SECOND, 40 * SECOND, 40 * SECOND,
+                50 * SECOND, 50 * SECOND, 50 * SECOND, 50 * SECOND, 50 * SECOND);
+        assertThat(tooFar.allowed()).isFalse();
+        assertThat(tooFar.retryAfterNanos()).as("after the first reservations leave again").isEqualTo(100 * SECOND);
+        assertThat(store.reserve("k", STEPPED, 1, 100 * SECOND).delayNanos()).isEqualTo(100 * SECOND);
+    }
+
+    @Test
+    void reserve_roomNow_grantsWithoutDelay() {
+        Decision reserved = store.reserve("k", STEPPED, 4, 60 * SECOND);
+        assertThat(reserved.allowed()).isTrue();
+        assertThat(reserved.delayNanos()).isZero();
+        assertThat(reserved.remaining()).isEqualTo(6);
+        assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(6);
+    }
+
+    @Test
+    void reserve_manyThreadsOnOneKey_neverShareASlot() throws Exception {
+        int threads = racingThreads();
+        int perThread = 40 / threads;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<List<Long>>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    List<Long> delays = new ArrayList<>();
+                    for (int i = 0; i < perThread; i++) {
+                        Decision reserved = store.reserve("k", STEPPED, 1, 10 * 60 * SECOND);
+                        assertThat(reserved.allowed()).isTrue();
+                        delays.add(reserved.delayNanos());
+                    }
+                    return delays;
+                }));
+            }
+            start.countDown();
+            List<Long> delays = new ArrayList<>();
+            for (Future<List<Long>> result : results) {
+                delays.addAll(result.get(60, TimeUnit.SECONDS));
+            }
+            // Ten slots a minute, taken in turn: every slot's window holds exactly ten.
+            List<Long> expected = new ArrayList<>();
+            for (int i = 0; i < threads * perThread; i++) {
+                expected.add(i / 10 * 60 * SECOND);
+            }
+            assertThat(delays).containsExactlyInAnyOrderElementsOf(expected);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void reset_exhaustedKey_startsFromFullCapacity() {
+        drain("k", TOKEN_BUCKET, 10);
+        store.record("s", STEPPED, 10, 0);
+
+        store.reset("k");
+        store.reset("s");
+
+        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).remaining()).isEqualTo(9);
+        assertThat(store.peek("s", STEPPED, 0).remaining()).isEqualTo(10);
+    }
+
+    @Test
+    void reset_keyWithoutState_changesNothingElse() {
+        drain("other", TOKEN_BUCKET, 4);
+        store.reset("never-seen");
+        assertThat(store.peek("other", TOKEN_BUCKET, 0).remaining()).isEqualTo(6);
+    }
+
+    @Test
+    void recordAsyncAndReserveAsync_completeWithTheirDecisions() throws Exception {
+        Decision recorded = store.recordAsync("k", STEPPED, 2, SECOND).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(recorded.allowed()).isTrue();
+        Decision reserved = store.reserveAsync("k", STEPPED, 8, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(reserved.allowed()).isTrue();
+        assertThat(reserved.remaining()).isZero();
+        assertThat(store.reserveAsync("k", STEPPED, 1, 0).toCompletableFuture().get(30, TimeUnit.SECONDS).allowed())
+                .isFalse();
     }
 
     /** Lets the store drop keys whose time to live has passed; stores that expire lazily sweep here. */

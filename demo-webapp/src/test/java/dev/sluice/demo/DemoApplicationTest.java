@@ -3,6 +3,7 @@ package dev.sluice.demo;
 import static dev.sluice.demo.DemoHttp.json;
 import static dev.sluice.demo.DemoHttp.total;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.demo.launcher.DemoLauncher;
@@ -164,15 +165,17 @@ class DemoApplicationTest {
             assertThat(json(counted).path("counted").asBoolean()).isTrue();
             assertThat(json(counted).path("remaining").asLong()).isEqualTo(remaining);
         }
-        HttpResponse<String> full = http.post("/api/limits/nightly-export/increment");
-        assertThat(full.statusCode()).isEqualTo(429);
-        assertThat(json(full).path("counted").asBoolean()).isFalse();
-        assertThat(full.headers().firstValue("Retry-After")).isPresent();
+        HttpResponse<String> refused = http.post("/api/limits/nightly-export/acquire?maxWaitMs=0");
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(json(refused).path("granted").asBoolean()).isFalse();
+        assertThat(refused.headers().firstValue("Retry-After")).isPresent();
 
         JsonNode delay = json(http.get("/api/limits/nightly-export/delay"));
         assertThat(delay.path("id").asText()).isEqualTo("nightly-export");
         assertThat(delay.path("remaining").asLong()).isZero();
         assertThat(delay.path("delayMs").asLong()).as("within the 10 s window").isBetween(1L, 10_000L);
+        assertThat(delay.path("nextAt").asLong() - delay.path("delayMs").asLong())
+                .as("now, on the demo's clock").isCloseTo(System.currentTimeMillis(), within(60_000L));
         assertThat(delay.has("counted")).isFalse();
     }
 
@@ -182,14 +185,19 @@ class DemoApplicationTest {
         assertThat(delay.path("delayMs").asLong()).isZero();
         assertThat(delay.path("remaining").asLong()).isEqualTo(10);
         assertThat(delay.path("limit").asLong()).isEqualTo(10);
-        assertThat(delay.path("resetMs").asLong()).as("already full").isZero();
     }
 
     @Test
     void limiterService_unknownId_notFound() throws Exception {
         HttpResponse<String> response = http.get("/api/limits/no-such-limit/delay");
         assertThat(response.statusCode()).isEqualTo(404);
-        assertThat(json(response).path("error").asText()).contains("no-such-limit");
+        assertThat(json(response).path("detail").asText()).contains("no-such-limit");
+    }
+
+    @Test
+    void limiterService_operationsWithoutToken_areNotThere() throws Exception {
+        assertThat(http.post("/api/limits/partner-api/reset").statusCode()).isEqualTo(404);
+        assertThat(http.get("/api/limits/openapi.json").statusCode()).isEqualTo(200);
     }
 
     @Test

@@ -61,6 +61,8 @@ class LivePageBrowserTest {
             for (int i = 0; i < 8; i++) {
                 http.get("api/hello", "X-Forwarded-For", "198.51.100.30");
             }
+            http.post("api/limits/partner-api/increment");
+            http.post("api/limits/partner-api/increment");
             assertLivePage(dumpDom(demo.uri().toString()));
         }
     }
@@ -75,6 +77,12 @@ class LivePageBrowserTest {
         assertThat(dom).contains("<rect class=\"bar allowed\"", "<rect class=\"bar rejected\"");
         assertThat(dom).doesNotContain("198.51.100.30");
         assertThat(dom).contains("<p id=\"store\" data-mode=\"hazelcast-member\" data-members=\"1\"");
+        // The limiter service's limits beside the rules: two of partner-api's ten per minute used (a minute is longer
+        // than the page takes to load), and the per-key limit listed without counts.
+        assertThat(dom).contains("<tr data-id=\"partner-api\"><td>partner-api</td><td>10 per 60 s</td>"
+                + "<td>stepped_sliding_window</td><td class=\"used\">2</td><td class=\"remaining\">8</td>"
+                + "<td class=\"next-free\">now</td></tr>");
+        assertThat(dom).contains("<tr data-id=\"remote-accounts\"><td>remote-accounts</td><td>5 per 10 s, per key</td>");
     }
 
     /** The page's DOM after its scripts ran, from headless Chromium. */

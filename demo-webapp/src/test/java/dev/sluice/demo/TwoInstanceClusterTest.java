@@ -78,6 +78,6 @@ class TwoInstanceClusterTest {
             assertThat(first.post("/api/limits/nightly-export/increment").statusCode()).isEqualTo(200);
         }
         assertThat(json(second.get("/api/limits/nightly-export/delay")).path("delayMs").asLong()).isPositive();
-        assertThat(second.post("/api/limits/nightly-export/increment").statusCode()).isEqualTo(429);
+        assertThat(second.post("/api/limits/nightly-export/acquire?maxWaitMs=0").statusCode()).isEqualTo(429);
     }
 }

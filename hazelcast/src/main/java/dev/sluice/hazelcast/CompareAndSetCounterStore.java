@@ -118,11 +118,49 @@ public final class CompareAndSetCounterStore implements CounterStore {
      */
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        return decide(key, policy, (state, now) -> policy.apply(state, now, cost, maxDelayNanos));
+    }
+
+    /**
+     * Counts a past request with the same compare-and-set loop as {@link #apply}; see
+     * {@link CounterStore#record}.
+     *
+     * @throws ConcurrentModificationException as {@link #apply} does; nothing was counted
+     */
+    @Override
+    public Decision record(String key, Policy policy, long cost, long ageNanos) {
+        policy.algorithm().checkRecord(cost, ageNanos);
+        return decide(key, policy, (state, now) -> policy.record(state, now, cost, ageNanos));
+    }
+
+    /**
+     * Takes the earliest slot with the same compare-and-set loop as {@link #apply}; see {@link CounterStore#reserve}.
+     *
+     * @throws ConcurrentModificationException as {@link #apply} does; nothing was counted
+     */
+    @Override
+    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        return decide(key, policy, (state, now) -> policy.reserve(state, now, cost, maxWaitNanos));
+    }
+
+    /** Deletes the key's value; a decision racing with it either wrote before (and is forgotten) or decides again. */
+    @Override
+    public void reset(String key) {
+        map().delete(key);
+    }
+
+    /** One step of a policy on a key's state at a time. */
+    @FunctionalInterface
+    private interface Step {
+        Transition on(long @Nullable [][] state, long now);
+    }
+
+    private Decision decide(String key, Policy policy, Step step) {
         IMap<String, String> counters = map();
         long deadline = System.nanoTime() + retryTimeoutNanos;
         for (int attempt = 1; ; attempt++) {
             String current = counters.get(key);
-            Transition transition = policy.apply(StateText.decode(current), time.nanos(), cost, maxDelayNanos);
+            Transition transition = step.on(StateText.decode(current), time.nanos());
             if (!transition.changed()) {
                 return transition.decision();
             }

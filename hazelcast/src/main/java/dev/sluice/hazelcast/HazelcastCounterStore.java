@@ -363,6 +363,61 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     /**
+     * Counts a past request on the key's owner ({@code RecordProcessor}): the caller's age of the request, placed on
+     * the member's timeline.
+     */
+    @Override
+    public Decision record(String key, Policy policy, long cost, long ageNanos) {
+        policy.algorithm().checkRecord(cost, ageNanos);
+        requireMapConfigured();
+        if (decider != Decider.PROCESSORS) {
+            return elsewhere().record(key, policy, cost, ageNanos);
+        }
+        return map().executeOnKey(key, new RecordProcessor(policy, cost, ageNanos)).decision();
+    }
+
+    @Override
+    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        policy.algorithm().checkRecord(cost, ageNanos);
+        requireMapConfigured();
+        if (decider != Decider.PROCESSORS) {
+            return elsewhere().recordAsync(key, policy, cost, ageNanos);
+        }
+        return map().submitToKey(key, new RecordProcessor(policy, cost, ageNanos)).thenApply(DecisionResult::decision);
+    }
+
+    /** Takes the earliest slot within {@code maxWaitNanos} on the key's owner ({@code ReserveProcessor}). */
+    @Override
+    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        requireMapConfigured();
+        if (decider != Decider.PROCESSORS) {
+            return elsewhere().reserve(key, policy, cost, maxWaitNanos);
+        }
+        return map().executeOnKey(key, new ReserveProcessor(policy, cost, maxWaitNanos)).decision();
+    }
+
+    @Override
+    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        requireMapConfigured();
+        if (decider != Decider.PROCESSORS) {
+            return elsewhere().reserveAsync(key, policy, cost, maxWaitNanos);
+        }
+        return map().submitToKey(key, new ReserveProcessor(policy, cost, maxWaitNanos))
+                .thenApply(DecisionResult::decision);
+    }
+
+    /** Deletes the key's entry (and its backup), atomically with the processors on that key. */
+    @Override
+    public void reset(String key) {
+        requireMapConfigured();
+        if (decider != Decider.PROCESSORS) {
+            elsewhere().reset(key);
+            return;
+        }
+        map().delete(key);
+    }
+
+    /**
      * The Java deserialization filter of the simple settings of {@link MemberOptions} and {@link ClientOptions}: only
      * JDK and Hazelcast classes, minus Hazelcast's built-in list of known gadget classes. Hazelcast still
      * Java-serializes the exceptions members send each other, which is why the JDK and Hazelcast stay allowed. Put it

@@ -57,6 +57,23 @@ abstract class PolicyProcessor
         return policy.algorithm();
     }
 
+    Policy policy() {
+        return policy;
+    }
+
+    long cost() {
+        return cost;
+    }
+
+    long maxDelayNanos() {
+        return maxDelayNanos;
+    }
+
+    /** The member's current time: its {@link TimeSource} if given one, else Hazelcast's cluster time. */
+    long memberNanos() {
+        return nanosOn(member);
+    }
+
     /** The time decisions read on {@code member}; see the class comment. */
     static long nanosOn(HazelcastInstance member) {
         if (member.getUserContext().get(HazelcastCounterStore.TIME_SOURCE_KEY) instanceof TimeSource time) {

@@ -26,6 +26,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     static final int WIRE_VERSION_QUESTION = 7;
     static final int BATCH_APPLY_PROCESSOR = 8;
     static final int BATCH_RESULT = 9;
+    static final int RECORD_PROCESSOR = 10;
+    static final int RESERVE_PROCESSOR = 11;
 
     @Override
     public int getFactoryId() {
@@ -44,6 +46,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case WIRE_VERSION_QUESTION -> new WireVersionQuestion();
             case BATCH_APPLY_PROCESSOR -> new BatchApplyProcessor();
             case BATCH_RESULT -> new BatchResult();
+            case RECORD_PROCESSOR -> new RecordProcessor();
+            case RESERVE_PROCESSOR -> new ReserveProcessor();
             default -> null;
         };
     }

@@ -40,6 +40,24 @@ import org.jspecify.annotations.Nullable;
  * that finds what a member reads, {@link WireVersionQuestion}, is version 1 (version only; its answer an
  * {@code Integer}), so that every release can answer it.
  *
+ * <p>Version 1, in Hazelcast's {@code ObjectDataOutput} encoding (big-endian; strings as a length and UTF-8 bytes),
+ * after Hazelcast's own header (type, factory and class id):
+ * <ul>
+ *   <li>{@link CounterState}: version, algorithm id (byte), limit count (int), then per limit its state as a length
+ *       (int) and that many longs;
+ *   <li>{@link ApplyProcessor} and {@link PeekProcessor}: version, algorithm id (byte), limit count (int), then per
+ *       limit permits, period in nanoseconds and capacity (longs) and name (string); then cost and maximum delay in
+ *       nanoseconds (longs);
+ *   <li>{@link WriteStateProcessor}: version, the {@link CounterState} as above (with its own version), time to live
+ *       in seconds (long);
+ *   <li>{@link DecisionResult}: version, allowed (boolean), limit, remaining, retry-after, next-permit, reset-after
+ *       and delay in nanoseconds (longs), limit name (string);
+ *   <li>{@link MoreConsumedMergePolicy}: version only;
+ *   <li>{@link RecordProcessor}: as {@link ApplyProcessor} (its maximum delay always 0), then the request's age in
+ *       nanoseconds (long);
+ *   <li>{@link ReserveProcessor}: as {@link ApplyProcessor}, the maximum delay being the longest wait.
+ * </ul>
+ *
  * <p>Version 1 is not frozen until the first release: before it, no cluster mixes two layouts, so the unreleased
  * layout is extended in place (the next-permit time of a decision result was added so) and the golden bytes of
  * {@code WireFormatTest} changed with it. From the first release on, a change is a new version.

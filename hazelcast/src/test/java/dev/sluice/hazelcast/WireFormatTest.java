@@ -82,6 +82,13 @@ class WireFormatTest {
             + " 00 0000000000000064 0000000000000000" // rejected, limit 100, remaining 0
             + " 0000000861c46800 0000000861c46800 0000034630b8a000 0000000000000000" // retry and next in 36 s
             + " 01"; // by the policy's second limit
+    private static final String RECORD_PROCESSOR_V1 = HEADER + "0000000a 01" + POLICY_V1
+            + " 0000000000000002" // cost
+            + " 0000000000000000" // maximum delay: always 0
+            + " 00000006fc23ac00"; // age: 30 s
+    private static final String RESERVE_PROCESSOR_V1 = HEADER + "0000000b 01" + POLICY_V1
+            + " 0000000000000001" // cost
+            + " 000000012a05f200"; // longest wait: 5 s
 
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
@@ -110,7 +117,9 @@ class WireFormatTest {
                 Arguments.of(new BatchResult(new Decision[] {
                     new Decision(true, 3, 1, 0, 0, 40_000_000_000L, 0, "", false),
                     new Decision(false, 100, 0, 36_000_000_000L, 36_000_000_000L, 3_600_000_000_000L, 0, "", false)},
-                        new int[] {0, 1}), BATCH_RESULT_V2));
+                        new int[] {0, 1}), BATCH_RESULT_V2),
+                Arguments.of(new RecordProcessor(policy, 2, 30_000_000_000L), RECORD_PROCESSOR_V1),
+                Arguments.of(new ReserveProcessor(policy, 1, 5_000_000_000L), RESERVE_PROCESSOR_V1));
     }
 
     private static SameKeyBatcher.Request request(Policy policy, long cost, long maxDelayNanos) {

@@ -1,0 +1,198 @@
+package dev.sluice.rules;
+
+import static dev.sluice.rules.JsonFields.bool;
+
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.rules.JsonTree.Node;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A JSON file of limits by id, as a limiter service offers them to its clients: each id a policy (on the stepped
+ * sliding window unless it says otherwise), counted once for the id or once per key under it. Read with the rules
+ * file's reader, as strictly, with the same errors (file, line, column, JSON path, what was expected):
+ *
+ * <pre>{@code
+ * {
+ *   "limits": {
+ *     "partner-api": { "permits": 10, "period": "1m" },
+ *     "github":      { "permits": 5000, "period": "1h", "perKey": true },
+ *     "reports":     { "algorithm": "sliding_window_log",
+ *                      "limits": [{ "permits": 2, "period": "1s" }, { "permits": 100, "period": "1d" }] }
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>An id takes either one limit inline ({@code permits}, {@code period}, {@code capacity}) or a {@code limits}
+ * array of them (all must pass, as in a rule), and optionally {@code algorithm} (as in the rules file; default
+ * {@code stepped_sliding_window}) and {@code perKey} (default false). Ids are spelled as rule ids. Immutable and
+ * thread-safe.
+ */
+public final class LimitsFile {
+
+    private static final List<String> TOP_FIELDS = List.of("limits");
+    private static final List<String> ENTRY_FIELDS;
+
+    static {
+        List<String> fields = new ArrayList<>(List.of("limits", "algorithm", "perKey"));
+        fields.addAll(RulesFile.LIMIT_FIELDS.stream().filter(field -> !field.equals("name")).toList());
+        ENTRY_FIELDS = List.copyOf(fields);
+    }
+
+    /** The algorithm of an id that names none: it tells a client exactly when its next request fits. */
+    public static final Algorithm DEFAULT_ALGORITHM = Algorithm.STEPPED_SLIDING_WINDOW;
+
+    private final String name;
+    private final Map<String, Entry> entries;
+
+    private LimitsFile(String name, Map<String, Entry> entries) {
+        this.name = name;
+        this.entries = entries;
+    }
+
+    /**
+     * One id's limits.
+     */
+    public static final class Entry {
+        private final String id;
+        private final Policy policy;
+        private final boolean perKey;
+        private final String counterPrefix;
+
+        Entry(String id, Policy policy, boolean perKey) {
+            this.id = id;
+            this.policy = policy;
+            this.perKey = perKey;
+            // Not a rule's key: "/" is in no rule id, so these counters are never taken for a rule's.
+            this.counterPrefix = "limits/" + Rule.counterPrefix(id, policy);
+        }
+
+        public String id() {
+            return id;
+        }
+
+        public Policy policy() {
+            return policy;
+        }
+
+        /** Whether each key under the id has counters of its own; otherwise the id has one. */
+        public boolean perKey() {
+            return perKey;
+        }
+
+        /**
+         * The store key that counts {@code key} under this id ({@code ""} for an id without keys): the id, a
+         * fingerprint of its policy (changed limits count afresh, as a rule's do) and the key, escaped and bounded as
+         * a rule's key values are (a key over 128 characters is replaced by its hash).
+         */
+        public String counterKey(String key) {
+            return counterPrefix + KeyText.bound(key);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Entry other && id.equals(other.id) && policy.equals(other.policy)
+                    && perKey == other.perKey;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(id, policy, perKey);
+        }
+
+        @Override
+        public String toString() {
+            return "LimitsFile.Entry[" + id + " " + policy + (perKey ? " per key" : "") + "]";
+        }
+    }
+
+    /**
+     * Reads and parses {@code file} (UTF-8); messages name it by its file name.
+     *
+     * @throws RulesException when the file cannot be read or is invalid
+     */
+    public static LimitsFile read(Path file) {
+        return parse(String.valueOf(file.getFileName()), RulesFile.readBytes(file));
+    }
+
+    /**
+     * Parses a limits document from its bytes, which must be UTF-8; {@code name} names it in messages.
+     *
+     * @throws RulesException when it is invalid, or not UTF-8
+     */
+    public static LimitsFile parse(String name, byte[] content) {
+        return parse(name, RulesFile.utf8(name, content));
+    }
+
+    /**
+     * Parses a limits document; {@code name} names it in messages.
+     *
+     * @throws RulesException when it is invalid
+     */
+    public static LimitsFile parse(String name, String content) {
+        JsonFields top = new JsonFields(JsonTree.parse(name, content), TOP_FIELDS);
+        Node limits = top.required("limits");
+        if (limits.type != JsonTree.Type.OBJECT || limits.fields().isEmpty()) {
+            throw limits.expected("an object of at least one limit by id, such as {\"partner-api\": "
+                    + "{\"permits\": 10, \"period\": \"1m\"}}");
+        }
+        Map<String, Entry> entries = new LinkedHashMap<>();
+        for (Map.Entry<String, Node> field : limits.fields().entrySet()) {
+            entries.put(field.getKey(), entry(field.getKey(), field.getValue()));
+        }
+        return new LimitsFile(name, java.util.Collections.unmodifiableMap(entries));
+    }
+
+    private static Entry entry(String id, Node node) {
+        try {
+            Rule.builder(id);
+        } catch (InvalidValueException e) {
+            throw node.error("expected " + e.expectation() + ", got " + InvalidValueException.quoted(id));
+        }
+        JsonFields fields = new JsonFields(node, ENTRY_FIELDS);
+        Algorithm algorithm = fields.has("algorithm") ? RulesFile.algorithm(fields.required("algorithm"))
+                : DEFAULT_ALGORITHM;
+        boolean perKey = fields.has("perKey") && bool(fields.required("perKey"));
+        Policy policy;
+        if (fields.has("limits")) {
+            for (String inline : List.of("permits", "period", "capacity")) {
+                if (fields.has(inline)) {
+                    throw fields.required(inline).error("give either \"limits\" or one limit inline (\"permits\", "
+                            + "\"period\"), not both");
+                }
+            }
+            policy = RulesFile.policy(fields.required("limits"), algorithm, id, null);
+        } else if (fields.has("permits") || fields.has("period")) {
+            policy = Policy.of(algorithm, RulesFile.limit(fields, node, algorithm, id, null));
+        } else {
+            throw node.expected("an object with \"permits\" and \"period\", or \"limits\"");
+        }
+        return new Entry(id, policy, perKey);
+    }
+
+    /** The file's name, as used in messages. */
+    public String name() {
+        return name;
+    }
+
+    /** Every id's limits, in file order. */
+    public List<Entry> entries() {
+        return List.copyOf(entries.values());
+    }
+
+    /** The limits of {@code id}; empty when the file has none of that id. */
+    public Optional<Entry> find(String id) {
+        return Optional.ofNullable(entries.get(id));
+    }
+
+    @Override
+    public String toString() {
+        return "LimitsFile[" + name + ", " + entries.size() + " ids]";
+    }
+}

@@ -1,0 +1,160 @@
+package dev.sluice.service;
+
+import dev.sluice.TimeSource;
+import dev.sluice.rules.LimitsFile;
+import dev.sluice.store.CounterStore;
+import jakarta.ws.rs.core.Feature;
+import jakarta.ws.rs.core.FeatureContext;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The limiter as an HTTP service: register it on a Jersey application and it serves, under {@code limits/} of the
+ * application's base path, the limits of a {@link LimitsFile} by id (and key, for ids that count per key), counting
+ * in the application's {@link CounterStore}. Give every instance of a cluster the same store (a Hazelcast store of one
+ * cluster) and the same file, and every instance answers alike.
+ *
+ * <pre>{@code
+ * ResourceConfig app = new ResourceConfig().register(LimiterService.builder()
+ *         .limits(LimitsFile.read(Path.of("/etc/app/limits.json")))
+ *         .store(store)
+ *         .operationsToken(System.getenv("LIMITER_OPERATIONS_TOKEN"))   // optional: reset and state endpoints
+ *         .build());
+ * }</pre>
+ *
+ * <p>Endpoints (all JSON; errors are RFC 9457 problem documents; the OpenAPI document is at
+ * {@code limits/openapi.json}):
+ * <ul>
+ *   <li>{@code GET limits}: the ids and their limits;
+ *   <li>{@code GET limits/{id}[/{key}]/delay?cost=1}: when the next request fits, from one store call, counting
+ *       nothing;
+ *   <li>{@code POST limits/{id}[/{key}]/increment?at=&cost=1}: counts a request made at {@code at} (epoch
+ *       milliseconds or RFC 3339; default now), whether or not it fitted;
+ *   <li>{@code POST limits/{id}[/{key}]/acquire?cost=1&maxWaitMs=}: takes the next free slot within the wait and says
+ *       when to send, counted atomically; {@code POST limits/acquire} does several in one request;
+ *   <li>{@code GET limits/{id}[/{key}]/state} and {@code POST limits/{id}[/{key}]/reset}: operations, off (404)
+ *       unless a bearer token or a role is configured, and 401 without it.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe; one instance may be registered on several applications.
+ */
+public final class LimiterService implements Feature {
+
+    /** The longest wait an acquire may ask for unless the builder says otherwise: one minute. */
+    public static final Duration DEFAULT_MAX_WAIT = Duration.ofMinutes(1);
+
+    /** How far ahead of the service's clock an {@code at} may be and still count as now, unless told otherwise. */
+    public static final Duration DEFAULT_MAX_FUTURE_SKEW = Duration.ofSeconds(1);
+
+    private final LimitsResource resource;
+
+    private LimiterService(Builder builder) {
+        this.resource = new LimitsResource(Objects.requireNonNull(builder.limits, "limits"),
+                Objects.requireNonNull(builder.store, "store"), builder.time, builder.maxWait.toNanos(),
+                builder.maxFutureSkew.toNanos(), new OperationsAccess(builder.token, builder.role));
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Registers the service's resource on the application. */
+    @Override
+    public boolean configure(FeatureContext context) {
+        context.register(resource);
+        return true;
+    }
+
+    /** Settings of a {@link LimiterService}; not thread-safe. */
+    public static final class Builder {
+        private @Nullable LimitsFile limits;
+        private @Nullable CounterStore store;
+        private TimeSource time = TimeSource.system();
+        private Duration maxWait = DEFAULT_MAX_WAIT;
+        private Duration maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW;
+        private @Nullable String token;
+        private @Nullable String role;
+
+        private Builder() {
+        }
+
+        /** The limits by id (required). */
+        public Builder limits(LimitsFile file) {
+            this.limits = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /**
+         * The limits read from {@code file}.
+         *
+         * @throws dev.sluice.rules.RulesException naming file, line, column and field when the file is invalid
+         */
+        public Builder limitsFile(Path file) {
+            return limits(LimitsFile.read(file));
+        }
+
+        /** Where the limits count (required): the application's store, shared by the cluster's instances. */
+        public Builder store(CounterStore counters) {
+            this.store = Objects.requireNonNull(counters, "counters");
+            return this;
+        }
+
+        /**
+         * The service's clock, from which the age of a request's {@code at} is measured and the instants of its
+         * answers are given (the store keeps its own time); the system clock by default, a manual one in tests.
+         */
+        public Builder timeSource(TimeSource source) {
+            this.time = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        /** The longest wait an acquire may ask for, and its wait when it names none; default one minute. */
+        public Builder maxWait(Duration wait) {
+            if (wait.isNegative()) {
+                throw new IllegalArgumentException("maxWait must not be negative, got " + wait);
+            }
+            this.maxWait = wait;
+            return this;
+        }
+
+        /**
+         * How far an {@code at} may be ahead of the service's clock (a client's clock running ahead) and still count
+         * as now; later ones are refused. Default one second.
+         */
+        public Builder maxFutureSkew(Duration skew) {
+            if (skew.isNegative()) {
+                throw new IllegalArgumentException("maxFutureSkew must not be negative, got " + skew);
+            }
+            this.maxFutureSkew = skew;
+            return this;
+        }
+
+        /**
+         * Turns the operations endpoints on for callers that send {@code Authorization: Bearer <token>}. At least 16
+         * characters; keep it out of source code and logs.
+         */
+        public Builder operationsToken(String bearerToken) {
+            if (bearerToken == null || bearerToken.strip().length() < 16 || !bearerToken.equals(bearerToken.strip())) {
+                throw new IllegalArgumentException("the operations token must have at least 16 characters and no"
+                        + " surrounding blanks");
+            }
+            this.token = bearerToken;
+            return this;
+        }
+
+        /** Turns the operations endpoints on for authenticated users in {@code roleName} (the container's roles). */
+        public Builder operationsRole(String roleName) {
+            if (roleName == null || roleName.isBlank()) {
+                throw new IllegalArgumentException("the operations role must not be blank");
+            }
+            this.role = roleName;
+            return this;
+        }
+
+        public LimiterService build() {
+            return new LimiterService(this);
+        }
+    }
+}

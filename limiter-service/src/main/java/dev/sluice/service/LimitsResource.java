@@ -1,0 +1,397 @@
+package dev.sluice.service;
+
+import dev.sluice.Decision;
+import dev.sluice.Durations;
+import dev.sluice.Limit;
+import dev.sluice.TimeSource;
+import dev.sluice.http.ProblemDetails;
+import dev.sluice.http.RateLimitHeaders;
+import dev.sluice.rules.LimitsFile;
+import dev.sluice.store.CounterStore;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * Each endpoint is one store call, so that an answer costs one round trip to the key's owner:
+ * - delay is a peek for the request's cost: rejected, its retry-after is when the cost fits (exact for every limit of a
+ *   policy: the most restrictive rejection has the longest wait), allowed, it fits now;
+ * - increment is CounterStore.record with the request's age, measured on this service's clock: the store reads its own
+ *   time, so an instant would mix two clocks. Its decision is what the next one-permit request gets;
+ * - acquire is CounterStore.reserve: the slot and its count are taken in one atomic step, so two workers never get one
+ *   slot, where two that both asked /delay and both heard "now" would both send.
+ * Instants in answers are this service's clock plus the store's wait, rounded up to the millisecond: never early.
+ */
+
+/**
+ * The limiter service's endpoints; see {@link LimiterService}. Public only because Jersey invokes it; not part of
+ * Sluice's API. Immutable and thread-safe.
+ */
+@Path("limits")
+@Produces(MediaType.APPLICATION_JSON)
+public final class LimitsResource {
+
+    private static final String OPENAPI = "openapi.json";
+
+    private final LimitsFile limits;
+    private final CounterStore store;
+    private final TimeSource time;
+    private final long maxWaitNanos;
+    private final long maxFutureSkewNanos;
+    private final OperationsAccess operations;
+    private final String openApi;
+    private final String list;
+
+    LimitsResource(LimitsFile limits, CounterStore store, TimeSource time, long maxWaitNanos, long maxFutureSkewNanos,
+                   OperationsAccess operations) {
+        this.limits = limits;
+        this.store = store;
+        this.time = time;
+        this.maxWaitNanos = maxWaitNanos;
+        this.maxFutureSkewNanos = maxFutureSkewNanos;
+        this.operations = operations;
+        this.openApi = readOpenApi();
+        this.list = describe(limits, maxWaitNanos);
+    }
+
+    @GET
+    public String list() {
+        return list;
+    }
+
+    /** The OpenAPI 3 document of these endpoints, its server being this application's base path. */
+    @GET
+    @Path(OPENAPI)
+    public String openApi(@Context UriInfo uri) {
+        String base = uri.getBaseUri().getRawPath();
+        String server = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+        StringBuilder url = new StringBuilder();
+        JsonObject.string(url, server.isEmpty() ? "/" : server);
+        return openApi.replace("\"${server}\"", url.toString());
+    }
+
+    @GET
+    @Path("{id}/delay")
+    public String delay(@PathParam("id") String id, @QueryParam("cost") @Nullable String cost) {
+        return delay(id, null, cost);
+    }
+
+    @GET
+    @Path("{id}/{key}/delay")
+    public String delay(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                        @QueryParam("cost") @Nullable String cost) {
+        LimitsFile.Entry entry = entry(id, key);
+        long permits = Parameters.cost(cost, entry);
+        long now = time.nanos();
+        Decision decision = call(() -> store.peek(entry.counterKey(keyOf(key)), entry.policy(), permits));
+        if (!decision.allowed() && decision.storeUnavailable()) {
+            throw rejected(entry, key, decision, now, "The rate limiter is unavailable.");
+        }
+        return next(answer(entry, key), decision, permits, now).toString();
+    }
+
+    @POST
+    @Path("{id}/increment")
+    public String increment(@PathParam("id") String id, @QueryParam("at") @Nullable String at,
+                            @QueryParam("cost") @Nullable String cost) {
+        return increment(id, null, at, cost);
+    }
+
+    @POST
+    @Path("{id}/{key}/increment")
+    public String increment(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                            @QueryParam("at") @Nullable String at, @QueryParam("cost") @Nullable String cost) {
+        LimitsFile.Entry entry = entry(id, key);
+        long permits = Parameters.cost(cost, entry);
+        if (!entry.policy().algorithm().countsPastRequests()) {
+            throw Problems.invalid("Limit '" + id + "' uses " + algorithm(entry) + ", which keeps no record of when"
+                    + " its permits were taken and cannot count a request after it was made; use acquire.");
+        }
+        long now = time.nanos();
+        long age = Parameters.ageNanos(at, entry, now, maxFutureSkewNanos);
+        Decision next = call(() -> store.record(entry.counterKey(keyOf(key)), entry.policy(), permits, age));
+        if (next.storeUnavailable()) {
+            throw Problems.unavailable();
+        }
+        return next(answer(entry, key).put("counted", true), next, 1, now).toString();
+    }
+
+    @POST
+    @Path("{id}/acquire")
+    public Response acquire(@PathParam("id") String id, @QueryParam("cost") @Nullable String cost,
+                            @QueryParam("maxWaitMs") @Nullable String maxWaitMs) {
+        return acquire(id, null, cost, maxWaitMs);
+    }
+
+    @POST
+    @Path("{id}/{key}/acquire")
+    public Response acquire(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                            @QueryParam("cost") @Nullable String cost,
+                            @QueryParam("maxWaitMs") @Nullable String maxWaitMs) {
+        LimitsFile.Entry entry = entry(id, key);
+        long permits = Parameters.cost(cost, entry);
+        long wait = Parameters.maxWaitNanos(maxWaitMs, maxWaitNanos);
+        long now = time.nanos();
+        Decision decision = call(() -> store.reserve(entry.counterKey(keyOf(key)), entry.policy(), permits, wait));
+        if (!decision.allowed()) {
+            throw rejected(entry, key, decision, now, null);
+        }
+        return Response.ok(slot(entry, key, decision, now).toString()).build();
+    }
+
+    /**
+     * Several acquires in one request, each decided on its own (no all-or-nothing across them: a request that must
+     * pass several limits at once belongs to one id with several limits). Every item is checked before any is counted.
+     */
+    @POST
+    @Path("acquire")
+    @jakarta.ws.rs.Consumes(MediaType.WILDCARD)
+    public String acquireAll(@Nullable String body) {
+        BatchRequest batch = BatchRequest.parse(body);
+        long wait = Parameters.maxWaitNanos(batch.maxWaitMs(), maxWaitNanos);
+        List<LimitsFile.Entry> entries = new ArrayList<>();
+        List<Long> costs = new ArrayList<>();
+        for (int i = 0; i < batch.requests().size(); i++) {
+            BatchRequest.Item item = batch.requests().get(i);
+            try {
+                LimitsFile.Entry entry = entry(item.id(), item.key());
+                entries.add(entry);
+                costs.add(Parameters.cost(item.cost(), entry));
+            } catch (WebApplicationException e) {
+                throw new WebApplicationException(prefixed(e.getResponse(), "requests[" + i + "]: "));
+            }
+        }
+        long now = time.nanos();
+        List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+        for (int i = 0; i < entries.size(); i++) {
+            LimitsFile.Entry entry = entries.get(i);
+            String counterKey = entry.counterKey(keyOf(batch.requests().get(i).key()));
+            long cost = costs.get(i);
+            decisions.add(call(() -> store.reserveAsync(counterKey, entry.policy(), cost, wait).toCompletableFuture()));
+        }
+        List<String> results = new ArrayList<>();
+        for (int i = 0; i < entries.size(); i++) {
+            int index = i;
+            Decision decision = call(() -> decisions.get(index).join());
+            LimitsFile.Entry entry = entries.get(i);
+            String key = batch.requests().get(i).key();
+            results.add(decision.allowed() ? slot(entry, key, decision, now).toString()
+                    : refusal(answer(entry, key), decision, now).toString());
+        }
+        return new JsonObject().putRaw("results", JsonObject.array(results)).toString();
+    }
+
+    @GET
+    @Path("{id}/state")
+    public String state(@PathParam("id") String id, @Context HttpHeaders headers, @Context SecurityContext security) {
+        return state(id, null, headers, security);
+    }
+
+    @GET
+    @Path("{id}/{key}/state")
+    public String state(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                        @Context HttpHeaders headers, @Context SecurityContext security) {
+        operations.check(headers, security);
+        LimitsFile.Entry entry = entry(id, key);
+        long now = time.nanos();
+        Decision state = call(() -> store.peek(entry.counterKey(keyOf(key)), entry.policy(), 0));
+        long nextPermit = state.nextPermitNanos();
+        return answer(entry, key).put("limit", state.limit()).put("remaining", state.remaining())
+                .put("used", state.limit() - state.remaining())
+                .put("nextPermitMs", millisCeil(nextPermit)).put("nextPermitAt", epochMillisCeil(now + nextPermit))
+                .put("nextPermitAtTime", rfc3339(now + nextPermit))
+                .put("resetMs", millisCeil(state.resetAfterNanos())).toString();
+    }
+
+    @POST
+    @Path("{id}/reset")
+    public Response reset(@PathParam("id") String id, @Context HttpHeaders headers,
+                          @Context SecurityContext security) {
+        return reset(id, null, headers, security);
+    }
+
+    @POST
+    @Path("{id}/{key}/reset")
+    public Response reset(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                          @Context HttpHeaders headers, @Context SecurityContext security) {
+        operations.check(headers, security);
+        LimitsFile.Entry entry = entry(id, key);
+        try {
+            store.reset(entry.counterKey(keyOf(key)));
+        } catch (UnsupportedOperationException e) {
+            throw Problems.notSupported("The application's counter store cannot reset keys.");
+        } catch (RuntimeException e) {
+            throw Problems.unavailable();
+        }
+        return Response.noContent().build();
+    }
+
+    /** The id's limits; 404 for an unknown id, 400 for a key where there are none, or none where there must be. */
+    private LimitsFile.Entry entry(String id, @Nullable String key) {
+        LimitsFile.Entry entry = limits.find(id).orElseThrow(() -> Problems.unknownLimit(id));
+        if (entry.perKey() && key == null) {
+            throw Problems.invalid("Limit '" + id + "' counts per key: use limits/" + id + "/{key}/...");
+        }
+        if (!entry.perKey() && key != null) {
+            throw Problems.invalid("Limit '" + id + "' has one counter and no keys: use limits/" + id + "/...");
+        }
+        return entry;
+    }
+
+    private static String keyOf(@Nullable String key) {
+        return key == null ? "" : key;
+    }
+
+    /** A store call; its failures become problems (nothing about them, such as a key, reaches the caller). */
+    private static <T> T call(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (UnsupportedOperationException e) {
+            throw Problems.notSupported("The application's counter store cannot do this: " + e.getMessage());
+        } catch (CompletionException e) {
+            throw Problems.unavailable();
+        } catch (IllegalArgumentException e) {
+            throw Problems.invalid(Objects.toString(e.getMessage()) + ".");
+        } catch (WebApplicationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw Problems.unavailable();
+        }
+    }
+
+    private static JsonObject answer(LimitsFile.Entry entry, @Nullable String key) {
+        JsonObject answer = new JsonObject().put("id", entry.id());
+        return key == null ? answer : answer.put("key", key);
+    }
+
+    /**
+     * The members of a peek for {@code cost} permits: the limit, the permits remaining now, and when a request of that
+     * cost fits (the delay from now, and the instant).
+     */
+    private static JsonObject next(JsonObject answer, Decision decision, long cost, long now) {
+        long delay = decision.allowed() ? 0 : decision.retryAfterNanos();
+        long remaining = decision.allowed() ? decision.remaining() + cost : decision.remaining();
+        answer.put("limit", decision.limit()).put("remaining", Math.min(decision.limit(), remaining))
+                .put("delayMs", millisCeil(delay)).put("nextAt", epochMillisCeil(now + delay))
+                .put("nextAtTime", rfc3339(now + delay));
+        return decision.storeUnavailable() ? answer.put("limiterUnavailable", true) : answer;
+    }
+
+    /** A granted slot: wait {@code delayMs}, then send at {@code sendAt}. */
+    private static JsonObject slot(LimitsFile.Entry entry, @Nullable String key, Decision decision, long now) {
+        long delay = decision.delayNanos();
+        JsonObject slot = answer(entry, key).put("granted", true).put("limit", decision.limit())
+                .put("remaining", decision.remaining()).put("delayMs", millisCeil(delay))
+                .put("sendAt", epochMillisCeil(now + delay)).put("sendAtTime", rfc3339(now + delay));
+        return decision.storeUnavailable() ? slot.put("limiterUnavailable", true) : slot;
+    }
+
+    /** A refused acquire's members: nothing counted, and when the same request would be granted. */
+    private static JsonObject refusal(JsonObject answer, Decision decision, long now) {
+        answer.put("granted", false).put("limit", decision.limit()).put("remaining", decision.remaining());
+        if (decision.storeUnavailable()) {
+            answer.put("limiterUnavailable", true);
+        }
+        if (decision.canSucceed()) {
+            long retry = decision.retryAfterNanos();
+            answer.put("retryAfterMs", millisCeil(retry)).put("nextAt", epochMillisCeil(now + retry))
+                    .put("nextAtTime", rfc3339(now + retry));
+        }
+        return answer;
+    }
+
+    /** 429 (or 503 when the limiter could not decide) with {@code Retry-After} and a problem document. */
+    private static WebApplicationException rejected(LimitsFile.Entry entry, @Nullable String key, Decision decision,
+                                                    long now, @Nullable String message) {
+        ProblemDetails problem = ProblemDetails.of(List.of(decision), ProblemDetails.TOO_MANY_REQUESTS, message);
+        String detail = problem.detail();
+        if (message == null && decision.canSucceed() && !decision.storeUnavailable()) {
+            detail = "No slot of limit '" + entry.id() + "' within the longest wait; the next is in "
+                    + millisCeil(decision.retryAfterNanos()) + " ms. Nothing was counted.";
+        }
+        JsonObject extra = refusal(answer(entry, key), decision, now).putRaw("policies",
+                JsonObject.array(problem.policies().stream().map(name -> {
+                    StringBuilder quoted = new StringBuilder();
+                    JsonObject.string(quoted, name);
+                    return quoted;
+                }).toList()));
+        Response response = Problems.response(problem.status(), problem.type(), problem.title(), detail, extra);
+        Response.ResponseBuilder builder = Response.fromResponse(response);
+        if (decision.canSucceed()) {
+            builder.header(HttpHeaders.RETRY_AFTER, RateLimitHeaders.retryAfterSeconds(decision));
+        }
+        return new WebApplicationException(builder.build());
+    }
+
+    /** The same problem with {@code prefix} before its detail, for an item of a batch. */
+    private static Response prefixed(Response response, String prefix) {
+        String body = String.valueOf(response.getEntity());
+        return Response.fromResponse(response).entity(body.replaceFirst("\"detail\":\"", "\"detail\":\""
+                + java.util.regex.Matcher.quoteReplacement(prefix))).build();
+    }
+
+    private static long millisCeil(long nanos) {
+        return nanos == Decision.NEVER ? Long.MAX_VALUE : Durations.ceilDiv(nanos, Parameters.NANOS_PER_MILLI);
+    }
+
+    private static long epochMillisCeil(long nanos) {
+        return Math.floorDiv(nanos + Parameters.NANOS_PER_MILLI - 1, Parameters.NANOS_PER_MILLI);
+    }
+
+    private static String rfc3339(long nanos) {
+        return Instant.ofEpochMilli(epochMillisCeil(nanos)).toString();
+    }
+
+    private static String algorithm(LimitsFile.Entry entry) {
+        return entry.policy().algorithm().name().toLowerCase(Locale.ROOT);
+    }
+
+    private static String describe(LimitsFile limits, long maxWaitNanos) {
+        List<String> ids = new ArrayList<>();
+        for (LimitsFile.Entry entry : limits.entries()) {
+            List<String> each = new ArrayList<>();
+            for (Limit limit : entry.policy().limits()) {
+                each.add(new JsonObject().put("name", limit.name()).put("permits", limit.permits())
+                        .put("periodMs", millisCeil(limit.periodNanos())).toString());
+            }
+            ids.add(new JsonObject().put("id", entry.id()).put("perKey", entry.perKey())
+                    .put("algorithm", algorithm(entry)).putRaw("limits", JsonObject.array(each)).toString());
+        }
+        return new JsonObject().putRaw("limits", JsonObject.array(ids))
+                .put("maxWaitMs", maxWaitNanos / Parameters.NANOS_PER_MILLI).toString();
+    }
+
+    private static String readOpenApi() {
+        try (@Nullable InputStream in = LimitsResource.class.getResourceAsStream(OPENAPI)) {
+            if (in == null) {
+                throw new IllegalStateException("the jar lacks dev/sluice/service/" + OPENAPI);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

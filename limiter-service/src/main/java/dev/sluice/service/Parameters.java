@@ -1,0 +1,111 @@
+package dev.sluice.service;
+
+import dev.sluice.Limit;
+import dev.sluice.rules.LimitsFile;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the request parameters the service takes, strictly: a value it cannot take is a 400 naming the parameter,
+ * what was expected and what came, before anything is counted. Stateless.
+ */
+final class Parameters {
+
+    static final long NANOS_PER_MILLI = 1_000_000L;
+    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,19}");
+    private static final int SHOWN = 64;
+
+    private Parameters() {
+    }
+
+    /** {@code cost}: an integer from 1 to the limit's capacity; 1 when absent. */
+    static long cost(@Nullable String text, LimitsFile.Entry entry) {
+        if (text == null) {
+            return 1;
+        }
+        long capacity = entry.policy().capacity();
+        long cost = DIGITS.matcher(text).matches() ? parse(text) : -1;
+        if (cost < 1 || cost > capacity) {
+            throw Problems.invalid("cost", "expected an integer from 1 to " + capacity + " (the capacity of limit '"
+                    + entry.id() + "'), got " + shown(text));
+        }
+        return cost;
+    }
+
+    /** {@code maxWaitMs}: whole milliseconds from 0 to the service's longest wait; that longest wait when absent. */
+    static long maxWaitNanos(@Nullable String text, long maxWaitNanos) {
+        if (text == null) {
+            return maxWaitNanos;
+        }
+        long maxMillis = maxWaitNanos / NANOS_PER_MILLI;
+        long millis = DIGITS.matcher(text).matches() ? parse(text) : -1;
+        if (millis < 0 || millis > maxMillis) {
+            throw Problems.invalid("maxWaitMs", "expected whole milliseconds from 0 to " + maxMillis
+                    + " (the longest wait this service grants), got " + shown(text));
+        }
+        return millis * NANOS_PER_MILLI;
+    }
+
+    /**
+     * The age of a request made at {@code at} (epoch milliseconds, or an RFC 3339 date-time with an offset), in
+     * nanoseconds before {@code nowNanos} on the service's clock: 0 when absent, and for an {@code at} at most
+     * {@code maxFutureSkewNanos} ahead. Refused: a later {@code at}, and one older than the limit's longest window,
+     * in which it would count nowhere.
+     */
+    static long ageNanos(@Nullable String text, LimitsFile.Entry entry, long nowNanos, long maxFutureSkewNanos) {
+        if (text == null) {
+            return 0;
+        }
+        long atNanos = instantNanos(text);
+        long age = nowNanos - atNanos;
+        if (age < 0) {
+            if (-age > maxFutureSkewNanos) {
+                throw Problems.invalid("at", shown(text) + " is " + Duration.ofNanos(-age).toMillis()
+                        + " ms ahead of this service's clock; at most " + maxFutureSkewNanos / NANOS_PER_MILLI
+                        + " ms ahead counts as now. A request is counted when it was made, not before");
+            }
+            return 0;
+        }
+        long window = entry.policy().limits().stream().mapToLong(Limit::periodNanos).max().orElseThrow();
+        if (age >= window) {
+            throw Problems.invalid("at", shown(text) + " is " + Duration.ofNanos(age).toMillis()
+                    + " ms ago, older than the " + window / NANOS_PER_MILLI + " ms window of limit '" + entry.id()
+                    + "': it counts in no window any more");
+        }
+        return age;
+    }
+
+    private static long instantNanos(String text) {
+        try {
+            if (DIGITS.matcher(text).matches()) {
+                return Math.multiplyExact(parse(text), NANOS_PER_MILLI);
+            }
+            Instant instant = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+            return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
+        } catch (DateTimeParseException | ArithmeticException e) {
+            throw Problems.invalid("at", "expected epoch milliseconds such as 1767225600000 or an RFC 3339 date-time"
+                    + " such as 2026-01-01T00:00:00.000Z, got " + shown(text));
+        }
+    }
+
+    private static long parse(String digits) {
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            throw new ArithmeticException("out of range");
+        }
+    }
+
+    /** The value as the caller sent it, quoted and cut short. */
+    static String shown(String text) {
+        String cut = text.length() > SHOWN ? text.substring(0, SHOWN) + "..." : text;
+        StringBuilder quoted = new StringBuilder();
+        JsonObject.string(quoted, cut);
+        return quoted.toString();
+    }
+}

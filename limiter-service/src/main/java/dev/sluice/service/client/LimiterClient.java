@@ -1,0 +1,207 @@
+package dev.sluice.service.client;
+
+import jakarta.ws.rs.client.Entity;
+import jakarta.ws.rs.client.Invocation;
+import jakarta.ws.rs.client.WebTarget;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A client of the limiter service ({@code dev.sluice.service.LimiterService}) on the JAX-RS client API: give it the
+ * target of the application's base path, where the service's {@code limits/} endpoints are.
+ *
+ * <pre>{@code
+ * LimiterClient limiter = LimiterClient.of(ClientBuilder.newClient().target("http://limiter:8080/api"));
+ * LimiterClient.Slot slot = limiter.acquire("github", "account-42", 1, Duration.ofSeconds(30));
+ * if (slot.granted()) {
+ *     Thread.sleep(slot.delay().toMillis());   // then call the remote API
+ * }
+ * }</pre>
+ *
+ * <p>Ids and keys go into the path, percent-encoded; they cannot hold a {@code /}, which servlet containers refuse
+ * even encoded ({@link IllegalArgumentException}). Error answers throw {@link LimiterServiceException};
+ * an acquire that finds no slot within its wait is not an error, but a {@link Slot} not granted. Thread-safe as the
+ * {@link WebTarget} is (Jersey's are).
+ */
+public final class LimiterClient {
+
+    private final WebTarget limits;
+    private final @Nullable String bearerToken;
+
+    private LimiterClient(WebTarget limits, @Nullable String bearerToken) {
+        this.limits = limits;
+        this.bearerToken = bearerToken;
+    }
+
+    /** A client of the service under {@code base}, the application's base path (the service is at base/limits). */
+    public static LimiterClient of(WebTarget base) {
+        return new LimiterClient(base.path("limits"), null);
+    }
+
+    /** This client, sending {@code token} as the bearer credential of the operations endpoints. */
+    public LimiterClient withBearerToken(String token) {
+        return new LimiterClient(limits, Objects.requireNonNull(token, "token"));
+    }
+
+    /**
+     * When a request of {@code cost} permits fits; counts nothing.
+     *
+     * @param limit the capacity of the deciding limit
+     * @param remaining the permits available now
+     * @param delay how long until the request fits; zero when it fits now
+     * @param nextAt the instant it fits, on the service's clock
+     */
+    public record Delay(String id, @Nullable String key, long limit, long remaining, Duration delay, Instant nextAt) {
+    }
+
+    /**
+     * The answer to an acquire: when {@code granted}, the slot was taken and counted; wait {@code delay} (until
+     * {@code at}) and send. When not, nothing was counted, and {@code delay} and {@code at} say when the same request
+     * would be granted (zero and the current instant when it never can be).
+     */
+    public record Slot(String id, @Nullable String key, boolean granted, long limit, long remaining, Duration delay,
+                       Instant at) {
+    }
+
+    /** One request of a batch acquire; {@code key} null for an id without keys. */
+    public record SlotRequest(String id, @Nullable String key, long cost) {
+    }
+
+    /** A counter's state, from the operations endpoint. */
+    public record KeyState(String id, @Nullable String key, long limit, long remaining, long used,
+                           Duration nextPermit, Duration resetAfter) {
+    }
+
+    /** {@code GET limits/{id}[/{key}]/delay?cost=}. */
+    public Delay delay(String id, @Nullable String key, long cost) {
+        Map<String, Object> answer = ok(request(path(id, key, "delay").queryParam("cost", cost)).get());
+        return delay(answer);
+    }
+
+    /**
+     * {@code POST limits/{id}[/{key}]/increment}: counts a request of {@code cost} made at {@code at} (null: now),
+     * whether or not it fitted; answers when the next one-permit request fits.
+     */
+    public Delay increment(String id, @Nullable String key, long cost, @Nullable Instant at) {
+        WebTarget target = path(id, key, "increment").queryParam("cost", cost);
+        if (at != null) {
+            target = target.queryParam("at", at.toString());
+        }
+        return delay(ok(request(target).post(Entity.text(""))));
+    }
+
+    /** {@code POST limits/{id}[/{key}]/acquire}: the next free slot within {@code maxWait}, counted atomically. */
+    public Slot acquire(String id, @Nullable String key, long cost, Duration maxWait) {
+        WebTarget target = path(id, key, "acquire").queryParam("cost", cost)
+                .queryParam("maxWaitMs", maxWait.toMillis());
+        try (Response response = request(target).post(Entity.text(""))) {
+            String body = response.readEntity(String.class);
+            if (response.getStatus() == 429) {
+                return slot(JsonMap.parse(body));
+            }
+            return slot(checked(response.getStatus(), body));
+        }
+    }
+
+    /** {@code POST limits/acquire}: several acquires, each decided on its own, in one request. */
+    public List<Slot> acquireAll(List<SlotRequest> requests, Duration maxWait) {
+        Map<String, Object> answer = ok(request(limits.path("acquire"))
+                .post(Entity.entity(JsonMap.batch(requests, maxWait.toMillis()), MediaType.APPLICATION_JSON)));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> results = (List<Map<String, Object>>) answer.get("results");
+        return results.stream().map(LimiterClient::slot).toList();
+    }
+
+    /** {@code GET limits/{id}[/{key}]/state} (operations). */
+    public KeyState state(String id, @Nullable String key) {
+        Map<String, Object> answer = ok(request(path(id, key, "state")).get());
+        return new KeyState(text(answer, "id"), optionalText(answer, "key"), number(answer, "limit"),
+                number(answer, "remaining"), number(answer, "used"),
+                Duration.ofMillis(number(answer, "nextPermitMs")), Duration.ofMillis(number(answer, "resetMs")));
+    }
+
+    /** {@code POST limits/{id}[/{key}]/reset} (operations). */
+    public void reset(String id, @Nullable String key) {
+        try (Response response = request(path(id, key, "reset")).post(Entity.text(""))) {
+            checked(response.getStatus(), response.readEntity(String.class));
+        }
+    }
+
+    private WebTarget path(String id, @Nullable String key, String operation) {
+        if (id.contains("/") || key != null && (key.contains("/") || key.isEmpty())) {
+            throw new IllegalArgumentException("ids and keys must be non-empty and hold no '/': servlet containers"
+                    + " refuse an encoded slash in a path");
+        }
+        WebTarget target = limits.path("{id}").resolveTemplate("id", id, true);
+        if (key != null) {
+            target = target.path("{key}").resolveTemplate("key", key, true);
+        }
+        return target.path(operation);
+    }
+
+    private Invocation.Builder request(WebTarget target) {
+        Invocation.Builder request = target.request(MediaType.APPLICATION_JSON_TYPE, new MediaType("application",
+                "problem+json"));
+        return bearerToken == null ? request : request.header(HttpHeaders.AUTHORIZATION, "Bearer " + bearerToken);
+    }
+
+    private static Map<String, Object> ok(Response response) {
+        try (response) {
+            return checked(response.getStatus(), response.readEntity(String.class));
+        }
+    }
+
+    private static Map<String, Object> checked(int status, String body) {
+        if (status / 100 == 2) {
+            return body.isEmpty() ? Map.of() : JsonMap.parse(body);
+        }
+        String type = "about:blank";
+        String detail = body;
+        try {
+            Map<String, Object> problem = JsonMap.parse(body);
+            type = String.valueOf(problem.getOrDefault("type", type));
+            detail = String.valueOf(problem.getOrDefault("detail", body));
+        } catch (IllegalArgumentException notJson) {
+            // The detail stays the body as it came.
+        }
+        throw new LimiterServiceException(status, type, detail);
+    }
+
+    private static Delay delay(Map<String, Object> answer) {
+        return new Delay(text(answer, "id"), optionalText(answer, "key"), number(answer, "limit"),
+                number(answer, "remaining"), Duration.ofMillis(number(answer, "delayMs")),
+                Instant.ofEpochMilli(number(answer, "nextAt")));
+    }
+
+    private static Slot slot(Map<String, Object> answer) {
+        boolean granted = Boolean.TRUE.equals(answer.get("granted"));
+        long wait = granted ? number(answer, "delayMs") : (long) answer.getOrDefault("retryAfterMs", 0L);
+        long at = granted ? number(answer, "sendAt")
+                : (long) answer.getOrDefault("nextAt", System.currentTimeMillis());
+        return new Slot(text(answer, "id"), optionalText(answer, "key"), granted, number(answer, "limit"),
+                number(answer, "remaining"), Duration.ofMillis(wait), Instant.ofEpochMilli(at));
+    }
+
+    private static String text(Map<String, Object> answer, String name) {
+        return String.valueOf(Objects.requireNonNull(answer.get(name), name));
+    }
+
+    private static @Nullable String optionalText(Map<String, Object> answer, String name) {
+        Object value = answer.get(name);
+        return value == null ? null : value.toString();
+    }
+
+    private static long number(Map<String, Object> answer, String name) {
+        if (answer.get(name) instanceof Long value) {
+            return value;
+        }
+        throw new IllegalArgumentException("the service's answer lacks the number '" + name + "'");
+    }
+}
