@@ -52,7 +52,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ClusterDecisionBenchmark {
 
     private static final int PERMITS_PER_SECOND = 1_000;
-    /** A rate no run reaches: every call is a grant. */
+    /** Permits per hour that no run spends (Bucket4j refills at most one token per nanosecond): every call a grant. */
     private static final long NEVER_RUNS_OUT = 1_000_000_000_000L;
 
     @Param({"one-jvm", "two-jvms"})
@@ -78,12 +78,14 @@ public class ClusterDecisionBenchmark {
     public void startCluster() throws Exception {
         cluster = BenchmarkCluster.start(topology.equals("two-jvms"));
         keys = workload.equals("10k-keys") ? Keys.named(10_000) : new String[] {"hot"};
-        long permitsPerSecond = workload.equals("hot-grants") ? NEVER_RUNS_OUT : PERMITS_PER_SECOND;
+        boolean grantsOnly = workload.equals("hot-grants");
+        long permits = grantsOnly ? NEVER_RUNS_OUT : PERMITS_PER_SECOND;
+        Duration period = grantsOnly ? Duration.ofHours(1) : Duration.ofSeconds(1);
         sluice = HazelcastCounterStore.using(cluster.local());
         sluiceUnbatched = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("unbatched")
                 .batching(false).build());
         floor = cluster.local().getMap(BenchmarkCluster.FLOOR_MAP);
-        policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permitsPerSecond, Duration.ofSeconds(1)));
+        policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permits, period));
         bucket4j = Bucket4jHazelcast.entryProcessorBasedBuilder(cluster.local().<String, byte[]>getMap("bucket4j"))
                 .build();
         // A generous retry bound: the benchmark measures what a decision costs, not how often one gives up.
@@ -92,8 +94,7 @@ public class ClusterDecisionBenchmark {
         bucket4jCompareAndSwap = Bucket4jHazelcast.casBasedBuilder(cluster.local().<String, byte[]>getMap(
                 "bucket4j-cas")).build();
         BucketConfiguration configuration = BucketConfiguration.builder()
-                .addLimit(limit -> limit.capacity(permitsPerSecond)
-                        .refillGreedy(permitsPerSecond, Duration.ofSeconds(1)))
+                .addLimit(limit -> limit.capacity(permits).refillGreedy(permits, period))
                 .build();
         bucket4jConfig = () -> configuration;
     }

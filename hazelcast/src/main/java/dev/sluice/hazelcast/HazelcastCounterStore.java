@@ -65,6 +65,9 @@ public final class HazelcastCounterStore implements CounterStore {
 
     private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
 
+    /** Batched calls in flight on one key: one decided by the owner while the next gathers. */
+    private static final int CALLS_IN_FLIGHT_PER_KEY = 2;
+
     /** How long a compatibility probe waits for the members' answer. */
     private static final Duration PROBE_WAIT = Duration.ofSeconds(5);
 
@@ -105,7 +108,7 @@ public final class HazelcastCounterStore implements CounterStore {
         this.connection = connection;
         this.mapConfigured = mapConfigured;
         this.wireVersion = new ClusterWireVersion(instance).following();
-        this.batcher = options.batching() ? new SameKeyBatcher(this::send, options.maxBatch()) : null;
+        this.batcher = options.batching() ? new SameKeyBatcher(this::send, options.maxBatch(), CALLS_IN_FLIGHT_PER_KEY) : null;
     }
 
     /** Probes the members now; see the class comment. */

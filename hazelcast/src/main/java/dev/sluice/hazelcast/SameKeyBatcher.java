@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
 
 /*
  * Natural batching, per key. A key's decisions are serialized anyway: its owner runs them one at a time on one
- * partition thread, each a state write and a synchronous backup. So while one call on a key is in flight, the
- * decisions that arrive for that key wait here; when the call answers, everything waiting (up to the batch cap) goes
- * in the next call, which the owner decides in one invocation (BatchApplyProcessor), in arrival order. No timer: a
+ * partition thread, each a state write and a synchronous backup. So while calls on a key are in flight (two at most:
+ * one decided while the next gathers), the decisions that arrive for that key wait here; when a call answers,
+ * everything waiting (up to the batch cap) goes in the call that replaces it, which the owner decides in one invocation (BatchApplyProcessor), in arrival order. No timer: a
  * key with nothing in flight is sent at once, so an idle system sees no added latency, and a busy key sends fewer,
  * larger calls, one state write and one backup write each.
  *
@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  *
  * The bookkeeping is a lane per key with something in flight, made and dropped inside ConcurrentHashMap.compute, which
  * locks the key's bin: whether a request leads (sends now) or waits, and what the next batch holds, are decided under
- * that lock, so no request is stranded and no two calls on one key are in flight. Lanes exist only while calls are
- * in flight: idle keys cost nothing.
+ * that lock, so no request is stranded and no more calls than the bound are in flight on a key. Lanes exist only
+ * while calls are in flight: idle keys cost nothing.
  *
  * Threads: a call's answers are given on the Hazelcast thread that receives them (waking the callers costs no hand-over
  * to another thread), and the next call on the key starts on a small pool of its own, because Hazelcast's response
@@ -54,8 +54,9 @@ final class SameKeyBatcher {
         CompletableFuture<?> send(String key, List<Request> requests);
     }
 
-    /** The requests waiting on a key while a call is in flight for it. Guarded by the map's lock on the key. */
+    /** A key's calls in flight and the requests waiting for one to end. Guarded by the map's lock on the key. */
     private static final class Lane {
+        int callsInFlight = 1;
         /** Made when the first request waits: a key with no contention never needs it. */
         @Nullable ArrayDeque<Request> waiting;
     }
@@ -71,17 +72,27 @@ final class SameKeyBatcher {
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     private final Sender sender;
     private final int maxBatch;
+    private final int maxCallsInFlight;
 
-    SameKeyBatcher(Sender sender, int maxBatch) {
+    /**
+     * @param maxBatch the most requests one call carries
+     * @param maxCallsInFlight the most calls in flight on one key: with two, one batch gathers while another is decided
+     *     (with one, the owner idles while the answer travels back and the next batch forms)
+     */
+    SameKeyBatcher(Sender sender, int maxBatch, int maxCallsInFlight) {
         if (maxBatch < 1 || maxBatch > BatchApplyProcessor.MAX_REQUESTS) {
             throw new IllegalArgumentException("maxBatch must be from 1 to " + BatchApplyProcessor.MAX_REQUESTS
                     + ", got " + maxBatch);
         }
+        if (maxCallsInFlight < 1) {
+            throw new IllegalArgumentException("maxCallsInFlight must be at least 1, got " + maxCallsInFlight);
+        }
         this.sender = sender;
         this.maxBatch = maxBatch;
+        this.maxCallsInFlight = maxCallsInFlight;
     }
 
-    /** Decides on {@code key}: sent now when no call on it is in flight, else with the next batch. */
+    /** Decides on {@code key}: sent now while fewer than the most calls on it are in flight, else with a next batch. */
     CallAnswer<Decision> submit(String key, Policy policy, long cost, long maxDelayNanos) {
         Request request = new Request(policy, cost, maxDelayNanos, CallAnswer.waiting());
         boolean[] leads = new boolean[1];
@@ -89,6 +100,11 @@ final class SameKeyBatcher {
             if (lane == null) {
                 leads[0] = true;
                 return new Lane();
+            }
+            if (lane.callsInFlight < maxCallsInFlight && (lane.waiting == null || lane.waiting.isEmpty())) {
+                lane.callsInFlight++;
+                leads[0] = true;
+                return lane;
             }
             if (lane.waiting == null) {
                 lane.waiting = new ArrayDeque<>();
@@ -146,7 +162,10 @@ final class SameKeyBatcher {
         }
     }
 
-    /** The requests that go next on {@code key}, in arrival order; none (and the lane dropped) when none wait. */
+    /**
+     * After a call on {@code key} ended: the requests that go next, in arrival order, in the call that takes its place;
+     * none when none wait (and the lane is dropped once no call is in flight).
+     */
     private List<Request> nextBatch(String key) {
         List<Request> next = new ArrayList<>(0);
         lanes.compute(key, (k, lane) -> {
@@ -157,7 +176,10 @@ final class SameKeyBatcher {
                     next.add(first);
                 }
             }
-            return next.isEmpty() ? null : lane;
+            if (next.isEmpty()) {
+                lane.callsInFlight--;
+            }
+            return lane.callsInFlight == 0 ? null : lane;
         });
         return next;
     }

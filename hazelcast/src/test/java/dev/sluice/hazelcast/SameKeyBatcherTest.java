@@ -20,6 +20,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The per-key batching, with calls the test answers itself: who is sent when, in what order, and what fails. */
 class SameKeyBatcherTest {
@@ -42,7 +44,7 @@ class SameKeyBatcherTest {
         Call call = new Call(key, List.copyOf(requests), new CompletableFuture<>());
         calls.add(call);
         return call.done();
-    }, 3);
+    }, 3, 1);
 
     private static Decision grant(long remaining) {
         return new Decision(true, 100, remaining, 0, 0, 0, 0, "limit", false);
@@ -150,14 +152,35 @@ class SameKeyBatcherTest {
             }
             requests.forEach(request -> request.answer().complete(grant(request.cost())));
             return CompletableFuture.completedFuture(null);
-        }, 3);
+        }, 3, 1);
 
         assertThatThrownBy(failingOnce.submit("k", POLICY, 1, 0)::join).hasRootCauseMessage("map not configured yet");
         assertThat(failingOnce.submit("k", POLICY, 2, 0).join().remaining()).isEqualTo(2);
     }
 
     @Test
-    void submit_manyThreadsOnOneKey_neverTwoCallsInFlightAndEveryRequestAnsweredOnce() throws Exception {
+    void submit_twoCallsAllowed_sendsTheSecondAtOnceAndBatchesBehindBoth() {
+        SameKeyBatcher twoInFlight = new SameKeyBatcher((key, requests) -> {
+            Call call = new Call(key, List.copyOf(requests), new CompletableFuture<>());
+            calls.add(call);
+            return call.done();
+        }, 3, 2);
+        twoInFlight.submit("k", POLICY, 1, 0);
+        twoInFlight.submit("k", POLICY, 2, 0);
+        twoInFlight.submit("k", POLICY, 3, 0);
+        twoInFlight.submit("k", POLICY, 4, 0);
+        assertThat(calls).hasSize(2);
+
+        calls.get(1).answer();
+
+        awaitCalls(3);
+        assertThat(calls.get(2).requests()).extracting(SameKeyBatcher.Request::cost).containsExactly(3L, 4L);
+    }
+
+    @ParameterizedTest(name = "at most {0} in flight")
+    @ValueSource(ints = {1, 2})
+    void submit_manyThreadsOnOneKey_neverMoreCallsInFlightAndEveryRequestAnsweredOnce(int maxInFlight)
+            throws Exception {
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger mostInFlight = new AtomicInteger();
         AtomicInteger sent = new AtomicInteger();
@@ -169,7 +192,7 @@ class SameKeyBatcherTest {
                 inFlight.decrementAndGet();
                 requests.forEach(request -> request.answer().complete(grant(request.cost())));
             }, answering);
-        }, 64);
+        }, 64, maxInFlight);
         int threads = 16;
         int each = 500;
         ExecutorService callers = Executors.newFixedThreadPool(threads);
@@ -194,7 +217,7 @@ class SameKeyBatcherTest {
 
             assertThat(total).isEqualTo(threads * (long) each * (each + 1) / 2);
             assertThat(sent.get()).isEqualTo(threads * each);
-            assertThat(mostInFlight.get()).isEqualTo(1);
+            assertThat(mostInFlight.get()).isBetween(1, maxInFlight);
         } finally {
             callers.shutdownNow();
             answering.shutdownNow();
@@ -203,7 +226,7 @@ class SameKeyBatcherTest {
 
     @Test
     void constructor_capOutsideTheWireBound_isRefused() {
-        assertThatThrownBy(() -> new SameKeyBatcher((key, requests) -> null, 0))
+        assertThatThrownBy(() -> new SameKeyBatcher((key, requests) -> null, 0, 1))
                 .hasMessageContaining("maxBatch must be from 1 to 4096, got 0");
     }
 
