@@ -17,13 +17,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The servlet filter's overhead over HTTP, side by side: starts {@link HttpOverheadServer} in a JVM of its own with no
- * filter, with the filter on the local store, and with the filter on a two-member Hazelcast cluster (the second member
+ * filter, with a filter that only passes requests on (what any filter costs in Jetty), with the filter on the local
+ * store, and with the filter on a two-member Hazelcast cluster (the second member
  * in a third JVM, {@link BenchmarkCluster#main}), and loads each at 1 and at 256 client keys from this JVM, then
- * prints requests/s per server and key count, and each filtered figure as a share of Jetty without the filter.
+ * prints requests/s per server and key count, each filtered figure as a share of Jetty without the filter, and the
+ * CPU time the server's processes spent per request: a figure that other load on the machine disturbs far less than
+ * the rate, which the load generator's own share of the cores also bounds.
  *
  * <p>The load is closed-loop, like {@code wrk -t1}: one thread keeps {@code connections} keep-alive connections busy,
  * each sending its next {@code GET /api/hello} when the previous answer is in; client {@code i} is named by
@@ -34,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Run ({@code name=value} arguments, all optional, defaults shown):
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadRun \
- *     servers=none,local,hazelcast keys=1,256 warmup=10 seconds=20 requests=2000000 connections=32 \
+ *     servers=none,noop,local,hazelcast keys=1,256 warmup=10 seconds=20 requests=2000000 connections=32 \
  *     jvm='-Xms1g -Xmx1g'
  * </pre>
  * {@code jvm} holds the options of the server JVMs, separated by spaces (add {@code -XX:StartFlightRecording=...} to
@@ -42,11 +46,21 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HttpOverheadRun {
 
-    private static final Map<String, String> DEFAULTS = Map.of("servers", "none,local,hazelcast", "keys", "1,256",
+    private static final Map<String, String> DEFAULTS = Map.of("servers", "none,noop,local,hazelcast", "keys", "1,256",
             "warmup", "10", "seconds", "20", "requests", "2000000", "connections", "32", "jvm", "-Xms1g -Xmx1g");
 
-    private static final Map<String, String> TITLES = Map.of("none", "no filter", "local", "filter, local store",
-            "hazelcast", "filter, 2-member Hazelcast");
+    private static final Map<String, String> TITLES = Map.of("none", "no filter", "noop", "a filter doing nothing",
+            "local", "filter, local store", "hazelcast", "filter, 2-member Hazelcast");
+
+    /**
+     * For the JVMs with a Hazelcast member: the access to JDK internals Hazelcast asks for at start, and no Hazelcast
+     * INFO lines burying the figures (Sluice's warnings, through java.util.logging, still show).
+     */
+    private static final List<String> HAZELCAST_JVM = List.of("-Dhazelcast.logging.type=none",
+            "--add-modules", "java.se", "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens", "java.management/sun.management=ALL-UNNAMED",
+            "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
 
     private HttpOverheadRun() {
     }
@@ -71,47 +85,70 @@ public final class HttpOverheadRun {
         List<String> jvm = jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+"));
         System.out.println("HttpOverheadRun " + options);
 
-        Map<String, double[]> rates = new LinkedHashMap<>();
+        Map<String, Figures[]> figures = new LinkedHashMap<>();
         for (String server : servers) {
-            rates.put(server, measure(server, keyCounts, load, jvm));
+            figures.put(server, measure(server, keyCounts, load, jvm));
         }
+        System.out.println(table(servers, keyCounts, figures, Figures::rate, "%,.0f", true,
+                "requests/s; in brackets, the share of Jetty without the filter"));
+        System.out.println(table(servers, keyCounts, figures, Figures::cpuMicros, "%,.1f", false,
+                "CPU µs per request of the server's JVMs (the Hazelcast member's included); in brackets, the ratio to"
+                        + " Jetty without the filter"));
+    }
+
+    /** What one measurement found: requests/s, and CPU time of the server's processes per request. */
+    private record Figures(double rate, double cpuMicros) {
+    }
+
+    /**
+     * A Markdown table of {@code figure}: a row per key count, a column per server, each filtered server's figure
+     * also as a share (percent) or a ratio of the unfiltered one's.
+     */
+    private static String table(List<String> servers, int[] keyCounts, Map<String, Figures[]> figures,
+                                ToDoubleFunction<Figures> figure, String format, boolean share, String caption) {
         StringBuilder table = new StringBuilder("\n| client keys |");
         servers.forEach(server -> table.append(' ').append(TITLES.getOrDefault(server, server)).append(" |"));
         table.append("\n| --- |").append(" --- |".repeat(servers.size()));
         for (int k = 0; k < keyCounts.length; k++) {
             table.append("\n| ").append(keyCounts[k]).append(" |");
             for (String server : servers) {
-                double rate = rates.get(server)[k];
-                table.append(String.format(Locale.ROOT, " %,.0f", rate));
-                if (rates.containsKey("none") && !server.equals("none")) {
-                    table.append(String.format(Locale.ROOT, " (%.1f %%)", 100 * rate / rates.get("none")[k]));
+                double value = figure.applyAsDouble(figures.get(server)[k]);
+                table.append(' ').append(String.format(Locale.ROOT, format, value));
+                if (figures.containsKey("none") && !server.equals("none")) {
+                    double base = figure.applyAsDouble(figures.get("none")[k]);
+                    table.append(share ? String.format(Locale.ROOT, " (%.1f %%)", 100 * value / base)
+                            : String.format(Locale.ROOT, " (%.2f)", value / base));
                 }
                 table.append(" |");
             }
         }
-        System.out.println(table.append("\nrequests/s; in brackets, the share of Jetty without the filter"));
+        return table.append("\n").append(caption).toString();
     }
 
     /** Starts {@code server} (and the member it joins), loads it at each key count, and stops what it started. */
-    private static double[] measure(String server, int[] keyCounts, Load load, List<String> jvm) throws Exception {
+    private static Figures[] measure(String server, int[] keyCounts, Load load, List<String> jvm) throws Exception {
         List<Process> started = new ArrayList<>();
         try {
             int port = BenchmarkCluster.freePort();
             List<String> serverArgs = new ArrayList<>(List.of(server, Integer.toString(port)));
+            List<String> serverJvm = new ArrayList<>(jvm);
             if (server.equals("hazelcast")) {
+                serverJvm.addAll(HAZELCAST_JVM);
                 String memberPort = Integer.toString(BenchmarkCluster.freePort());
-                started.add(java(jvm, BenchmarkCluster.class, List.of(HttpOverheadServer.CLUSTER_NAME, memberPort,
-                        memberPort), null));
+                started.add(java(serverJvm, BenchmarkCluster.class, List.of(HttpOverheadServer.CLUSTER_NAME,
+                        memberPort, memberPort), null));
                 serverArgs.add(memberPort);
             }
-            started.add(java(jvm, HttpOverheadServer.class, serverArgs, HttpOverheadServer.READY));
-            double[] rates = new double[keyCounts.length];
+            started.add(java(serverJvm, HttpOverheadServer.class, serverArgs, HttpOverheadServer.READY));
+            Figures[] figures = new Figures[keyCounts.length];
             for (int k = 0; k < keyCounts.length; k++) {
-                rates[k] = load.run(new InetSocketAddress("127.0.0.1", port), keyCounts[k], server);
+                figures[k] = load.run(new InetSocketAddress("127.0.0.1", port), keyCounts[k], server, started);
             }
-            return rates;
+            return figures;
         } finally {
-            for (Process process : started) {
+            // The server first: a member that leaves before it would only fill its log with reconnection attempts.
+            for (int i = started.size() - 1; i >= 0; i--) {
+                Process process = started.get(i);
                 process.destroy();
                 process.waitFor(30, TimeUnit.SECONDS);
             }
@@ -164,8 +201,11 @@ public final class HttpOverheadRun {
         private static final byte[] HEADER_END = {'\r', '\n', '\r', '\n'};
         private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
 
-        /** Warms {@code server} up at {@code keys} clients, then measures and prints its requests/s, and returns it. */
-        double run(InetSocketAddress address, int keys, String server) throws IOException {
+        /**
+         * Warms {@code server} up at {@code keys} clients, then measures, prints and returns its requests/s and the
+         * CPU time its {@code processes} spent per request.
+         */
+        Figures run(InetSocketAddress address, int keys, String server, List<Process> processes) throws IOException {
             byte[][] requests = new byte[keys][];
             for (int i = 0; i < keys; i++) {
                 requests[i] = ("GET /api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: "
@@ -181,17 +221,30 @@ public final class HttpOverheadRun {
                                 .register(selector, SelectionKey.OP_READ, open.get(c));
                     }
                     phase(selector, open, requests, warmupNanos, Long.MAX_VALUE);
+                    long cpuBefore = cpuNanos(processes);
                     Phase measured = phase(selector, open, requests, measureNanos, maxRequests);
+                    double cpuMicros = (cpuNanos(processes) - cpuBefore) / 1e3 / measured.answered;
                     double rate = measured.answered * 1e9 / measured.nanos;
-                    System.out.printf(Locale.ROOT, "%s, %d client keys: %,d requests in %.1f s: %,.0f/s (%d not 200)%n",
-                            server, keys, measured.answered, measured.nanos / 1e9, rate, measured.notOk);
-                    return rate;
+                    System.out.printf(Locale.ROOT, "%s, %d client keys: %,d requests in %.1f s: %,.0f/s, server CPU"
+                                    + " %.1f µs per request (%d not 200)%n", server, keys, measured.answered,
+                            measured.nanos / 1e9, rate, cpuMicros, measured.notOk);
+                    return new Figures(rate, cpuMicros);
                 } finally {
                     for (Connection connection : open) {
                         connection.channel.close();
                     }
                 }
             }
+        }
+
+        /** The CPU time (user and system) the processes have used so far. */
+        private static long cpuNanos(List<Process> processes) {
+            long nanos = 0;
+            for (Process process : processes) {
+                nanos += process.info().totalCpuDuration().orElseThrow(
+                        () -> new IllegalStateException("this system does not tell a process's CPU time")).toNanos();
+            }
+            return nanos;
         }
 
         /** What one phase counted: answers, those that were not 200, and the time they took. */

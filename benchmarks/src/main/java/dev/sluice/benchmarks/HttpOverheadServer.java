@@ -21,14 +21,16 @@ import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The servlet filter's cost over HTTP: Jetty 12 serving a two-byte answer at {@code /api/*}, with no filter
- * ({@code none}), or behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store
- * ({@code local}) or in an embedded Hazelcast member ({@code hazelcast}), which joins the member at
- * {@code MEMBER_PORT} when given (a process of its own, {@link BenchmarkCluster#main}) and starts serving once the two
- * see each other. The client is named by {@code X-Forwarded-For} from the trusted proxy 127.0.0.1, so one load
- * generator can be many clients ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
+ * ({@code none}), behind a filter that only passes the request on ({@code noop}: Jetty's own cost of a filter), or
+ * behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store ({@code local}) or
+ * in an embedded Hazelcast member ({@code hazelcast}), which joins the member at {@code MEMBER_PORT} when given (a
+ * process of its own, {@link BenchmarkCluster#main}) and starts serving once the two see each other. The client is
+ * named by {@code X-Forwarded-For} from the trusted proxy 127.0.0.1, so one load generator can be many clients
+ * ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer
- * none|local|hazelcast PORT [MEMBER_PORT]}; prints {@value #READY} and the address once serving; stops when killed.
+ * none|noop|local|hazelcast PORT [MEMBER_PORT]}; prints {@value #READY} and the address once serving; stops when
+ * killed.
  */
 public final class HttpOverheadServer {
 
@@ -68,7 +70,10 @@ public final class HttpOverheadServer {
             }
         }), "/api/*");
         RateLimitFilter filter = null;
-        if (!mode.equals("none")) {
+        if (mode.equals("noop")) {
+            context.addFilter(new FilterHolder((request, response, chain) -> chain.doFilter(request, response)), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+        } else if (!mode.equals("none")) {
             Path rules = Files.writeString(Files.createTempFile("sluice-http-bench", ".json"), RULES);
             rules.toFile().deleteOnExit();
             FilterSettings.Builder settings = FilterSettings.builder().rules("file:" + rules);
@@ -80,7 +85,7 @@ public final class HttpOverheadServer {
                         "hazelcast-members", members,
                         "hazelcast-cluster-name", CLUSTER_NAME)::get);
             } else if (!mode.equals("local")) {
-                throw new IllegalArgumentException("expected none, local or hazelcast, got " + mode);
+                throw new IllegalArgumentException("expected none, noop, local or hazelcast, got " + mode);
             }
             filter = new RateLimitFilter(settings.build());
             context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
