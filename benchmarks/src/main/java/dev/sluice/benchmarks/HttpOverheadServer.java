@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -19,20 +21,38 @@ import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The servlet filter's cost over HTTP: Jetty 12 serving a two-byte answer at {@code /api/*}, with no filter
- * ({@code none}), or behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store
- * ({@code local}) or in an embedded Hazelcast member ({@code hazelcast}). Load it with wrk from another process.
+ * ({@code none}), behind a filter that only passes the request on ({@code noop}: Jetty's own cost of a filter), or
+ * behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store ({@code local}) or
+ * in an embedded Hazelcast member ({@code hazelcast}), which joins the member at {@code MEMBER_PORT} when given (a
+ * process of its own, {@link BenchmarkCluster#main}) and starts serving once the two see each other. The client is
+ * named by {@code X-Forwarded-For} from the trusted proxy 127.0.0.1, so one load generator can be many clients
+ * ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer
- * none|local|hazelcast PORT}; stops when killed.
+ * none|noop|local|hazelcast PORT [MEMBER_PORT]}; prints {@value #READY} and the address once serving; stops when
+ * killed.
  */
 public final class HttpOverheadServer {
 
-    private static final String RULES = """
-            {"rules": [{"id": "per-ip", "match": {"paths": ["/api/**"]}, "key": {"type": "ip"},
+    /** The rules of the filtered servers, and of {@link FilterBenchmark}. */
+    static final String RULES = """
+            {"clientAddress": {"trustedProxies": ["127.0.0.1"], "header": "X-Forwarded-For"},
+             "rules": [{"id": "per-ip", "match": {"paths": ["/api/**"]}, "key": {"type": "ip"},
                         "limits": [{"permits": 1000000000, "period": "1s"}]}]}
             """;
 
+    /** The name of the Hazelcast cluster of the {@code hazelcast} server and the member it joins. */
+    static final String CLUSTER_NAME = "sluice-http-bench";
+
+    /** The start of the line printed once the server answers. */
+    static final String READY = "serving";
+
     private HttpOverheadServer() {
+    }
+
+    /** The address of client {@code index} (0 to 65,535), as a trusted proxy forwards it. */
+    static String clientAddress(int index) {
+        return "10.1." + (index >> 8) + "." + (index & 0xff);
     }
 
     public static void main(String[] args) throws Exception {
@@ -49,18 +69,26 @@ public final class HttpOverheadServer {
                 response.getOutputStream().write('k');
             }
         }), "/api/*");
-        if (!mode.equals("none")) {
+        RateLimitFilter filter = null;
+        if (mode.equals("noop")) {
+            context.addFilter(new FilterHolder((request, response, chain) -> chain.doFilter(request, response)), "/*",
+                    EnumSet.of(DispatcherType.REQUEST));
+        } else if (!mode.equals("none")) {
             Path rules = Files.writeString(Files.createTempFile("sluice-http-bench", ".json"), RULES);
+            rules.toFile().deleteOnExit();
             FilterSettings.Builder settings = FilterSettings.builder().rules("file:" + rules);
             if (mode.equals("hazelcast")) {
-                int memberPort = port + 1000;
-                settings.storeProvider("hazelcast", java.util.Map.of(
+                int memberPort = BenchmarkCluster.freePort();
+                String members = "127.0.0.1:" + memberPort + (args.length > 2 ? ",127.0.0.1:" + args[2] : "");
+                settings.storeProvider("hazelcast", Map.of(
                         "hazelcast-port", String.valueOf(memberPort),
-                        "hazelcast-members", "127.0.0.1:" + memberPort,
-                        "hazelcast-cluster-name", "sluice-http-bench-" + port)::get);
+                        "hazelcast-members", members,
+                        "hazelcast-cluster-name", CLUSTER_NAME)::get);
+            } else if (!mode.equals("local")) {
+                throw new IllegalArgumentException("expected none, noop, local or hazelcast, got " + mode);
             }
-            context.addFilter(new FilterHolder(new RateLimitFilter(settings.build())), "/*",
-                    EnumSet.of(DispatcherType.REQUEST));
+            filter = new RateLimitFilter(settings.build());
+            context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
         }
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
@@ -69,7 +97,23 @@ public final class HttpOverheadServer {
         server.addConnector(connector);
         server.setHandler(context);
         server.start();
-        System.out.println("serving http://127.0.0.1:" + port + "/api/hello (" + mode + ")");
+        int members = args.length > 2 && filter != null ? 2 : 1;
+        if (mode.equals("hazelcast")) {
+            awaitMembers(filter, members);
+        }
+        System.out.println(READY + " http://127.0.0.1:" + port + "/api/hello (" + mode
+                + (mode.equals("hazelcast") ? ", " + members + " members" : "") + ")");
         server.join();
+    }
+
+    private static void awaitMembers(RateLimitFilter filter, int members) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (filter.health().membersSeen() < members) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the store saw " + filter.health().membersSeen() + " of " + members
+                        + " members after 120 s");
+            }
+            Thread.sleep(100);
+        }
     }
 }

@@ -3,8 +3,12 @@ package dev.sluice.http;
 import dev.sluice.Decision;
 import dev.sluice.Durations;
 import dev.sluice.Limit;
+import dev.sluice.algorithm.Policy;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The header fields of a response under rate limits, for any HTTP stack: the adapter passes a sink that sets a
@@ -28,11 +32,23 @@ import java.util.function.BiConsumer;
  * never told of permits nobody counted.
  *
  * <p>Policy names become structured-field strings: characters outside printable ASCII are replaced by {@code ?},
- * quotes and backslashes escaped, so no name can inject a header. Stateless and thread-safe.
+ * quotes and backslashes escaped, so no name can inject a header. Thread-safe; what it keeps is text made once
+ * instead of per response: each policy's {@code RateLimit-Policy} items, and small numbers.
  */
 public final class RateLimitHeaders {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+    /** Room for a field of two items without growing the builder (a copy per growth). */
+    static final int FIELD_CAPACITY = 96;
+
+    private static final int MAX_CACHED_POLICIES = 1_024;
+    private static final ConcurrentHashMap<Policy, String> POLICY_FIELDS = new ConcurrentHashMap<>();
+    private static final String[] SMALL_NUMBERS = new String[1_024];
+
+    static {
+        Arrays.setAll(SMALL_NUMBERS, Integer::toString);
+    }
 
     private RateLimitHeaders() {
     }
@@ -46,20 +62,41 @@ public final class RateLimitHeaders {
      */
     public static void write(List<Limit> limits, List<Decision> decisions, Decision verdict, HeaderStyle style,
                              BiConsumer<String, String> header) {
+        @Nullable String policies = null;
+        @Nullable String counted = null;
         if (style.draft() && !limits.isEmpty()) {
-            header.accept("RateLimit-Policy", policyField(limits));
-            String counted = rateLimitField(decisions);
+            policies = policyField(limits);
+            StringBuilder field = new StringBuilder(FIELD_CAPACITY);
+            for (Decision decision : decisions) {
+                appendRateLimitItem(field, decision);
+            }
+            counted = field.toString();
+        }
+        write(policies, counted, verdict, style, header);
+    }
+
+    /**
+     * Writes the fields of {@code style} given the values of the draft's fields, made by the caller only when the
+     * style has them.
+     *
+     * @param policies the {@code RateLimit-Policy} value; null when the style has no draft fields
+     * @param counted the {@code RateLimit} value, empty when no decision counted; null as {@code policies}
+     */
+    static void write(@Nullable String policies, @Nullable String counted, Decision verdict, HeaderStyle style,
+                      BiConsumer<String, String> header) {
+        if (policies != null) {
+            header.accept("RateLimit-Policy", policies);
             if (!counted.isEmpty()) {
                 header.accept("RateLimit", counted);
             }
         }
         if (style.legacy() && !verdict.storeUnavailable()) {
-            header.accept("X-RateLimit-Limit", Long.toString(verdict.limit()));
-            header.accept("X-RateLimit-Remaining", Long.toString(verdict.remaining()));
-            header.accept("X-RateLimit-Reset", Long.toString(seconds(verdict.resetAfterNanos())));
+            header.accept("X-RateLimit-Limit", number(verdict.limit()));
+            header.accept("X-RateLimit-Remaining", number(verdict.remaining()));
+            header.accept("X-RateLimit-Reset", number(seconds(verdict.resetAfterNanos())));
         }
         if (!verdict.allowed() && verdict.canSucceed()) {
-            header.accept("Retry-After", Long.toString(retryAfterSeconds(verdict)));
+            header.accept("Retry-After", number(retryAfterSeconds(verdict)));
         }
     }
 
@@ -71,8 +108,26 @@ public final class RateLimitHeaders {
         return seconds(rejection.retryAfterNanos());
     }
 
+    /**
+     * The {@code RateLimit-Policy} items of {@code policy}, made once per policy: they depend on its limits alone, and
+     * formatting them on every response was a good part of the header fields' cost. Value-equal policies (the same
+     * rule after a reload) share one entry; the cache is emptied when it reaches {@value #MAX_CACHED_POLICIES} entries,
+     * so rules built again and again (reloads, rules made per tenant) cannot grow it without bound.
+     */
+    static String policyField(Policy policy) {
+        String field = POLICY_FIELDS.get(policy);
+        if (field == null) {
+            if (POLICY_FIELDS.size() >= MAX_CACHED_POLICIES) {
+                POLICY_FIELDS.clear();
+            }
+            field = policyField(policy.limits());
+            POLICY_FIELDS.put(policy, field);
+        }
+        return field;
+    }
+
     static String policyField(List<Limit> limits) {
-        StringBuilder field = new StringBuilder();
+        StringBuilder field = new StringBuilder(FIELD_CAPACITY);
         for (Limit limit : limits) {
             separate(field);
             appendString(field, limit.name());
@@ -81,18 +136,22 @@ public final class RateLimitHeaders {
         return field.toString();
     }
 
-    static String rateLimitField(List<Decision> decisions) {
-        StringBuilder field = new StringBuilder();
-        for (Decision decision : decisions) {
-            if (decision.storeUnavailable()) {
-                continue;
-            }
-            separate(field);
-            appendString(field, decision.limitName());
-            field.append(";r=").append(decision.remaining()).append(";t=")
-                    .append(seconds(decision.nextPermitNanos()));
+    /**
+     * Appends the {@code RateLimit} item of {@code decision}, {@code "name";r=remaining;t=seconds}, after a separator
+     * when {@code field} has items; nothing for a decision of no counter ({@link Decision#storeUnavailable()}).
+     */
+    static void appendRateLimitItem(StringBuilder field, Decision decision) {
+        if (decision.storeUnavailable()) {
+            return;
         }
-        return field.toString();
+        separate(field);
+        appendString(field, decision.limitName());
+        field.append(";r=").append(decision.remaining()).append(";t=").append(seconds(decision.nextPermitNanos()));
+    }
+
+    /** {@code value} in decimal; the small numbers most fields carry (permits, seconds) made once, not per response. */
+    private static String number(long value) {
+        return value >= 0 && value < SMALL_NUMBERS.length ? SMALL_NUMBERS[(int) value] : Long.toString(value);
     }
 
     /** Whole seconds, rounded up: a wait of 1 ns is 1 s, never 0. */

@@ -1,11 +1,9 @@
 package dev.sluice.http;
 
 import dev.sluice.Decision;
-import dev.sluice.Limit;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.RuleDecision;
 import dev.sluice.rules.RuleResponse;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -36,20 +34,14 @@ public final class RateLimitResponse {
     public static final String STORE_ATTRIBUTE = "dev.sluice.store";
 
     private final Evaluation evaluation;
-    private final List<RuleDecision> enforced;
 
-    private RateLimitResponse(Evaluation evaluation, List<RuleDecision> enforced) {
+    private RateLimitResponse(Evaluation evaluation) {
         this.evaluation = evaluation;
-        this.enforced = enforced;
     }
 
     /** The response to {@code evaluation}; empty when no enforcing rule counted the request (nothing to answer). */
     public static Optional<RateLimitResponse> of(Evaluation evaluation) {
-        if (evaluation.limiting().isEmpty()) {
-            return Optional.empty();
-        }
-        List<RuleDecision> enforced = evaluation.outcomes().stream().filter(RuleDecision::enforced).toList();
-        return Optional.of(new RateLimitResponse(evaluation, enforced));
+        return evaluation.limiting().isEmpty() ? Optional.empty() : Optional.of(new RateLimitResponse(evaluation));
     }
 
     /** Whether the request is rejected. */
@@ -59,14 +51,22 @@ public final class RateLimitResponse {
 
     /** Writes the rate-limit fields of {@code style} (and {@code Retry-After} on a rejection) to {@code header}. */
     public void writeHeaders(HeaderStyle style, BiConsumer<String, String> header) {
-        List<Limit> limits = new ArrayList<>();
-        List<Decision> decisions = new ArrayList<>(enforced.size());
-        for (RuleDecision outcome : enforced) {
-            limits.addAll(outcome.policy().limits());
-            decisions.add(outcome.decision());
+        @Nullable String policies = null;
+        @Nullable String counted = null;
+        if (style.draft()) {
+            // Per request only the numbers are formatted: each policy's items come made, once per policy.
+            StringBuilder countedField = new StringBuilder(RateLimitHeaders.FIELD_CAPACITY);
+            for (RuleDecision outcome : evaluation.outcomes()) {
+                if (outcome.enforced()) {
+                    String items = RateLimitHeaders.policyField(outcome.policy());
+                    policies = policies == null ? items : policies + ", " + items;
+                    RateLimitHeaders.appendRateLimitItem(countedField, outcome.decision());
+                }
+            }
+            counted = countedField.toString();
         }
         Decision verdict = evaluation.limiting().orElseThrow().decision();
-        RateLimitHeaders.write(limits, decisions, verdict, style, header);
+        RateLimitHeaders.write(policies, counted, verdict, style, header);
     }
 
     /**
@@ -79,7 +79,8 @@ public final class RateLimitResponse {
         if (!rejected()) {
             throw new IllegalStateException("the request is not rejected");
         }
-        List<Decision> rejections = enforced.stream().map(RuleDecision::decision).filter(d -> !d.allowed())
+        List<Decision> rejections = evaluation.outcomes().stream().filter(RuleDecision::enforced)
+                .map(RuleDecision::decision).filter(d -> !d.allowed())
                 .sorted(Comparator.comparingLong(Decision::retryAfterNanos).reversed()).toList();
         @Nullable RuleResponse response = evaluation.response().orElse(null);
         return response == null ? ProblemDetails.of(rejections, ProblemDetails.TOO_MANY_REQUESTS, null)

@@ -38,9 +38,25 @@ public interface DecisionMetrics {
 
     /**
      * Publishes the health of the adapter's store (read whenever the metrics are scraped, so it must be cheap and
-     * must not throw: {@link dev.sluice.store.CounterStore#health()} is both). Called once when the adapter starts;
-     * the default publishes nothing.
+     * must not throw: {@link dev.sluice.store.CounterStore#health()} is both) until the returned handle is closed.
+     * Called once when the adapter starts; the adapter closes the handle when it stops, so that a redeployed
+     * application publishes its new store's health, and the old store is not kept alive by its meters. The default
+     * publishes nothing.
      */
-    default void watch(Supplier<StoreHealth> health) {
+    default Watch watch(Supplier<StoreHealth> health) {
+        return Watch.NOTHING;
+    }
+
+    /** What one {@link #watch} published; {@link #close()} withdraws it. */
+    @FunctionalInterface
+    interface Watch extends AutoCloseable {
+
+        /** A watch that published nothing. */
+        Watch NOTHING = () -> {
+        };
+
+        /** Withdraws what the watch published. Idempotent; never throws. */
+        @Override
+        void close();
     }
 }

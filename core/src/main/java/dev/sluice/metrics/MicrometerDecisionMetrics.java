@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -65,24 +66,42 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     /**
      * Gauges of the store's health, tagged with its mode: {@code sluice.store.members}, and the calls of the last
      * minute that the failure policy decided, {@code sluice.store.failed}, {@code sluice.store.timed.out} and
-     * {@code sluice.store.shed}.
+     * {@code sluice.store.shed}. They hold {@code health} (and so the store) until the returned watch is closed, which
+     * removes them from the registry. The latest watch of a mode publishes: it replaces the gauges of an earlier one
+     * (an application redeployed before the old one stopped), whose closing then leaves the new gauges alone.
      */
     @Override
-    public void watch(Supplier<StoreHealth> health) {
+    public Watch watch(Supplier<StoreHealth> health) {
         String mode = health.get().mode();
-        gauge("members", "Cluster members the store sees", health, StoreHealth::membersSeen, mode);
-        gauge("failed", "Store calls that failed in the last minute", health, StoreHealth::failedLastMinute, mode);
-        gauge("timed.out", "Store calls that timed out in the last minute", health,
-                StoreHealth::timedOutLastMinute, mode);
-        gauge("shed", "Store calls shed (too many in flight) in the last minute", health,
-                StoreHealth::shedLastMinute, mode);
+        List<Gauge> gauges = List.of(
+                gauge("members", "Cluster members the store sees", health, StoreHealth::membersSeen, mode),
+                gauge("failed", "Store calls that failed in the last minute", health, StoreHealth::failedLastMinute,
+                        mode),
+                gauge("timed.out", "Store calls that timed out in the last minute", health,
+                        StoreHealth::timedOutLastMinute, mode),
+                gauge("shed", "Store calls shed (too many in flight) in the last minute", health,
+                        StoreHealth::shedLastMinute, mode));
+        return () -> {
+            for (Gauge gauge : gauges) {
+                if (registry.find(gauge.getId().getName()).tags(gauge.getId().getTags()).gauge() == gauge) {
+                    registry.remove(gauge);
+                }
+            }
+        };
     }
 
-    private void gauge(String name, String description, Supplier<StoreHealth> health,
-                       ToDoubleFunction<StoreHealth> figure, String mode) {
-        Gauge.builder(STORE + "." + name, health, supplier -> figure.applyAsDouble(supplier.get()))
+    private Gauge gauge(String name, String description, Supplier<StoreHealth> health,
+                        ToDoubleFunction<StoreHealth> figure, String mode) {
+        String meterName = STORE + "." + name;
+        Gauge earlier = registry.find(meterName).tag("mode", mode).gauge();
+        if (earlier != null) {
+            registry.remove(earlier);
+        }
+        // Held strongly, not weakly as Micrometer's default: the watch, not the garbage collector, ends the gauge.
+        return Gauge.builder(meterName, health, supplier -> figure.applyAsDouble(supplier.get()))
                 .description(description)
                 .tag("mode", mode)
+                .strongReference(true)
                 .register(registry);
     }
 

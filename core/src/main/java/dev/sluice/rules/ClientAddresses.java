@@ -95,7 +95,7 @@ public final class ClientAddresses {
      * (then no header is believed); never null.
      */
     public String resolve(RequestView request) {
-        return format(resolveBytes(request), request.remoteAddress());
+        return format(resolveBytes(request), request);
     }
 
     /** The client's address as bytes; null when the remote address is not an IP literal. */
@@ -140,9 +140,12 @@ public final class ClientAddresses {
         return floor == 0 ? 0 : -1;
     }
 
-    /** The canonical text of {@code address}; the remote address as given when there are no bytes. */
-    static String format(byte @Nullable [] address, @Nullable String remoteAddress) {
-        return address == null ? String.valueOf(remoteAddress) : IpAddresses.format(address);
+    /**
+     * The canonical text of {@code address}; the request's remote address as given when there are no bytes (asked for
+     * only then: a container may format it anew on every call).
+     */
+    static String format(byte @Nullable [] address, RequestView request) {
+        return address == null ? String.valueOf(request.remoteAddress()) : IpAddresses.format(address);
     }
 
     private byte @Nullable [] parseHop(String entry) {

@@ -2,8 +2,8 @@ package dev.sluice.rules;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -17,10 +17,13 @@ import org.jspecify.annotations.Nullable;
 /** A request path reduced to its segments, the way the application will route it. Immutable. */
 final class NormalizedPath {
 
+    /** The segments in {@code [0, size)}; the array is the one normalizing filled, not a copy. */
     private final String[] segments;
+    private final int size;
 
-    private NormalizedPath(String[] segments) {
+    private NormalizedPath(String[] segments, int size) {
         this.segments = segments;
+        this.size = size;
     }
 
     /** Normalizes the raw (undecoded) request path; anything from {@code ?} or {@code #} on is ignored. */
@@ -35,7 +38,7 @@ final class NormalizedPath {
         if (fragment >= 0 && fragment < end) {
             end = fragment;
         }
-        List<String> segments = new ArrayList<>(8);
+        Segments segments = new Segments();
         int i = 0;
         while (i < end) {
             if (raw.charAt(i) == '/') {
@@ -56,10 +59,16 @@ final class NormalizedPath {
             String segment = raw.substring(start, semicolon < 0 ? i : semicolon);
             addDecoded(segments, escaped ? percentDecode(segment) : segment);
         }
-        return new NormalizedPath(segments.toArray(new String[0]));
+        return new NormalizedPath(segments.array, segments.size);
     }
 
-    private static void addDecoded(List<String> segments, String decoded) {
+    /** The segments found so far: what a list would be, without a list and a copy of it per request. */
+    private static final class Segments {
+        String[] array = new String[8];
+        int size;
+    }
+
+    private static void addDecoded(Segments segments, String decoded) {
         if (decoded.indexOf('/') < 0) {
             addSegment(segments, decoded);
             return;
@@ -75,13 +84,16 @@ final class NormalizedPath {
         }
     }
 
-    private static void addSegment(List<String> segments, String segment) {
+    private static void addSegment(Segments segments, String segment) {
         if (segment.equals("..")) {
-            if (!segments.isEmpty()) {
-                segments.remove(segments.size() - 1);
+            if (segments.size > 0) {
+                segments.size--;
             }
         } else if (!segment.isEmpty() && !segment.equals(".")) {
-            segments.add(segment);
+            if (segments.size == segments.array.length) {
+                segments.array = Arrays.copyOf(segments.array, 2 * segments.size);
+            }
+            segments.array[segments.size++] = segment;
         }
     }
 
@@ -110,15 +122,15 @@ final class NormalizedPath {
     }
 
     int size() {
-        return segments.length;
+        return size;
     }
 
     String segment(int index) {
-        return segments[index];
+        return segments[Objects.checkIndex(index, size)];
     }
 
     @Override
     public String toString() {
-        return "/" + String.join("/", segments);
+        return "/" + String.join("/", Arrays.asList(segments).subList(0, size));
     }
 }

@@ -58,7 +58,7 @@ final class RequestContext {
     String clientAddressKey() {
         String known = ipKey;
         if (known == null) {
-            known = KeyText.bound(ClientAddresses.format(clientAddress(), view.remoteAddress()));
+            known = KeyText.bound(ClientAddresses.format(clientAddress(), view));
             ipKey = known;
         }
         return known;

@@ -139,7 +139,9 @@ public final class RuleSet {
     /** The rules matching {@code request}, in rule order, without counting anything. */
     public List<Rule> match(RequestView request) {
         List<Rule> matched = new ArrayList<>();
-        forEachMatch(new RequestContext(request, clientAddresses), (rule, pattern) -> matched.add(rule.rule()));
+        for (PathIndex.Target target : matching(new RequestContext(request, clientAddresses))) {
+            matched.add(compiled.get(target.ruleIndex()).rule());
+        }
         return matched;
     }
 
@@ -164,31 +166,32 @@ public final class RuleSet {
     public Evaluation evaluate(RequestView request, CounterStore store, @Nullable Evaluation counted) {
         RequestContext context = new RequestContext(request, clientAddresses);
         List<RuleDecision> outcomes = new ArrayList<>(2);
-        Set<String> countedIds = new HashSet<>();
-        if (counted != null) {
+        Set<String> countedIds = Set.of();
+        if (counted != null && counted.matched()) {
+            countedIds = new HashSet<>();
             for (RuleDecision outcome : counted.outcomes()) {
                 outcomes.add(outcome);
                 countedIds.add(outcome.rule().id());
             }
         }
-        forEachMatch(context, (rule, pattern) -> {
+        for (PathIndex.Target target : matching(context)) {
+            CompiledRule rule = compiled.get(target.ruleIndex());
             if (countedIds.contains(rule.rule().id())) {
-                return;
+                continue;
             }
-            RuleDecision outcome = rule.count(pattern, context, store);
+            RuleDecision outcome = rule.count(target.pattern(), context, store);
             if (outcome != null) {
                 outcomes.add(outcome);
             }
-        });
+        }
         return Evaluation.of(outcomes);
     }
 
-    /** A rule that matched, with the pattern that matched it (null when matched by resource method). */
-    private interface MatchConsumer {
-        void accept(CompiledRule rule, @Nullable PathPattern pattern);
-    }
-
-    private void forEachMatch(RequestContext context, MatchConsumer consumer) {
+    /**
+     * The rules matching the request, in rule order, one target each: the first pattern that matched (null when
+     * matched by resource method).
+     */
+    private List<PathIndex.Target> matching(RequestContext context) {
         List<PathIndex.Target> targets = new ArrayList<>(4);
         pathIndex.collect(context.path(), targets);
         Method resourceMethod = context.resourceMethod();
@@ -201,17 +204,15 @@ public final class RuleSet {
         if (!inRuleOrder(targets)) {
             targets.sort(Comparator.comparingInt(PathIndex.Target::ruleIndex));
         }
+        int kept = 0;
         int previous = -1;
         for (PathIndex.Target target : targets) {
-            if (target.ruleIndex() == previous) {
-                continue;
-            }
-            CompiledRule rule = compiled.get(target.ruleIndex());
-            if (rule.matchesMethodAndHost(context)) {
+            if (target.ruleIndex() != previous && compiled.get(target.ruleIndex()).matchesMethodAndHost(context)) {
                 previous = target.ruleIndex();
-                consumer.accept(rule, target.pattern());
+                targets.set(kept++, target);
             }
         }
+        return kept == targets.size() ? targets : targets.subList(0, kept);
     }
 
     private static boolean inRuleOrder(List<PathIndex.Target> targets) {

@@ -6,7 +6,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
-import java.util.Collections;
+import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 
@@ -81,7 +81,20 @@ final class ServletRequestView implements RequestView {
     @Override
     public List<String> headers(String name) {
         Enumeration<String> values = request.getHeaders(name);
-        return values == null ? List.of() : Collections.list(values);
+        if (values == null || !values.hasMoreElements()) {
+            return List.of();
+        }
+        // Most headers come once (a forwarding header, as a proxy writes it): no list to grow for them.
+        String first = values.nextElement();
+        if (!values.hasMoreElements()) {
+            return List.of(first);
+        }
+        List<String> all = new ArrayList<>(4);
+        all.add(first);
+        while (values.hasMoreElements()) {
+            all.add(values.nextElement());
+        }
+        return all;
     }
 
     @Override

@@ -371,6 +371,35 @@ class RateLimitFilterTest {
     }
 
     @Test
+    void destroy_withMicrometer_removesTheStoreGaugesSoAFreshFilterPublishesItsOwnStore() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerDecisionMetrics metrics = new MicrometerDecisionMetrics(registry);
+        CounterStore firstStore = FailurePolicyStore.rejecting(new Down(), Duration.ofMillis(50));
+        ServletContextHandler firstContext = context("/", PER_IP, s -> s.store(firstStore).metrics(metrics));
+        try (JettyServer first = JettyServer.start(50, firstContext)) {
+            first.get("/api/items");
+            assertThat(storeGauges(registry)).hasSize(4);
+            assertThat(failedGauge(registry)).isEqualTo(1);
+        }
+
+        assertThat(storeGauges(registry)).as("after the filter's destroy").isEmpty();
+
+        // Redeployed: same registry and store mode, a fresh store that has failed nothing.
+        start(PER_IP, s -> s.store(FailurePolicyStore.rejecting(new Down(), Duration.ofMillis(50))).metrics(metrics));
+        assertThat(storeGauges(registry)).hasSize(4);
+        assertThat(failedGauge(registry)).as("the new store's, not the old one's").isZero();
+    }
+
+    private static List<String> storeGauges(SimpleMeterRegistry registry) {
+        return registry.getMeters().stream().map(meter -> meter.getId().getName())
+                .filter(name -> name.startsWith(MicrometerDecisionMetrics.STORE + ".")).toList();
+    }
+
+    private static double failedGauge(SimpleMeterRegistry registry) {
+        return registry.get(MicrometerDecisionMetrics.STORE + ".failed").tag("mode", "local").gauge().value();
+    }
+
+    @Test
     void filter_storeDownWithAllowPolicy_letsRequestsThroughWithoutInventedRemainingPermits() throws Exception {
         CounterStore down = FailurePolicyStore.allowing(new Down(), Duration.ofMillis(50));
         JettyServer server = start(PER_IP, s -> s.store(down));

@@ -46,18 +46,21 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
             return;
         }
         request.setProperty(RateLimitResponse.EVALUATION_ATTRIBUTE, evaluation);
-        RateLimitResponse.of(evaluation).filter(RateLimitResponse::rejected).ifPresent(answer -> {
+        RateLimitResponse answer = RateLimitResponse.of(evaluation).orElse(null);
+        if (answer != null && answer.rejected()) {
             ProblemDetails problem = answer.problem();
             request.abortWith(Response.status(problem.status()).type(ProblemDetails.MEDIA_TYPE)
                     .entity(problem.toJson()).build());
-        });
+        }
     }
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         if (request.getProperty(RateLimitResponse.EVALUATION_ATTRIBUTE) instanceof Evaluation evaluation) {
-            RateLimitResponse.of(evaluation).ifPresent(answer ->
-                    answer.writeHeaders(limiting.headerStyle(), response.getHeaders()::putSingle));
+            RateLimitResponse answer = RateLimitResponse.of(evaluation).orElse(null);
+            if (answer != null) {
+                answer.writeHeaders(limiting.headerStyle(), response.getHeaders()::putSingle);
+            }
         }
     }
 }

@@ -22,6 +22,10 @@ final class ServletAddressCapture implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
+        if (servletRequest == null) {
+            // Jersey without a servlet container injects nothing: no exception made and caught per request.
+            return;
+        }
         try {
             request.setProperty(PROPERTY, servletRequest.getRemoteAddr());
         } catch (IllegalStateException | NullPointerException notInAServletContainer) {

@@ -9,13 +9,19 @@ import dev.sluice.servlet.JettyServers;
 import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.servlet.ResponseContract;
 import jakarta.servlet.DispatcherType;
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.glassfish.jersey.internal.MapPropertiesDelegate;
 import org.glassfish.jersey.server.ApplicationHandler;
+import org.glassfish.jersey.server.ContainerRequest;
+import org.glassfish.jersey.server.ContainerResponse;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -23,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The Jersey binding in a real Jersey application on a real Jetty 12, asked over real HTTP. */
+/** The Jersey binding in a real Jersey application on a real Jetty 12, asked over real HTTP (and once on its own). */
 class RateLimitFeatureTest {
 
     private static final String SHARED_RULE = """
@@ -197,6 +203,27 @@ class RateLimitFeatureTest {
             assertThat(server.get("/items").statusCode()).isEqualTo(200);
         }
         assertThat(server.get("/items").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void withoutServletContainer_clientsShareTheUnknownAddress_andAreLimited() throws Exception {
+        // Jersey on its own: no servlet request to read a client's address from.
+        ApplicationHandler jersey = new ApplicationHandler(app(new RateLimitFeature()));
+
+        List<String> remaining = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ContainerResponse passed = get(jersey, "items");
+            assertThat(passed.getStatus()).isEqualTo(200);
+            remaining.add(passed.getHeaderString("X-RateLimit-Remaining"));
+        }
+        assertThat(remaining).containsExactly("2", "1", "0");
+        assertThat(get(jersey, "items").getStatus()).isEqualTo(429);
+    }
+
+    private static ContainerResponse get(ApplicationHandler jersey, String path) throws Exception {
+        URI base = URI.create("http://localhost/");
+        return jersey.apply(new ContainerRequest(base, base.resolve(path), "GET", null, new MapPropertiesDelegate(),
+                jersey.getConfiguration())).get();
     }
 
     @Test

@@ -1,0 +1,48 @@
+package dev.sluice.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.store.StoreHealth;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MicrometerDecisionMetricsTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final MicrometerDecisionMetrics metrics = new MicrometerDecisionMetrics(registry);
+
+    @Test
+    void watch_closed_removesItsGaugesOnce() {
+        DecisionMetrics.Watch watch = metrics.watch(() -> health(3));
+        assertThat(storeGauges()).hasSize(4);
+
+        watch.close();
+        watch.close();
+
+        assertThat(storeGauges()).isEmpty();
+    }
+
+    @Test
+    void watch_laterWatchOfTheSameMode_publishesItsStoreAndOutlivesTheEarlierOnesClose() {
+        DecisionMetrics.Watch earlier = metrics.watch(() -> health(1));
+        DecisionMetrics.Watch later = metrics.watch(() -> health(2));
+
+        earlier.close();
+
+        assertThat(storeGauges()).hasSize(4);
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".failed").tag("mode", "test").gauge().value())
+                .isEqualTo(2);
+        later.close();
+        assertThat(storeGauges()).isEmpty();
+    }
+
+    private static StoreHealth health(long failed) {
+        return new StoreHealth("test", 0, failed, 0, 0);
+    }
+
+    private List<String> storeGauges() {
+        return registry.getMeters().stream().map(meter -> meter.getId().getName())
+                .filter(name -> name.startsWith(MicrometerDecisionMetrics.STORE + ".")).toList();
+    }
+}
