@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Where counters live: a map from key to algorithm state in which each decision is one atomic step.
@@ -36,11 +37,7 @@ public interface CounterStore extends AutoCloseable {
      * flight ({@link FailurePolicyStore#withMaxPending}) count a sent call as ended early.
      */
     default CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        try {
-            return CompletableFuture.completedFuture(apply(key, policy, cost, maxDelayNanos));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return onCallingThread(() -> apply(key, policy, cost, maxDelayNanos));
     }
 
     /**
@@ -51,11 +48,7 @@ public interface CounterStore extends AutoCloseable {
 
     /** Like {@link #peek}, without blocking the caller; the default completes on the calling thread. */
     default CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        try {
-            return CompletableFuture.completedFuture(peek(key, policy, cost));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return onCallingThread(() -> peek(key, policy, cost));
     }
 
     /**
@@ -79,11 +72,7 @@ public interface CounterStore extends AutoCloseable {
 
     /** Like {@link #record}, without blocking the caller; the default completes on the calling thread. */
     default CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
-        try {
-            return CompletableFuture.completedFuture(record(key, policy, cost, ageNanos));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return onCallingThread(() -> record(key, policy, cost, ageNanos));
     }
 
     /**
@@ -99,11 +88,7 @@ public interface CounterStore extends AutoCloseable {
 
     /** Like {@link #reserve}, without blocking the caller; the default completes on the calling thread. */
     default CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        try {
-            return CompletableFuture.completedFuture(reserve(key, policy, cost, maxWaitNanos));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return onCallingThread(() -> reserve(key, policy, cost, maxWaitNanos));
     }
 
     /**
@@ -130,4 +115,13 @@ public interface CounterStore extends AutoCloseable {
     /** Releases what the store holds (threads, connections, an embedded cluster member). Idempotent. */
     @Override
     void close();
+
+    /** The async defaults: {@code call} run now, on the calling thread, its result or failure as a completed stage. */
+    private static CompletionStage<Decision> onCallingThread(Supplier<Decision> call) {
+        try {
+            return CompletableFuture.completedFuture(call.get());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 }

@@ -47,10 +47,7 @@ final class BatchResult implements IdentifiedDataSerializable {
 
     /** The decision of request {@code i}, whose policy was {@code policy}. */
     Decision decision(int i, Policy policy) {
-        Decision read = decisions[i];
-        String name = policy.limits().get(limitIndexes[i]).name();
-        return new Decision(read.allowed(), read.limit(), read.remaining(), read.retryAfterNanos(),
-                read.nextPermitNanos(), read.resetAfterNanos(), read.delayNanos(), name, false);
+        return WireFormat.named(decisions[i], policy.limits().get(limitIndexes[i]).name());
     }
 
     @Override
@@ -58,14 +55,7 @@ final class BatchResult implements IdentifiedDataSerializable {
         WireFormat.writeVersion(out, WireFormat.BATCHES);
         out.writeInt(decisions.length);
         for (int i = 0; i < decisions.length; i++) {
-            Decision decision = decisions[i];
-            out.writeBoolean(decision.allowed());
-            out.writeLong(decision.limit());
-            out.writeLong(decision.remaining());
-            out.writeLong(decision.retryAfterNanos());
-            out.writeLong(decision.nextPermitNanos());
-            out.writeLong(decision.resetAfterNanos());
-            out.writeLong(decision.delayNanos());
+            WireFormat.writeDecision(out, decisions[i]);
             out.writeByte(limitIndexes[i]);
         }
     }
@@ -78,8 +68,7 @@ final class BatchResult implements IdentifiedDataSerializable {
         limitIndexes = new int[count];
         for (int i = 0; i < count; i++) {
             // The limit's name is the caller's to fill in (decision(i, policy)); until then it is left empty.
-            decisions[i] = new Decision(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(), in.readLong(),
-                    in.readLong(), in.readLong(), "", false);
+            decisions[i] = WireFormat.readDecision(in);
             int index = in.readByte() & 0xff;
             if (index >= Policy.MAX_LIMITS) {
                 throw new IOException("decision " + i + " names limit " + index + "; a policy holds at most "

@@ -25,21 +25,15 @@ final class DecisionResult implements IdentifiedDataSerializable {
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
         WireFormat.writeVersion(out);
-        out.writeBoolean(decision.allowed());
-        out.writeLong(decision.limit());
-        out.writeLong(decision.remaining());
-        out.writeLong(decision.retryAfterNanos());
-        out.writeLong(decision.nextPermitNanos());
-        out.writeLong(decision.resetAfterNanos());
-        out.writeLong(decision.delayNanos());
+        WireFormat.writeDecision(out, decision);
         out.writeString(decision.limitName());
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         WireFormat.readVersion(in, "decision result");
-        decision = new Decision(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(), in.readLong(),
-                in.readLong(), in.readLong(), in.readString(), false);
+        Decision fields = WireFormat.readDecision(in);
+        decision = WireFormat.named(fields, in.readString());
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
+import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
@@ -136,6 +137,32 @@ final class WireFormat {
             throw new IOException("cannot read a " + type + " in Sluice wire format version " + version + ": version "
                     + since + " added it");
         }
+    }
+
+    /**
+     * Writes a decision's fields as every result carries them: allowed (boolean), then limit, remaining, retry-after,
+     * next-permit, reset-after and delay in nanoseconds (longs). The limit's name is each result's own to write.
+     */
+    static void writeDecision(ObjectDataOutput out, Decision decision) throws IOException {
+        out.writeBoolean(decision.allowed());
+        out.writeLong(decision.limit());
+        out.writeLong(decision.remaining());
+        out.writeLong(decision.retryAfterNanos());
+        out.writeLong(decision.nextPermitNanos());
+        out.writeLong(decision.resetAfterNanos());
+        out.writeLong(decision.delayNanos());
+    }
+
+    /** Reads what {@link #writeDecision} wrote; the limit's name is left empty, for {@link #named}. */
+    static Decision readDecision(ObjectDataInput in) throws IOException {
+        return new Decision(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(), in.readLong(),
+                in.readLong(), in.readLong(), "", false);
+    }
+
+    /** {@code read} with its limit named {@code limitName}. */
+    static Decision named(Decision read, String limitName) {
+        return new Decision(read.allowed(), read.limit(), read.remaining(), read.retryAfterNanos(),
+                read.nextPermitNanos(), read.resetAfterNanos(), read.delayNanos(), limitName, false);
     }
 
     /** Writes a policy as the processors of version 1 do: algorithm id, limit count, then each limit. */

@@ -11,11 +11,6 @@ import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,7 +78,8 @@ class BatchingClusterTest {
             throws Exception {
         Policy policy = Policy.of(algorithm, HUNDRED_PER_HOUR);
 
-        int admitted = flood(members, policy, "hot-" + algorithm);
+        int admitted = ClusterSupport.admitted(members, THREADS_PER_MEMBER, ATTEMPTS_PER_THREAD, "hot-" + algorithm,
+                policy, Long.MAX_VALUE);
 
         assertThat(admitted).isEqualTo(100);
         assertThat(members.stream().mapToLong(HazelcastCounterStore::batchesSent).sum())
@@ -99,7 +95,8 @@ class BatchingClusterTest {
                         StoreOptions.builder().mapName("unbatched").batching(false).build()));
             }
 
-            int admitted = flood(unbatched, Policy.of(Algorithm.TOKEN_BUCKET, HUNDRED_PER_HOUR), "hot");
+            int admitted = ClusterSupport.admitted(unbatched, THREADS_PER_MEMBER, ATTEMPTS_PER_THREAD, "hot",
+                    Policy.of(Algorithm.TOKEN_BUCKET, HUNDRED_PER_HOUR), Long.MAX_VALUE);
 
             assertThat(admitted).isEqualTo(100);
             assertThat(unbatched.stream().mapToLong(HazelcastCounterStore::batchesSent).sum()).isZero();
@@ -108,36 +105,6 @@ class BatchingClusterTest {
         }
     }
 
-    /** Eight threads on each store try {@code key} 40 times each; returns how many were admitted in all. */
-    private static int flood(List<HazelcastCounterStore> stores, Policy policy, String key) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS_PER_MEMBER * stores.size());
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<Integer>> admitted = new ArrayList<>();
-            for (HazelcastCounterStore store : stores) {
-                for (int t = 0; t < THREADS_PER_MEMBER; t++) {
-                    admitted.add(pool.submit(() -> {
-                        start.await();
-                        int granted = 0;
-                        for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
-                            if (store.apply(key, policy, 1, Long.MAX_VALUE).allowed()) {
-                                granted++;
-                            }
-                        }
-                        return granted;
-                    }));
-                }
-            }
-            start.countDown();
-            int total = 0;
-            for (Future<Integer> future : admitted) {
-                total += future.get(120, TimeUnit.SECONDS);
-            }
-            return total;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
 
     private static SameKeyBatcher.Request request(Policy policy, long cost, long maxDelayNanos) {
         return new SameKeyBatcher.Request(policy, cost, maxDelayNanos, CallAnswer.waiting());

@@ -6,6 +6,7 @@ import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,6 +18,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -183,6 +189,41 @@ public final class ClusterSupport {
         @Override
         public long nanos() {
             return target.nanos();
+        }
+    }
+
+    /**
+     * {@code threadsEach} threads on each of {@code stores}, started together, try {@code key} {@code attempts} times
+     * each; returns how many requests were admitted in all.
+     */
+    static int admitted(List<? extends CounterStore> stores, int threadsEach, int attempts, String key,
+                        Policy policy, long maxDelayNanos) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threadsEach * stores.size());
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (CounterStore store : stores) {
+                for (int t = 0; t < threadsEach; t++) {
+                    admitted.add(pool.submit(() -> {
+                        start.await();
+                        int granted = 0;
+                        for (int i = 0; i < attempts; i++) {
+                            if (store.apply(key, policy, 1, maxDelayNanos).allowed()) {
+                                granted++;
+                            }
+                        }
+                        return granted;
+                    }));
+                }
+            }
+            start.countDown();
+            int total = 0;
+            for (Future<Integer> future : admitted) {
+                total += future.get(120, TimeUnit.SECONDS);
+            }
+            return total;
+        } finally {
+            pool.shutdownNow();
         }
     }
 }

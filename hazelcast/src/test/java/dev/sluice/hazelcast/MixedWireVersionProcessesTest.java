@@ -9,13 +9,7 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,9 +37,8 @@ class MixedWireVersionProcessesTest {
                      ClusterSupport.client(cluster.clusterName(), cluster.addresses()).build())) {
             String onOldMember = keyOwnedByPort(client, cluster.port(0), "old-");
 
-            assertThat(flood(client, onOldMember)).isEqualTo(100);
+            assertThat(admitted(client, onOldMember)).isEqualTo(100);
             assertThat(client.batchesSent()).isZero();
-            assertThat(client.clusterWireVersion()).isEqualTo(1);
 
             String untouched = keyOwnedByPort(client, cluster.port(0), "untouched-");
             BatchApplyProcessor batch = new BatchApplyProcessor(List.of(request(), request()));
@@ -60,38 +53,15 @@ class MixedWireVersionProcessesTest {
             ClusterSupport.await(() -> client.clusterWireVersion() == 2, Duration.ofSeconds(60),
                     "the client to find every member reading version 2");
 
-            assertThat(flood(client, "after-upgrade")).isEqualTo(100);
+            assertThat(admitted(client, "after-upgrade")).isEqualTo(100);
             assertThat(client.batchesSent()).isPositive();
         }
     }
 
+
     /** Sixteen threads try {@code key} twenty times each; returns how many were admitted. */
-    private static int flood(HazelcastCounterStore store, String key) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<Integer>> admitted = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                admitted.add(pool.submit(() -> {
-                    start.await();
-                    int granted = 0;
-                    for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
-                        if (store.apply(key, HUNDRED_PER_HOUR, 1, 0).allowed()) {
-                            granted++;
-                        }
-                    }
-                    return granted;
-                }));
-            }
-            start.countDown();
-            int total = 0;
-            for (Future<Integer> future : admitted) {
-                total += future.get(120, TimeUnit.SECONDS);
-            }
-            return total;
-        } finally {
-            pool.shutdownNow();
-        }
+    private static int admitted(HazelcastCounterStore store, String key) throws Exception {
+        return ClusterSupport.admitted(List.of(store), THREADS, ATTEMPTS_PER_THREAD, key, HUNDRED_PER_HOUR, 0);
     }
 
     private static String keyOwnedByPort(HazelcastCounterStore client, int port, String prefix) {

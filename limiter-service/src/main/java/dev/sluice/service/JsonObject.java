@@ -1,6 +1,6 @@
 package dev.sluice.service;
 
-import java.util.Locale;
+import dev.sluice.http.Json;
 
 /** A JSON object written member by member, strings escaped; what the service's answers need, nothing more. */
 final class JsonObject {
@@ -10,7 +10,7 @@ final class JsonObject {
 
     JsonObject put(String name, String value) {
         name(name);
-        string(json, value);
+        Json.appendString(json, value);
         return this;
     }
 
@@ -35,7 +35,7 @@ final class JsonObject {
             json.append(',');
         }
         first = false;
-        string(json, name);
+        Json.appendString(json, name);
         return json.append(':');
     }
 
@@ -54,27 +54,5 @@ final class JsonObject {
             array.append(value);
         }
         return array.append(']').toString();
-    }
-
-    static void string(StringBuilder json, String value) {
-        json.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> json.append("\\\"");
-                case '\\' -> json.append("\\\\");
-                case '\n' -> json.append("\\n");
-                case '\r' -> json.append("\\r");
-                case '\t' -> json.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-                        json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        json.append(c);
-                    }
-                }
-            }
-        }
-        json.append('"');
     }
 }

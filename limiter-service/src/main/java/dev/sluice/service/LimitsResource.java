@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import dev.sluice.Durations;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
+import dev.sluice.http.Json;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.rules.LimitsFile;
@@ -89,7 +90,7 @@ public final class LimitsResource {
         String base = uri.getBaseUri().getRawPath();
         String server = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
         StringBuilder url = new StringBuilder();
-        JsonObject.string(url, server.isEmpty() ? "/" : server);
+        Json.appendString(url, server.isEmpty() ? "/" : server);
         return openApi.replace("\"${server}\"", url.toString());
     }
 
@@ -335,7 +336,7 @@ public final class LimitsResource {
         JsonObject extra = refusal(answer(entry, key), decision, now).putRaw("policies",
                 JsonObject.array(problem.policies().stream().map(name -> {
                     StringBuilder quoted = new StringBuilder();
-                    JsonObject.string(quoted, name);
+                    Json.appendString(quoted, name);
                     return quoted;
                 }).toList()));
         Response response = Problems.response(problem.status(), problem.type(), problem.title(), detail, extra);

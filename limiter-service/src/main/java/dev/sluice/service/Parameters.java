@@ -1,6 +1,7 @@
 package dev.sluice.service;
 
 import dev.sluice.Limit;
+import dev.sluice.http.Json;
 import dev.sluice.rules.LimitsFile;
 import java.time.Duration;
 import java.time.Instant;
@@ -105,7 +106,7 @@ final class Parameters {
     static String shown(String text) {
         String cut = text.length() > SHOWN ? text.substring(0, SHOWN) + "..." : text;
         StringBuilder quoted = new StringBuilder();
-        JsonObject.string(quoted, cut);
+        Json.appendString(quoted, cut);
         return quoted.toString();
     }
 }
