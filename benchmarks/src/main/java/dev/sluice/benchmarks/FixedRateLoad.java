@@ -1,28 +1,22 @@
 package dev.sluice.benchmarks;
 
-import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * A bounded, fixed-rate HTTP load: {@code rate} requests per second for {@code seconds}, each sent at its scheduled
- * time by one of 64 workers sharing one HttpClient (so at most 64 concurrent requests), and timed from that scheduled
- * time, so a stalled server is not hidden by a load generator that waits for it (no coordinated omission). Prints
- * p50/p95/p99/p99.9 and the statuses seen.
+ * A bounded, fixed-rate HTTP load on one URL: {@code rate} requests per second for {@code seconds} after a 2 s warm-up
+ * at the same rate, over 64 keep-alive connections, each request timed from its scheduled send ({@link OpenLoopLoad}:
+ * no coordinated omission). Prints p50/p95/p99/p99.9, the statuses seen and the CPU time per request.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.FixedRateLoad GET|POST URL RATE
- * SECONDS}
+ * SECONDS [SERVER_PID]}; given the server's process id, it also prints the server's CPU time per request.
  */
 public final class FixedRateLoad {
-
-    private static final int WORKERS = 64;
 
     private FixedRateLoad() {
     }
@@ -32,64 +26,25 @@ public final class FixedRateLoad {
         URI uri = URI.create(args[1]);
         int rate = Integer.parseInt(args[2]);
         int seconds = Integer.parseInt(args[3]);
-        int total = rate * seconds;
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                .method(method, HttpRequest.BodyPublishers.noBody()).build();
-
-        // Warm up the connections and both JITs for 2 seconds at the same rate, unmeasured.
-        run(client, request, rate, 2 * rate, null, new AtomicInteger(), new AtomicInteger());
-        long[] latencies = new long[total];
-        AtomicInteger ok = new AtomicInteger();
-        AtomicInteger other = new AtomicInteger();
-        long start = System.nanoTime();
-        run(client, request, rate, total, latencies, ok, other);
-        long elapsed = System.nanoTime() - start;
+        List<ProcessHandle> server = args.length > 4 ? List.of(ProcessHandle.of(Long.parseLong(args[4])).orElseThrow())
+                : List.of();
+        OpenLoopLoad.Run run;
+        try (OpenLoopLoad load = new OpenLoopLoad(new InetSocketAddress(uri.getHost(), uri.getPort()),
+                new byte[][] {KeepAliveConnection.request(method, uri.getRawPath()
+                        + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()), "")}, 64)) {
+            load.run(rate, 2, List.of());
+            run = load.run(rate, seconds, server);
+        }
+        long[] latencies = run.latencyNanos().clone();
         Arrays.sort(latencies);
-        System.out.printf(Locale.ROOT, "%s %s at %d/s for %d s: %d requests in %.1f s, 2xx %d, other %d%n", method, uri,
-                rate, seconds, total, elapsed / 1e9, ok.get(), other.get());
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        Arrays.stream(run.statuses()).forEach(status -> statuses.merge(status, 1, Integer::sum));
+        System.out.printf(Locale.ROOT, "%s %s at %d/s for %d s: %d requests in %.1f s, statuses %s; CPU per request:"
+                        + " load generator %.0f µs, server %.0f µs%n", method, uri, rate, seconds, latencies.length,
+                run.seconds(), statuses, run.loadCpuMicros(), run.serverCpuMicros());
         System.out.printf(Locale.ROOT, "latency from scheduled send: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, "
                         + "p99.9 %.2f ms, max %.2f ms%n", percentile(latencies, 50), percentile(latencies, 95),
-                percentile(latencies, 99), percentile(latencies, 99.9), latencies[total - 1] / 1e6);
-    }
-
-    /**
-     * Sends {@code count} requests at {@code rate} per second from {@link #WORKERS} threads over one HttpClient: at
-     * most {@link #WORKERS} concurrent requests however slow the server gets. A request is sent at its scheduled time,
-     * or as soon as a worker is free when all were busy; its latency counts from the schedule.
-     */
-    private static void run(HttpClient client, HttpRequest request, int rate, int count, long[] latencies,
-                            AtomicInteger ok, AtomicInteger other) throws InterruptedException {
-        long interval = 1_000_000_000L / rate;
-        long first = System.nanoTime();
-        AtomicInteger next = new AtomicInteger();
-        Thread[] workers = new Thread[WORKERS];
-        for (int w = 0; w < workers.length; w++) {
-            workers[w] = new Thread(() -> {
-                for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
-                    long scheduled = first + i * interval;
-                    long wait;
-                    while ((wait = scheduled - System.nanoTime()) > 0) {
-                        LockSupport.parkNanos(wait);
-                    }
-                    boolean success;
-                    try {
-                        success = client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() / 100 == 2;
-                    } catch (IOException | InterruptedException e) {
-                        success = false;
-                    }
-                    if (latencies != null) {
-                        latencies[i] = System.nanoTime() - scheduled;
-                    }
-                    (success ? ok : other).incrementAndGet();
-                }
-            });
-            workers[w].start();
-        }
-        for (Thread worker : workers) {
-            worker.join();
-        }
+                percentile(latencies, 99), percentile(latencies, 99.9), latencies[latencies.length - 1] / 1e6);
     }
 
     static double percentile(long[] sorted, double percent) {

@@ -3,11 +3,8 @@ package dev.sluice.benchmarks;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -198,9 +195,6 @@ public final class HttpOverheadRun {
      */
     private record Load(int connections, long warmupNanos, long measureNanos, long maxRequests) {
 
-        private static final byte[] HEADER_END = {'\r', '\n', '\r', '\n'};
-        private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
-
         /**
          * Warms {@code server} up at {@code keys} clients, then measures, prints and returns its requests/s and the
          * CPU time its {@code processes} spent per request.
@@ -208,43 +202,31 @@ public final class HttpOverheadRun {
         Figures run(InetSocketAddress address, int keys, String server, List<Process> processes) throws IOException {
             byte[][] requests = new byte[keys][];
             for (int i = 0; i < keys; i++) {
-                requests[i] = ("GET /api/hello HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: "
-                        + HttpOverheadServer.clientAddress(i) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+                requests[i] = KeepAliveConnection.request("GET", "/api/hello",
+                        "X-Forwarded-For: " + HttpOverheadServer.clientAddress(i) + "\r\n");
             }
             try (Selector selector = Selector.open()) {
-                List<Connection> open = new ArrayList<>();
+                List<KeepAliveConnection> open = new ArrayList<>();
                 try {
                     for (int c = 0; c < connections; c++) {
-                        SocketChannel channel = SocketChannel.open(address);
-                        open.add(new Connection(channel));
-                        channel.setOption(StandardSocketOptions.TCP_NODELAY, true).configureBlocking(false)
-                                .register(selector, SelectionKey.OP_READ, open.get(c));
+                        open.add(KeepAliveConnection.open(address, selector));
                     }
                     phase(selector, open, requests, warmupNanos, Long.MAX_VALUE);
-                    long cpuBefore = cpuNanos(processes);
+                    List<ProcessHandle> handles = processes.stream().map(Process::toHandle).toList();
+                    long cpuBefore = OpenLoopLoad.cpuNanos(handles);
                     Phase measured = phase(selector, open, requests, measureNanos, maxRequests);
-                    double cpuMicros = (cpuNanos(processes) - cpuBefore) / 1e3 / measured.answered;
+                    double cpuMicros = (OpenLoopLoad.cpuNanos(handles) - cpuBefore) / 1e3 / measured.answered;
                     double rate = measured.answered * 1e9 / measured.nanos;
                     System.out.printf(Locale.ROOT, "%s, %d client keys: %,d requests in %.1f s: %,.0f/s, server CPU"
                                     + " %.1f µs per request (%d not 200)%n", server, keys, measured.answered,
                             measured.nanos / 1e9, rate, cpuMicros, measured.notOk);
                     return new Figures(rate, cpuMicros);
                 } finally {
-                    for (Connection connection : open) {
-                        connection.channel.close();
+                    for (KeepAliveConnection connection : open) {
+                        connection.close();
                     }
                 }
             }
-        }
-
-        /** The CPU time (user and system) the processes have used so far. */
-        private static long cpuNanos(List<Process> processes) {
-            long nanos = 0;
-            for (Process process : processes) {
-                nanos += process.info().totalCpuDuration().orElseThrow(
-                        () -> new IllegalStateException("this system does not tell a process's CPU time")).toNanos();
-            }
-            return nanos;
         }
 
         /** What one phase counted: answers, those that were not 200, and the time they took. */
@@ -255,14 +237,14 @@ public final class HttpOverheadRun {
          * Keeps every connection busy until {@code nanos} passed or {@code limit} answers came, then waits for the
          * answers still in flight, uncounted, so the next phase starts on idle connections.
          */
-        private static Phase phase(Selector selector, List<Connection> open, byte[][] requests, long nanos,
+        private static Phase phase(Selector selector, List<KeepAliveConnection> open, byte[][] requests, long nanos,
                                    long limit) throws IOException {
             long start = System.nanoTime();
             long end = start + nanos;
             long answered = 0;
             long notOk = 0;
             int next = 0;
-            for (Connection connection : open) {
+            for (KeepAliveConnection connection : open) {
                 connection.send(requests[next++ % requests.length]);
             }
             int inFlight = open.size();
@@ -272,7 +254,7 @@ public final class HttpOverheadRun {
                 long now = System.nanoTime();
                 boolean counting = stoppedAt == 0;
                 for (SelectionKey key : selector.selectedKeys()) {
-                    Connection connection = (Connection) key.attachment();
+                    KeepAliveConnection connection = (KeepAliveConnection) key.attachment();
                     int status = connection.receive();
                     if (status == 0) {
                         continue;
@@ -293,66 +275,6 @@ public final class HttpOverheadRun {
                 selector.selectedKeys().clear();
             }
             return new Phase(answered, notOk, stoppedAt - start);
-        }
-
-        /** One keep-alive connection with at most one request in flight. */
-        private static final class Connection {
-            final SocketChannel channel;
-            final ByteBuffer in = ByteBuffer.allocate(64 * 1024);
-
-            Connection(SocketChannel channel) {
-                this.channel = channel;
-            }
-
-            void send(byte[] request) throws IOException {
-                ByteBuffer out = ByteBuffer.wrap(request);
-                while (out.hasRemaining()) {
-                    channel.write(out);
-                }
-            }
-
-            /** Reads what arrived; the status of the answer once it is complete, else 0. */
-            int receive() throws IOException {
-                if (channel.read(in) < 0) {
-                    throw new IOException("the server closed a connection");
-                }
-                byte[] bytes = in.array();
-                int headerEnd = indexOf(bytes, 0, in.position(), HEADER_END);
-                if (headerEnd < 0) {
-                    return 0;
-                }
-                String header = new String(bytes, 0, headerEnd, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
-                int bodyStart = headerEnd + HEADER_END.length;
-                int length = header.indexOf("\r\ncontent-length:");
-                int end;
-                if (length >= 0) {
-                    int valueEnd = header.indexOf('\r', length + 2);
-                    end = bodyStart + Integer.parseInt(header.substring(length + 17, valueEnd < 0 ? header.length()
-                            : valueEnd).trim());
-                } else if (header.contains("\r\ntransfer-encoding: chunked")) {
-                    int last = indexOf(bytes, bodyStart, in.position(), LAST_CHUNK);
-                    end = last < 0 ? Integer.MAX_VALUE : last + LAST_CHUNK.length;
-                } else {
-                    throw new IOException("an answer without a length: " + header);
-                }
-                if (in.position() < end) {
-                    return 0;
-                }
-                if (in.position() > end) {
-                    throw new IOException("more than one answer to one request");
-                }
-                in.clear();
-                return Integer.parseInt(header.substring(9, 12));
-            }
-
-            private static int indexOf(byte[] bytes, int from, int to, byte[] wanted) {
-                for (int i = from; i <= to - wanted.length; i++) {
-                    if (Arrays.equals(bytes, i, i + wanted.length, wanted, 0, wanted.length)) {
-                        return i;
-                    }
-                }
-                return -1;
-            }
         }
     }
 }

@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link CounterStore} in a Hazelcast {@link IMap}, shared by every application instance that joins the cluster.
  *
- * <p>Each decision is one entry-processor call on the key ({@code executeOnKey}, or {@code submitToKey} for
- * {@link #applyAsync}): the member that owns the key reads its own time (see {@link #TIME_SOURCE_KEY}), runs
+ * <p>Each decision is one entry-processor call on the key ({@code executeOnKey}, or an asynchronous call for
+ * {@link #applyAsync} and its siblings, {@code ProcessorCalls}): the member that owns the key reads its own time (see {@link #TIME_SOURCE_KEY}), runs
  * {@link Policy#apply} on the key's state and stores the result, atomically, then writes the computed state to one
  * synchronous backup (by default). Entries expire once their state is back to full capacity (their time to live is
  * set by the processor), and each member holds at most {@link StoreOptions#maxKeysPerMember()} keys (least recently
@@ -78,6 +78,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final StoreOptions options;
     /** Got on first use: a client that has not yet connected cannot make the proxy. */
     private volatile @Nullable IMap<String, CounterState> map;
+    /** Made with {@link #map}. */
+    private volatile @Nullable ProcessorCalls calls;
     private final boolean ownsInstance;
     /** What {@link #health()} calls this store: how it reaches the cluster. */
     private final String connection;
@@ -270,7 +272,7 @@ public final class HazelcastCounterStore implements CounterStore {
         if (batching != null) {
             return batching.submit(key, policy, cost, maxDelayNanos);
         }
-        return onAnsweringThread(map().submitToKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)))
+        return calls().submit(key, new ApplyProcessor(policy, cost, maxDelayNanos))
                 .thenApply(DecisionResult::decision);
     }
 
@@ -287,7 +289,7 @@ public final class HazelcastCounterStore implements CounterStore {
     private CompletableFuture<?> send(String key, List<SameKeyBatcher.Request> requests) {
         if (requests.size() > 1 && wireVersion.current() >= WireFormat.BATCHES) {
             batchesSent.increment();
-            return onAnsweringThread(map().submitToKey(key, new BatchApplyProcessor(requests))).thenAccept(result -> {
+            return calls().submit(key, new BatchApplyProcessor(requests)).thenAccept(result -> {
                 if (result.size() != requests.size()) {
                     throw new IllegalStateException("a batch of " + requests.size() + " got " + result.size()
                             + " decisions");
@@ -301,8 +303,8 @@ public final class HazelcastCounterStore implements CounterStore {
         CompletableFuture<?>[] calls = new CompletableFuture<?>[requests.size()];
         for (int i = 0; i < calls.length; i++) {
             SameKeyBatcher.Request request = requests.get(i);
-            calls[i] = onAnsweringThread(map().submitToKey(key,
-                    new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos())))
+            calls[i] = calls().submit(key,
+                    new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos()))
                     .whenComplete((result, failure) -> {
                         if (failure == null) {
                             request.answer().complete(result.decision());
@@ -312,23 +314,6 @@ public final class HazelcastCounterStore implements CounterStore {
                     });
         }
         return calls.length == 1 ? calls[0] : CompletableFuture.allOf(calls);
-    }
-
-    /**
-     * A future completed by the Hazelcast thread that completes {@code call}, not by Hazelcast's async executor, which
-     * would cost every decision a hand-over to another thread. The call is sent: cancelling is refused.
-     */
-    private static <T> CompletableFuture<T> onAnsweringThread(CompletionStage<T> call) {
-        CompletableFuture<T> answer = CallAnswer.sent();
-        call.whenCompleteAsync((value, failure) -> {
-            if (failure == null) {
-                answer.complete(value);
-            } else {
-                answer.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure);
-            }
-        }, Runnable::run);
-        return answer;
     }
 
     /** Waits for a batched decision, throwing what the call threw, as an unbatched call does. */
@@ -361,7 +346,7 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return elsewhere().peekAsync(key, policy, cost);
         }
-        return onAnsweringThread(map().submitToKey(key, new PeekProcessor(policy, cost)))
+        return calls().submit(key, new PeekProcessor(policy, cost))
                 .thenApply(DecisionResult::decision);
     }
 
@@ -386,7 +371,7 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return elsewhere().recordAsync(key, policy, cost, ageNanos);
         }
-        return map().submitToKey(key, new RecordProcessor(policy, cost, ageNanos)).thenApply(DecisionResult::decision);
+        return calls().submit(key, new RecordProcessor(policy, cost, ageNanos)).thenApply(DecisionResult::decision);
     }
 
     /** Takes the earliest slot within {@code maxWaitNanos} on the key's owner ({@code ReserveProcessor}). */
@@ -405,7 +390,7 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return elsewhere().reserveAsync(key, policy, cost, maxWaitNanos);
         }
-        return map().submitToKey(key, new ReserveProcessor(policy, cost, maxWaitNanos))
+        return calls().submit(key, new ReserveProcessor(policy, cost, maxWaitNanos))
                 .thenApply(DecisionResult::decision);
     }
 
@@ -468,6 +453,15 @@ public final class HazelcastCounterStore implements CounterStore {
         if (known == null) {
             known = instance.getMap(options.mapName());
             map = known;
+        }
+        return known;
+    }
+
+    private ProcessorCalls calls() {
+        ProcessorCalls known = calls;
+        if (known == null) {
+            known = new ProcessorCalls(map());
+            calls = known;
         }
         return known;
     }

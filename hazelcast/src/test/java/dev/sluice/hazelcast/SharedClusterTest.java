@@ -1,8 +1,7 @@
 package dev.sluice.hazelcast;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.hazelcast.core.EntryView;
+import com.hazelcast.internal.util.ConcurrencyUtil;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
@@ -15,16 +14,21 @@ import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Behaviour of one healthy three-member cluster, shared by the tests (each uses its own keys). */
 class SharedClusterTest {
@@ -63,6 +67,34 @@ class SharedClusterTest {
         assertThat(threads.getTotalStartedThreadCount() - startedBefore).as("threads started by 3,000 calls")
                 .isLessThan(100);
         assertThat(stores).allSatisfy(store -> assertThat(store.failures() + store.timeouts()).isZero());
+    }
+
+    /**
+     * Hazelcast's submitToKey would pass each answer on through its default async executor, a task (and a thread woken)
+     * per call; see ProcessorCalls. Counted by putting a counting executor in its place for the test.
+     */
+    @Test
+    void asyncCalls_onMembers_handNoTaskToHazelcastsAsyncExecutor() {
+        Policy policy = Policy.of(Algorithm.SLIDING_WINDOW_LOG, Limit.of(1_000_000, Duration.ofMinutes(1)));
+        Executor before = ConcurrencyUtil.getDefaultAsyncExecutor();
+        AtomicInteger tasks = new AtomicInteger();
+        ConcurrencyUtil.setDefaultAsyncExecutor(task -> {
+            tasks.incrementAndGet();
+            before.execute(task);
+        });
+        try {
+            for (int i = 0; i < 100; i++) {
+                HazelcastCounterStore member = members.get(i % 3);
+                String key = "answering-" + i % 10;
+                CompletableFuture.allOf(member.applyAsync(key, policy, 1, 0).toCompletableFuture(),
+                        member.peekAsync(key, policy, 1).toCompletableFuture(),
+                        member.recordAsync(key, policy, 1, 0).toCompletableFuture(),
+                        member.reserveAsync(key, policy, 1, 0).toCompletableFuture()).join();
+            }
+        } finally {
+            ConcurrencyUtil.setDefaultAsyncExecutor(before);
+        }
+        assertThat(tasks).as("tasks on Hazelcast's async executor for 400 calls").hasValue(0);
     }
 
     @ParameterizedTest
