@@ -29,6 +29,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RejectionCachingStore implements CounterStore {
 
+    /** The rejections the servlet filter keeps unless told otherwise: {@value}. */
+    public static final int DEFAULT_MAX_ENTRIES = 100_000;
+
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
 
     private final CounterStore remote;

@@ -11,6 +11,7 @@ import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
+import dev.sluice.store.RejectionCachingStore;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -45,6 +46,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code failure-policy}</td><td>{@code allow}, {@code reject} or {@code local} (count on a local store
  *       while the cluster is unreachable)</td><td>{@code allow}</td></tr>
  *   <tr><td>{@code store-timeout}</td><td>a duration</td><td>{@code 100ms}</td></tr>
+ *   <tr><td>{@code rejection-cache}</td><td>how many rejections of a provider's store this instance repeats itself
+ *       until their retry-after ({@link RejectionCachingStore}); {@code 0} turns it off</td>
+ *       <td>{@link RejectionCachingStore#DEFAULT_MAX_ENTRIES}</td></tr>
  *   <tr><td>{@code header-style}</td><td>{@code both}, {@code draft}, {@code legacy} or {@code none}</td>
  *       <td>{@code both}</td></tr>
  *   <tr><td>{@code trusted-proxies}</td><td>comma-separated IPs and CIDRs whose forwarding headers are believed
@@ -76,6 +80,7 @@ public final class FilterSettings {
     private final @Nullable List<String> trustedProxies;
     private final ClientAddresses.Header clientAddressHeader;
     private final long maxKeys;
+    private final int rejectionCache;
     private final @Nullable String namespace;
     private final DecisionMetrics metrics;
 
@@ -92,6 +97,7 @@ public final class FilterSettings {
         this.trustedProxies = builder.trustedProxies == null ? null : List.copyOf(builder.trustedProxies);
         this.clientAddressHeader = builder.clientAddressHeader;
         this.maxKeys = builder.maxKeys;
+        this.rejectionCache = builder.rejectionCache;
         this.namespace = builder.namespace;
         this.metrics = builder.metrics;
     }
@@ -126,6 +132,8 @@ public final class FilterSettings {
                 ClientAddresses.Header.values(), header -> header.headerName().toLowerCase(Locale.ROOT))),
                 "one of x-forwarded-for, forwarded");
         params.with("max-keys", value -> builder.maxKeys(Long.parseLong(value.trim())), "a positive number");
+        params.with("rejection-cache", value -> builder.rejectionCache(Integer.parseInt(value.trim())),
+                "a number of rejections, 0 for none");
         params.with("namespace", builder::namespace, "a name");
         params.with("metrics", value -> builder.metrics(metrics(value)), "one of none, micrometer");
         return builder.build();
@@ -252,6 +260,14 @@ public final class FilterSettings {
         return maxKeys;
     }
 
+    /**
+     * How many rejections of a provider's store are repeated here until their retry-after, sparing the cluster the
+     * calls of clients over their limits; 0 for none.
+     */
+    public int rejectionCache() {
+        return rejectionCache;
+    }
+
     /** The namespace; if empty, the context path. */
     public Optional<String> namespace() {
         return Optional.ofNullable(namespace);
@@ -277,6 +293,7 @@ public final class FilterSettings {
         private @Nullable List<String> trustedProxies;
         private ClientAddresses.Header clientAddressHeader = ClientAddresses.Header.X_FORWARDED_FOR;
         private long maxKeys = LocalCounterStore.DEFAULT_MAX_KEYS;
+        private int rejectionCache = RejectionCachingStore.DEFAULT_MAX_ENTRIES;
         private @Nullable String namespace;
         private DecisionMetrics metrics = DecisionMetrics.NONE;
 
@@ -367,6 +384,15 @@ public final class FilterSettings {
                 throw new IllegalArgumentException("must be positive");
             }
             this.maxKeys = max;
+            return this;
+        }
+
+        /** How many rejections to repeat without a call to a provider's store; 0 for none. */
+        public Builder rejectionCache(int maxEntries) {
+            if (maxEntries < 0) {
+                throw new IllegalArgumentException("must not be negative");
+            }
+            this.rejectionCache = maxEntries;
             return this;
         }
 

@@ -6,6 +6,7 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
+import dev.sluice.store.RejectionCachingStore;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +32,9 @@ final class Stores {
     }
 
     /**
-     * The store the settings' provider opens (the caller closes it), bounded by the failure policy unless it is the
-     * local store.
+     * The store the settings' provider opens (the caller closes it), unless it is the local store: behind a cache of
+     * its rejections (a client over its limit is answered here until its retry-after, as the store would answer it)
+     * and bounded by the failure policy.
      *
      * @param loader where providers are looked for, by service and by class name
      * @throws IllegalArgumentException naming the {@code store} init-param, when no such provider is found or it
@@ -52,10 +54,12 @@ final class Stores {
             throw new IllegalArgumentException("init-param 'store': the store '" + name + "' cannot load " + e
                     + "; put the library it needs on the class path", e);
         }
+        CounterStore cached = settings.rejectionCache() == 0 ? remote
+                : new RejectionCachingStore(remote, settings.timeSource(), settings.rejectionCache());
         FailurePolicyStore guarded = switch (settings.failurePolicy()) {
-            case ALLOW -> FailurePolicyStore.allowing(remote, settings.storeTimeout());
-            case REJECT -> FailurePolicyStore.rejecting(remote, settings.storeTimeout());
-            case FALLBACK -> FailurePolicyStore.fallingBackTo(remote, settings.storeTimeout(), local(settings));
+            case ALLOW -> FailurePolicyStore.allowing(cached, settings.storeTimeout());
+            case REJECT -> FailurePolicyStore.rejecting(cached, settings.storeTimeout());
+            case FALLBACK -> FailurePolicyStore.fallingBackTo(cached, settings.storeTimeout(), local(settings));
         };
         // The key itself is client data: only the rule id it starts with may become a tag.
         return guarded.listeningTo((key, timedOut) -> settings.metrics().storeFailed(

@@ -327,6 +327,9 @@ class RateLimitFilterTest {
                 .hasMessage("init-param 'store-timeout': expected a duration such as 100ms, 5s or PT1M, got 'fast'");
         assertThatThrownBy(() -> FilterSettings.fromInitParameters(name -> name.equals("metrics") ? "statsd" : null))
                 .hasMessage("init-param 'metrics': expected one of none, micrometer, got 'statsd'");
+        assertThatThrownBy(() -> FilterSettings.fromInitParameters(
+                name -> name.equals("rejection-cache") ? "-1" : null))
+                .hasMessage("init-param 'rejection-cache': expected a number of rejections, 0 for none, got '-1'");
         // An unknown store name fails when the filter starts (StoreProviderFilterTest); a bad hazelcast-port when
         // the Hazelcast provider reads it (sluice-hazelcast's StoreProvidersTest).
     }

@@ -1,8 +1,7 @@
 package dev.sluice.servlet;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
+import dev.sluice.Decision;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.store.FailurePolicyStore;
@@ -11,6 +10,7 @@ import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletException;
 import java.io.IOException;
 import java.net.URL;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +19,7 @@ import java.util.EnumSet;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
@@ -27,6 +28,9 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The {@code store} init-param on a real Jetty: store providers found by name or class name, or clearly not. */
 class StoreProviderFilterTest {
@@ -125,6 +129,35 @@ class StoreProviderFilterTest {
     }
 
     @Test
+    void filter_providerStoreRejected_repeatsTheRejectionWithoutAskingTheStoreUntilRetryAfter() throws Exception {
+        JettyServer server = start(Map.of("store", RecordingProvider.class.getName(), "recording-max-keys", "10"));
+
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            statuses.add(server.get("/shop/api/x").statusCode());
+        }
+        HttpResponse<String> repeated = server.get("/shop/api/x");
+
+        assertThat(statuses).containsExactly(200, 200, 200, 429, 429, 429, 429, 429, 429, 429);
+        assertThat(repeated.statusCode()).isEqualTo(429);
+        assertThat(repeated.headers().firstValue("Retry-After")).hasValueSatisfying(
+                seconds -> assertThat(Long.parseLong(seconds)).isBetween(1L, 60L));
+        assertThat(RecordingProvider.STORE.get().applied).as("decisions that reached the store").hasValue(4);
+    }
+
+    @Test
+    void filter_rejectionCacheZero_asksTheStoreForEveryRequest() throws Exception {
+        JettyServer server = start(Map.of("store", RecordingProvider.class.getName(), "recording-max-keys", "10",
+                "rejection-cache", "0"));
+
+        for (int i = 0; i < 10; i++) {
+            server.get("/shop/api/x");
+        }
+
+        assertThat(RecordingProvider.STORE.get().applied).as("decisions that reached the store").hasValue(10);
+    }
+
+    @Test
     void init_storeLocal_isNotWrappedInAFailurePolicy() throws Exception {
         start(Map.of("store", "local", "max-keys", "5"));
         RateLimitFilter started = (RateLimitFilter) filter.getFilter();
@@ -145,9 +178,13 @@ class StoreProviderFilterTest {
         }
     }
 
-    /** An application's own provider, named by class: a local store, remembering what it was given. */
+    /**
+     * An application's own provider, named by class: a local store counting the decisions that reach it, remembering
+     * what it was given.
+     */
     public static final class RecordingProvider implements CounterStoreProvider {
         static final AtomicReference<CounterStoreProvider.Context> LAST = new AtomicReference<>();
+        static final AtomicReference<CountingStore> STORE = new AtomicReference<>();
 
         @Override
         public String name() {
@@ -157,8 +194,36 @@ class StoreProviderFilterTest {
         @Override
         public CounterStore open(Context context) {
             LAST.set(context);
-            return new LocalCounterStore(context.timeSource(), Long.parseLong(context.setting("recording-max-keys")
-                    .orElseThrow()));
+            CountingStore store = new CountingStore(new LocalCounterStore(context.timeSource(),
+                    Long.parseLong(context.setting("recording-max-keys").orElseThrow())));
+            STORE.set(store);
+            return store;
+        }
+    }
+
+    /** Decides on a local store, counting the decisions asked of it. */
+    static final class CountingStore implements CounterStore {
+        final AtomicInteger applied = new AtomicInteger();
+        private final LocalCounterStore local;
+
+        CountingStore(LocalCounterStore local) {
+            this.local = local;
+        }
+
+        @Override
+        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+            applied.incrementAndGet();
+            return local.apply(key, policy, cost, maxDelayNanos);
+        }
+
+        @Override
+        public Decision peek(String key, Policy policy, long cost) {
+            return local.peek(key, policy, cost);
+        }
+
+        @Override
+        public void close() {
+            local.close();
         }
     }
 
