@@ -9,7 +9,6 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -118,32 +117,5 @@ class RejectionCachingStoreTest {
         Decision rejected = store.apply("k", policy, 1, Long.MAX_VALUE);
         assertThat(rejected.allowed()).isFalse();
         return rejected;
-    }
-
-    /** Counts the calls that reach the wrapped store. */
-    private static final class CountingStore implements CounterStore {
-        final CounterStore delegate;
-        final AtomicInteger calls = new AtomicInteger();
-
-        CountingStore(CounterStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            calls.incrementAndGet();
-            return delegate.apply(key, policy, cost, maxDelayNanos);
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            calls.incrementAndGet();
-            return delegate.peek(key, policy, cost);
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
     }
 }
