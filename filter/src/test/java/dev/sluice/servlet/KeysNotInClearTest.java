@@ -108,6 +108,7 @@ class KeysNotInClearTest {
                             "hazelcast-members", ClusterSupport.address(cluster.get(0)))::get)
                     .failurePolicy(FailurePolicyStore.OnFailure.REJECT)
                     .storeTimeout(Duration.ofMillis(250))
+                    .rejectionCache(0)  // every request asks the cluster, so each rule meets its failure
                     .trustedProxies(List.of("127.0.0.1"))
                     .metrics(new FailingOnAudited(new MicrometerDecisionMetrics(registry)))
                     .build());
