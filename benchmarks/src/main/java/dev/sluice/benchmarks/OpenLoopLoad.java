@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * due and sends it; a receiver thread waits in a selector for the answers and times each as it arrives, so neither
  * wait blurs the other's timing.
  *
- * <p>The connections are opened once and kept for every run, so a warm-up warms them too. Not thread-safe.
+ * <p>The connections are opened once and kept for every run, so a warm-up warms them too; they are used in turn
+ * (the one idle longest goes next), so none sits idle long enough for the server to close it. Not thread-safe.
  */
 final class OpenLoopLoad implements AutoCloseable {
 
