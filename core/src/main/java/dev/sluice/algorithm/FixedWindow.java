@@ -66,6 +66,22 @@ final class FixedWindow implements Strategy {
         return new long[] {window, Durations.saturatedAdd(count, cost)};
     }
 
+    /** Until the end of the window holding {@code at}. */
+    @Override
+    public long sliceValidity(long at, Limit limit, long lifetime) {
+        long period = limit.periodNanos();
+        return (Math.floorDiv(at, period) + 1) * period - at;
+    }
+
+    /** Less {@code permits} (never below zero) when the state is still the window holding {@code at}. */
+    @Override
+    public long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
+        if (state == null || state.length != 2 || state[0] != Math.floorDiv(at, limit.periodNanos())) {
+            return state;
+        }
+        return new long[] {state[0], state[1] - Math.min(permits, state[1])};
+    }
+
     /** The later window; within the same window, the higher count. */
     @Override
     public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {

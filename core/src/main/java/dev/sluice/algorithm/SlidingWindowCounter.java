@@ -101,6 +101,22 @@ final class SlidingWindowCounter implements Strategy {
         return new long[] {window, current, previous};
     }
 
+    /** Until the end of the window holding {@code at}: after it, its count is weighed as the previous window's. */
+    @Override
+    public long sliceValidity(long at, Limit limit, long lifetime) {
+        long period = limit.periodNanos();
+        return (Math.floorDiv(at, period) + 1) * period - at;
+    }
+
+    /** The current count less {@code permits} (never below zero) when the state is still the window holding at. */
+    @Override
+    public long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
+        if (state == null || state.length != 3 || state[0] != Math.floorDiv(at, limit.periodNanos())) {
+            return state;
+        }
+        return new long[] {state[0], state[1] - Math.min(permits, state[1]), state[2]};
+    }
+
     /**
      * Both states seen from the later window (an older window's count becomes the previous one, or drops out), then
      * the higher of each count.

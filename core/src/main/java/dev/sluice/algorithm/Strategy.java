@@ -46,6 +46,24 @@ interface Strategy {
      */
     long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b);
 
+    /**
+     * How long after {@code at} permits counted at {@code at} are still counted where they were (see {@link Lease}):
+     * until the end of the window or step holding {@code at} for the window algorithms, {@code lifetime} for the
+     * token bucket and GCRA; 0 (the default) for an algorithm that never leases.
+     */
+    default long sliceValidity(long at, Limit limit, long lifetime) {
+        return 0;
+    }
+
+    /**
+     * {@code state} with {@code permits} counted at {@code at} taken back: a new array, or {@code state} itself when
+     * this algorithm cannot take them back (the default) or they are no longer where they were counted. Only called
+     * within {@link #sliceValidity} of {@code at}. Pure.
+     */
+    default long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
+        return state;
+    }
+
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
     static Decision never(Limit limit, long remaining, long nextPermit, long resetAfter) {
         return new Decision(false, limit.capacity(), remaining, Decision.NEVER, nextPermit, resetAfter, 0,
