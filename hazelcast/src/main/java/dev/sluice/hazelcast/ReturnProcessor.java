@@ -1,0 +1,54 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.algorithm.Transition;
+import java.io.IOException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Gives a slice's unused permits back to the key's owner ({@link Policy#giveBack}): taken off where the slice counted
+ * them while the owner's time is still in that window or step, else nothing changes. It names the slice by the
+ * owner's time when it was counted, so it means the same on whichever member owns the key by then. Wire layout:
+ * version 3, as {@link RecordProcessor}'s with the permits as the cost and the slice's time in place of the age.
+ */
+final class ReturnProcessor extends CountingProcessor {
+
+    private long countedAtNanos;
+
+    ReturnProcessor() {
+    }
+
+    ReturnProcessor(Policy policy, long permits, long countedAtNanos) {
+        super(policy, permits, 0);
+        this.countedAtNanos = countedAtNanos;
+    }
+
+    @Override
+    Transition step(long @Nullable [][] state, long now) {
+        return policy().giveBack(state, now, cost(), countedAtNanos);
+    }
+
+    @Override
+    int wireVersion() {
+        return WireFormat.LEASES;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        super.writeData(out);
+        out.writeLong(countedAtNanos);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        super.readData(in);
+        countedAtNanos = in.readLong();
+    }
+
+    @Override
+    public int getClassId() {
+        return SluiceSerializerHook.RETURN_PROCESSOR;
+    }
+}
