@@ -69,8 +69,7 @@ final class FixedWindow implements Strategy {
     /** Until the end of the window holding {@code at}. */
     @Override
     public long sliceValidity(long at, Limit limit, long lifetime) {
-        long period = limit.periodNanos();
-        return (Math.floorDiv(at, period) + 1) * period - at;
+        return Strategy.untilSpanEnd(at, limit.periodNanos());
     }
 
     /** Less {@code permits} (never below zero) when the state is still the window holding {@code at}. */

@@ -104,8 +104,7 @@ final class SlidingWindowCounter implements Strategy {
     /** Until the end of the window holding {@code at}: after it, its count is weighed as the previous window's. */
     @Override
     public long sliceValidity(long at, Limit limit, long lifetime) {
-        long period = limit.periodNanos();
-        return (Math.floorDiv(at, period) + 1) * period - at;
+        return Strategy.untilSpanEnd(at, limit.periodNanos());
     }
 
     /** The current count less {@code permits} (never below zero) when the state is still the window holding at. */

@@ -64,6 +64,11 @@ interface Strategy {
         return state;
     }
 
+    /** Nanoseconds from {@code at} to the end of the aligned span of {@code length} (a window, a step) holding it. */
+    static long untilSpanEnd(long at, long length) {
+        return (Math.floorDiv(at, length) + 1) * length - at;
+    }
+
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
     static Decision never(Limit limit, long remaining, long nextPermit, long resetAfter) {
         return new Decision(false, limit.capacity(), remaining, Decision.NEVER, nextPermit, resetAfter, 0,

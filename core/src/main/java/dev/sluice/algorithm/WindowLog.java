@@ -137,11 +137,7 @@ final class WindowLog implements Strategy {
      */
     @Override
     public long sliceValidity(long at, Limit limit, long lifetime) {
-        if (!stepped) {
-            return 0;
-        }
-        long step = stepNanos(limit.periodNanos());
-        return (Math.floorDiv(at, step) + 1) * step - at;
+        return stepped ? Strategy.untilSpanEnd(at, stepNanos(limit.periodNanos())) : 0;
     }
 
     /** The stepped window: the entry of the step holding {@code at} less {@code permits}, dropped when empty. */

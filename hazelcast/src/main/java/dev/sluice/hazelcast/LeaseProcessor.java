@@ -3,7 +3,6 @@ package dev.sluice.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
@@ -12,7 +11,6 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
 import java.io.IOException;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,10 +55,7 @@ final class LeaseProcessor
                 PolicyProcessor.clockErrorOn(member));
         Transition transition = lease.transition();
         if (transition.changed()) {
-            CounterState next = new CounterState(policy.algorithm(), transition.state());
-            long ttlSeconds = ApplyProcessor.ttlSeconds(transition.idleAfterNanos());
-            ((ExtendedMapEntry<String, CounterState>) entry).setValue(next, ttlSeconds, TimeUnit.SECONDS);
-            backup = new WriteStateProcessor<>(next, ttlSeconds);
+            backup = WriteStateProcessor.stored(entry, policy.algorithm(), transition);
         }
         return new LeaseResult(transition.decision(), lease.permits(), lease.validForNanos(), now);
     }

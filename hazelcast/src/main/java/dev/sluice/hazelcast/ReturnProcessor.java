@@ -1,10 +1,7 @@
 package dev.sluice.hazelcast;
 
-import com.hazelcast.nio.ObjectDataInput;
-import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
-import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,38 +10,23 @@ import org.jspecify.annotations.Nullable;
  * owner's time when it was counted, so it means the same on whichever member owns the key by then. Wire layout:
  * version 3, as {@link RecordProcessor}'s with the permits as the cost and the slice's time in place of the age.
  */
-final class ReturnProcessor extends CountingProcessor {
-
-    private long countedAtNanos;
+final class ReturnProcessor extends TimedProcessor {
 
     ReturnProcessor() {
     }
 
     ReturnProcessor(Policy policy, long permits, long countedAtNanos) {
-        super(policy, permits, 0);
-        this.countedAtNanos = countedAtNanos;
+        super(policy, permits, countedAtNanos);
     }
 
     @Override
     Transition step(long @Nullable [][] state, long now) {
-        return policy().giveBack(state, now, cost(), countedAtNanos);
+        return policy().giveBack(state, now, cost(), nanos());
     }
 
     @Override
     int wireVersion() {
         return WireFormat.LEASES;
-    }
-
-    @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        super.writeData(out);
-        out.writeLong(countedAtNanos);
-    }
-
-    @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        super.readData(in);
-        countedAtNanos = in.readLong();
     }
 
     @Override
