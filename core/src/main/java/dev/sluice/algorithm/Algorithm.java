@@ -262,7 +262,8 @@ public enum Algorithm {
      * one, decides the request alone as {@link #apply} does (no delay: leasing algorithms do not queue). See
      * {@link Lease} for the sizes and why a slice is never more permissive than the algorithm.
      *
-     * @param cost the asking request's permits, at least 1; taken from the slice
+     * @param cost the asking request's permits, taken from the slice; 0 for a slice taken ahead of need (with no
+     *     slice, then, nothing is counted)
      * @param wanted the slice the node asks for, its cost included; granted up to this and up to
      *     {@code 1/}{@value #SLICE_SHARE} of the permits left, and only when that is more than the cost
      * @param lifetimeNanos how long a token bucket's or GCRA's slice stays valid
@@ -273,8 +274,8 @@ public enum Algorithm {
     public Lease lease(long @Nullable [][] state, long now, long cost, long wanted, long lifetimeNanos,
                        long clockErrorNanos, List<Limit> limits) {
         requireLeases();
-        if (cost < 1) {
-            throw new IllegalArgumentException("a leased request costs at least 1, got " + cost);
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must not be negative, got " + cost);
         }
         long validFor = Long.MAX_VALUE;
         for (Limit limit : limits) {
@@ -291,7 +292,9 @@ public enum Algorithm {
                 }
             }
         }
-        return new Lease(apply(state, now, cost, 0, limits), 0, 0);
+        Transition alone = apply(state, now, cost, 0, limits);
+        return new Lease(cost == 0 ? new Transition(state, alone.decision(), false, alone.idleAfterNanos()) : alone,
+                0, 0);
     }
 
     /**

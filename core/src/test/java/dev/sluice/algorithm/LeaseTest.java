@@ -84,6 +84,25 @@ class LeaseTest {
     }
 
     @Test
+    void lease_costZero_countsASliceTakenAheadOfNeed() {
+        Lease lease = policy(Algorithm.SLIDING_WINDOW_COUNTER).lease(null, START, 0, 10, LIFETIME, 0);
+        assertThat(lease.permits()).isEqualTo(10);
+        assertThat(lease.transition().decision().remaining()).isEqualTo(90);
+    }
+
+    @Test
+    void lease_costZeroAndTooFewLeft_countsNothing() {
+        Policy policy = policy(Algorithm.FIXED_WINDOW);
+        long[][] state = policy.apply(null, START, 95, 0).state();
+
+        Lease lease = policy.lease(state, START, 0, 10, LIFETIME, 0);
+
+        assertThat(lease.permits()).isZero();
+        assertThat(lease.transition().changed()).isFalse();
+        assertThat(lease.transition().decision().remaining()).isEqualTo(5);
+    }
+
+    @Test
     void lease_askedNoMoreThanTheCost_decidesTheRequestAlone() {
         Lease lease = policy(Algorithm.GCRA).lease(null, START, 3, 3, LIFETIME, 0);
         assertThat(lease.permits()).isZero();

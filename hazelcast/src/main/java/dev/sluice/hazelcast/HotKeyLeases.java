@@ -52,15 +52,20 @@ import org.jspecify.annotations.Nullable;
  * window are decided one by one at the owner. A request costing more than what is left of the slice goes to the
  * owner; the slice keeps the rest for smaller ones.
  *
- * <p><b>What can be lost.</b> A permit counted and never granted is under-admission. This node holds at most one
- * slice per key, so at any moment at most {@code nodes * s} permits are held, s the largest slice
- * ({@code min(maxSlice, floor(capacity / 8))}). A window slice that goes unused for L / 2 is given back to the owner if
+ * <p><b>Ahead of need.</b> So that a hot key's requests do not all go to the owner while the next slice is on its
+ * way, the request that leaves its slice half used takes the next slice in the background (a lease of cost 0); it is
+ * granted from once the current one is used up or invalid. A node so holds at most two slices of a key, the current
+ * one at most half full: at most {@code s + s / 2} permits.
+ *
+ * <p><b>What can be lost.</b> A permit counted and never granted is under-admission. This node holds at most
+ * {@code s + s / 2} permits of a key, so at any moment all nodes hold at most {@code nodes * (s + s / 2)}, s the
+ * largest slice ({@code min(maxSlice, floor(capacity / 8))}). A window slice that goes unused for L / 2 is given back to the owner if
  * its window (or step) is still the one it was counted in ({@link ReturnProcessor}), and so is every window slice when
  * the store closes; a slice that outlives its window, or a token bucket's or GCRA's slice (their level cannot take
  * tokens back: the bucket might have been full meanwhile), keeps its unused permits until it expires. A node that
  * dies takes its slices' unused permits along: they stay counted until their window ends, or, for the buckets, until
- * refilling has replaced them. The worst case under a steady load is {@code nodes * s} fewer grants per window or step
- * (per lifetime for the buckets) than the exact algorithm, and a dead node's slices at most once.
+ * refilling has replaced them. The worst case under a steady load is {@code nodes * (s + s / 2)} fewer grants per
+ * window or step (per lifetime for the buckets) than the exact algorithm, and a dead node's slices at most once.
  *
  * <p><b>What a decision from a slice says.</b> Allowed, and {@code remaining} is what the owner had left when it
  * counted the slice (the whole slice excluded) plus what this node has not yet granted of it: what an unleased
@@ -136,18 +141,21 @@ final class HotKeyLeases implements AutoCloseable {
             hold = holds.computeIfAbsent(key, k -> new Hold());
         }
         long recent = hold.seen(now, cost, lifetimeNanos);
-        Slice slice = hold.slice.get();
-        if (slice != null && now < slice.expiresAt && slice.policy.equals(policy)) {
+        long wanted = Math.min(maxSlice, Math.max(recent, cost + 1));
+        Slice slice = hold.current(now);
+        if (slice != null && slice.policy.equals(policy)) {
             Decision granted = slice.take(cost, now);
             if (granted != null) {
                 grantedFromSlices.increment();
+                if (2 * slice.left.get() <= slice.permits && recent >= hotPermits) {
+                    takeAhead(key, hold, policy, wanted, now);
+                }
                 return CompletableFuture.completedFuture(granted);
             }
             if (slice.left.get() > 0) {
                 return null;
             }
         }
-        long wanted = Math.min(maxSlice, Math.max(recent, cost + 1));
         if (recent < hotPermits || wanted <= cost || !hold.taking.compareAndSet(false, true)) {
             return null;
         }
@@ -168,6 +176,27 @@ final class HotKeyLeases implements AutoCloseable {
         }
     }
 
+    /** Takes the next slice of {@code hold} in the background, unless it has one or one is on its way. */
+    private void takeAhead(String key, Hold hold, Policy policy, long wanted, long now) {
+        if (hold.next.get() != null || !hold.taking.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            owner.lease(key, policy, 0, wanted, lifetimeNanos).whenComplete((answer, failure) -> {
+                if (failure == null && answer.permits() > 0) {
+                    hold.next.set(new Slice(policy, answer, now, 0));
+                    slicesTaken.increment();
+                } else if (failure != null) {
+                    LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", failure);
+                }
+                hold.taking.set(false);
+            });
+        } catch (RuntimeException e) {
+            hold.taking.set(false);
+            LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", e);
+        }
+    }
+
     /**
      * Drops expired slices, gives back the unused permits of window slices idle for half a lifetime (while still in
      * their window or step), and forgets keys idle for a second.
@@ -176,18 +205,29 @@ final class HotKeyLeases implements AutoCloseable {
         long now = time.nanos();
         for (Map.Entry<String, Hold> entry : holds.entrySet()) {
             Hold hold = entry.getValue();
-            Slice slice = hold.slice.get();
-            if (slice == null) {
-                if (now - hold.lastSeen >= FORGET_AFTER_NANOS && !hold.taking.get()) {
-                    holds.remove(entry.getKey(), hold);
-                }
-            } else if (now >= slice.expiresAt) {
-                hold.slice.compareAndSet(slice, null);
-            } else if (now - slice.lastUse >= lifetimeNanos / 2 && slice.givesBack()) {
-                hold.slice.compareAndSet(slice, null);
-                giveBack(entry.getKey(), slice);
+            boolean held = sweep(entry.getKey(), hold.slice, now) | sweep(entry.getKey(), hold.next, now);
+            if (!held && now - hold.lastSeen >= FORGET_AFTER_NANOS && !hold.taking.get()) {
+                holds.remove(entry.getKey(), hold);
             }
         }
+    }
+
+    /** Drops or gives back the slice in {@code place} as {@link #sweep()} says; whether one is still held there. */
+    private boolean sweep(String key, AtomicReference<@Nullable Slice> place, long now) {
+        Slice slice = place.get();
+        if (slice == null) {
+            return false;
+        }
+        if (now >= slice.expiresAt) {
+            place.compareAndSet(slice, null);
+        } else if (now - slice.lastUse >= lifetimeNanos / 2 && slice.givesBack()) {
+            if (place.compareAndSet(slice, null)) {
+                giveBack(key, slice);
+            }
+        } else {
+            return true;
+        }
+        return false;
     }
 
     /** Sends the owner what is left of {@code slice}, now no longer granted from; the call, or null for nothing. */
@@ -223,13 +263,19 @@ final class HotKeyLeases implements AutoCloseable {
         return givenBack.sum();
     }
 
+    /** Whether a slice is on its way for any key. */
+    boolean taking() {
+        return holds.values().stream().anyMatch(hold -> hold.taking.get());
+    }
+
     /** The permits this node holds unused in slices still valid now. */
     long heldPermits() {
         long now = time.nanos();
         long held = 0;
         for (Hold hold : holds.values()) {
-            Slice slice = hold.slice.get();
-            held += slice != null && now < slice.expiresAt ? slice.left.get() : 0;
+            for (Slice slice : new Slice[] {hold.slice.get(), hold.next.get()}) {
+                held += slice != null && now < slice.expiresAt ? slice.left.get() : 0;
+            }
         }
         return held;
     }
@@ -247,9 +293,10 @@ final class HotKeyLeases implements AutoCloseable {
         long now = time.nanos();
         List<CompletableFuture<?>> calls = new ArrayList<>();
         for (Map.Entry<String, Hold> entry : holds.entrySet()) {
-            Slice slice = entry.getValue().slice.getAndSet(null);
-            if (slice != null && now < slice.expiresAt && slice.givesBack()) {
-                CompletableFuture<?> call = giveBack(entry.getKey(), slice);
+            Hold hold = entry.getValue();
+            for (Slice slice : new Slice[] {hold.slice.getAndSet(null), hold.next.getAndSet(null)}) {
+                CompletableFuture<?> call = slice != null && now < slice.expiresAt && slice.givesBack()
+                        ? giveBack(entry.getKey(), slice) : null;
                 if (call != null) {
                     calls.add(call);
                 }
@@ -263,15 +310,36 @@ final class HotKeyLeases implements AutoCloseable {
         }
     }
 
-    /** One key on this node: its recent traffic and its slice. */
+    /** One key on this node: its recent traffic, its slice and the next one. */
     private static final class Hold {
         final AtomicReference<@Nullable Slice> slice = new AtomicReference<>();
+        /** Taken ahead of need; granted from once {@link #slice} is used up or invalid. */
+        final AtomicReference<@Nullable Slice> next = new AtomicReference<>();
         /** Set while one thread takes a slice; the others go to the owner meanwhile. */
         final AtomicBoolean taking = new AtomicBoolean();
         private long span = Long.MIN_VALUE;
         private long current;
         private long previous;
         volatile long lastSeen;
+
+        /**
+         * The slice to grant from now: the current one while it is valid and not used up, else the next one, which
+         * then becomes the current one; null when neither is valid.
+         */
+        @Nullable Slice current(long now) {
+            Slice current = slice.get();
+            if (current != null && now < current.expiresAt && current.left.get() > 0) {
+                return current;
+            }
+            Slice following = next.get();
+            if (following == null || now >= following.expiresAt) {
+                return current != null && now < current.expiresAt ? current : null;
+            }
+            if (slice.compareAndSet(current, following)) {
+                next.compareAndSet(following, null);
+            }
+            return slice.get();
+        }
 
         /** Counts {@code cost} permits asked for now; returns the larger count of this span and the one before. */
         synchronized long seen(long now, long cost, long spanNanos) {
@@ -290,6 +358,7 @@ final class HotKeyLeases implements AutoCloseable {
     /** A slice this node grants from. */
     private static final class Slice {
         final Policy policy;
+        final long permits;
         final AtomicLong left;
         /** On this node's clock: the time the call was sent plus the validity. */
         final long expiresAt;
@@ -301,6 +370,7 @@ final class HotKeyLeases implements AutoCloseable {
 
         Slice(Policy policy, LeaseResult answer, long sentAt, long firstCost) {
             this.policy = policy;
+            this.permits = answer.permits();
             this.left = new AtomicLong(answer.permits() - firstCost);
             this.expiresAt = sentAt + answer.validForNanos();
             this.sentAt = sentAt;

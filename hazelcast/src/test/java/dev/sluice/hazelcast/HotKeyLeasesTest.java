@@ -55,18 +55,31 @@ class HotKeyLeasesTest {
     }
 
     @Test
-    void decide_hotKey_takesOneSliceThenGrantsFromItWithNoCall() {
-        HotKeyLeases node = hot(leased(Algorithm.FIXED_WINDOW));
-        assertThat(owner.leaseCalls).isEqualTo(1);
-        long taken = owner.remaining(leased(Algorithm.FIXED_WINDOW));
+    void decide_hotKey_grantsFromItsSliceWithNoCall() {
+        Policy policy = leased(Algorithm.FIXED_WINDOW);
+        HotKeyLeases node = hot(policy);
+        long left = owner.remaining(policy);
 
-        for (int i = 0; i < 4; i++) {
-            assertThat(grant(node, leased(Algorithm.FIXED_WINDOW), 1).allowed()).isTrue();
-        }
+        assertThat(grant(node, policy, 1).allowed()).isTrue();
 
         assertThat(owner.leaseCalls).isEqualTo(1);
-        assertThat(owner.remaining(leased(Algorithm.FIXED_WINDOW))).isEqualTo(taken);
-        assertThat(node.grantedFromSlices()).isEqualTo(4);
+        assertThat(owner.remaining(policy)).isEqualTo(left);
+        assertThat(node.grantedFromSlices()).isEqualTo(1);
+    }
+
+    @Test
+    void decide_sliceHalfUsed_takesTheNextSliceAheadOfNeed() {
+        Policy policy = leased(Algorithm.FIXED_WINDOW);
+        HotKeyLeases node = hot(policy);
+
+        grant(node, policy, 1);
+        grant(node, policy, 1);
+
+        // 2 of 5 left; the next slice is the 7 permits asked in this span so far.
+        assertThat(owner.leaseCalls).isEqualTo(2);
+        assertThat(node.slicesTaken()).isEqualTo(2);
+        assertThat(node.heldPermits()).isEqualTo(2 + 7);
+        assertThat(owner.remaining(policy)).isEqualTo(100 - 4 - 5 - 7);
     }
 
     @Test
@@ -85,18 +98,19 @@ class HotKeyLeasesTest {
     }
 
     @Test
-    void decide_sliceUsedUp_takesTheNextSlice() {
+    void decide_sliceUsedUp_grantsFromTheNextWithNoCall() {
         Policy policy = leased(Algorithm.FIXED_WINDOW);
         HotKeyLeases node = hot(policy);
         for (int i = 0; i < 4; i++) {
             grant(node, policy, 1);
         }
-        assertThat(node.heldPermits()).isZero();
+        assertThat(node.heldPermits()).isEqualTo(7);
 
-        grant(node, policy, 1);
+        assertThat(grant(node, policy, 1).remaining()).isEqualTo(100 - 4 - 5 - 1);
 
         assertThat(owner.leaseCalls).isEqualTo(2);
-        assertThat(node.slicesTaken()).isEqualTo(2);
+        assertThat(node.grantedFromSlices()).isEqualTo(5);
+        assertThat(node.heldPermits()).isEqualTo(6);
     }
 
     @Test
@@ -108,7 +122,7 @@ class HotKeyLeasesTest {
         }
 
         assertThat(node.decide(KEY, policy, 2)).isNull();
-        assertThat(node.heldPermits()).isEqualTo(1);
+        assertThat(node.heldPermits()).isEqualTo(1 + 7);
     }
 
     @Test

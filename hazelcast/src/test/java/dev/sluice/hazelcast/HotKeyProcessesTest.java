@@ -35,8 +35,8 @@ class HotKeyProcessesTest {
     }
 
     /**
-     * Leased: each process grants from slices of the one key; never more than the limit, and at most one largest slice
-     * per process fewer (min(64, 300 / 8) = 37 permits).
+     * Leased: each process grants from slices of the one key; never more than the limit, and at most a slice and a half
+     * per process fewer (the largest slice min(64, 300 / 8) = 37 permits).
      */
     @Test
     void apply_leasedHotKeyFromEightThreadsOnEachOfThreeProcesses_admitsTheLimitLessAtMostTheHeldSlices() {
@@ -53,7 +53,7 @@ class HotKeyProcessesTest {
             System.out.printf("LEASED hot key: processes=3 threadsEach=%d attempts=%d limit=%d admitted=%d slices=%d%n",
                     THREADS, 3 * THREADS * ATTEMPTS, limit, admitted, slices);
             assertThat(admitted).isLessThanOrEqualTo((int) limit)
-                    .isGreaterThanOrEqualTo((int) (limit - 3 * largestSlice));
+                    .isGreaterThanOrEqualTo((int) (limit - 3 * (largestSlice + largestSlice / 2)));
             assertThat(slices).isPositive();
         }
     }
