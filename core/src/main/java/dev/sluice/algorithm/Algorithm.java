@@ -264,9 +264,10 @@ public enum Algorithm {
      *
      * @param cost the asking request's permits, taken from the slice; 0 for a slice taken ahead of need (with no
      *     slice, then, nothing is counted)
-     * @param wanted the slice the node asks for, its cost included; granted up to this and up to
+     * @param wanted the slice the node asks for, its cost included: its traffic over one lifetime; granted up to
+     *     this, scaled down to the slice's validity when that is shorter than a lifetime, and up to
      *     {@code 1/}{@value #SLICE_SHARE} of the permits left, and only when that is more than the cost
-     * @param lifetimeNanos how long a token bucket's or GCRA's slice stays valid
+     * @param lifetimeNanos how long a token bucket's or GCRA's slice stays valid, and the span {@code wanted} covers
      * @param clockErrorNanos how much later than {@code now} the true time may be (a clock of millisecond resolution:
      *     1 ms); taken off the validity, so that a slice never outlives its window on the true timeline
      * @throws IllegalArgumentException when this algorithm does not lease
@@ -284,7 +285,10 @@ public enum Algorithm {
         validFor -= clockErrorNanos;
         if (validFor > 0 && wanted > cost) {
             long left = apply(state, now, 0, 0, limits).decision().remaining();
-            long permits = Math.min(wanted, left / SLICE_SHARE);
+            // What the node would use before the slice ends, at the rate it asked by: nothing counted to be lost.
+            long usable = validFor >= lifetimeNanos ? wanted
+                    : Math.max(cost + 1, Arithmetic.mulDivFloor(wanted, validFor, lifetimeNanos));
+            long permits = Math.min(usable, left / SLICE_SHARE);
             if (permits > cost) {
                 Transition slice = apply(state, now, permits, 0, limits);
                 if (slice.decision().allowed()) {

@@ -49,9 +49,10 @@ package dev.sluice.algorithm;
  * <p><b>Never</b>: the sliding window log, which records the instant of each grant (a slice would put them all at
  * its own instant), and the leaky bucket, which gives each request its own slot in the queue and the delay to it.
  *
- * <p><b>Size.</b> The owner grants at most what was asked and at most {@code 1/}{@value Algorithm#SLICE_SHARE} of
- * the permits it has left, so slices shrink as a key runs out and a key with few permits left is decided at the
- * owner request by request.
+ * <p><b>Size.</b> The node asks for its traffic over one lifetime. The owner grants at most that, scaled down to the
+ * slice's validity when the window or step ends sooner (what the node would use before then), and at most
+ * {@code 1/}{@value Algorithm#SLICE_SHARE} of the permits it has left, so slices shrink as a key runs out or its
+ * window ends, and a key with few permits left is decided at the owner request by request.
  */
 public final class Lease {
 

@@ -129,6 +129,14 @@ class LeaseTest {
         assertThat(lease.validForNanos()).isEqualTo(6 * MS);
     }
 
+    @Test
+    void steppedSlidingWindow_leaseNearTheStepEnd_isScaledToWhatTheNodeUsesBeforeIt() {
+        // 2 ms of the 10 ms step left: a fifth of the 40 permits the node uses in a 10 ms lifetime.
+        Lease lease = policy(Algorithm.STEPPED_SLIDING_WINDOW).lease(null, START + 8 * MS, 1, 40, LIFETIME, 0);
+        assertThat(lease.validForNanos()).isEqualTo(2 * MS);
+        assertThat(lease.permits()).isEqualTo(8);
+    }
+
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "GCRA"})
     void bucket_lease_isValidForTheLifetime(Algorithm algorithm) {

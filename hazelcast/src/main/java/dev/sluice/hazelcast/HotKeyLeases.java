@@ -45,11 +45,13 @@ import org.jspecify.annotations.Nullable;
  * another thread, is decided by the owner as it would be without leasing (batched, when batching is on). At most
  * {@link StoreOptions#DEFAULT_MAX_LEASED_KEYS} keys are followed at once; keys idle for a second are forgotten.
  *
- * <p><b>Sizes.</b> This node asks for about one span's worth of its own traffic on the key (the larger of the last
- * two spans' permits), at most {@link StoreOptions#maxSlice()}; the owner grants at most that and at most
+ * <p><b>Sizes.</b> This node asks for about half a span's worth of its own traffic on the key (half the larger of the
+ * last two spans' permits), at most {@link StoreOptions#maxSlice()}: at a steady rate a slice is used up in half a
+ * lifetime, and the next one, taken when the current one is half used, well within its own; the owner grants at most that (scaled down to the
+ * slice's validity when its window or step ends within a lifetime) and at most
  * {@code 1/}{@value dev.sluice.algorithm.Algorithm#SLICE_SHARE} of what it has left, and decides the request alone
- * when that is not more than the request's cost. So slices shrink as the key runs out, and the last permits of a
- * window are decided one by one at the owner. A request costing more than what is left of the slice goes to the
+ * when that is not more than the request's cost. So slices shrink as the key runs out or its window ends, and the
+ * last permits of a window are decided one by one at the owner. A request costing more than what is left of the slice goes to the
  * owner; the slice keeps the rest for smaller ones.
  *
  * <p><b>Ahead of need.</b> So that a hot key's requests do not all go to the owner while the next slice is on its
@@ -141,7 +143,7 @@ final class HotKeyLeases implements AutoCloseable {
             hold = holds.computeIfAbsent(key, k -> new Hold());
         }
         long recent = hold.seen(now, cost, lifetimeNanos);
-        long wanted = Math.min(maxSlice, Math.max(recent, cost + 1));
+        long wanted = Math.min(maxSlice, Math.max(recent / 2, cost + 1));
         Slice slice = hold.current(now);
         if (slice != null && slice.policy.equals(policy)) {
             Decision granted = slice.take(cost, now);

@@ -32,7 +32,7 @@ class HotKeyLeasesTest {
     private static final String KEY = "hot";
     private static final Limit HUNDRED_PER_SECOND = Limit.of(100, Duration.ofSeconds(1));
     private static final StoreOptions OPTIONS = StoreOptions.builder().leasing(true).leaseLifetime(Duration.ofMillis(10))
-            .maxSlice(16).hotKeyRate(500).build();
+            .maxSlice(16).hotKeyRate(1_000).build();
 
     private final ManualTimeSource clock = new ManualTimeSource(START);
     private final Owner owner = new Owner();
@@ -46,8 +46,8 @@ class HotKeyLeasesTest {
         HotKeyLeases node = new HotKeyLeases(owner, clock, OPTIONS);
         Policy policy = leased(Algorithm.FIXED_WINDOW);
 
-        // Hot from 5 permits in a 10 ms span (500 per second).
-        for (int i = 0; i < 4; i++) {
+        // Hot from 10 permits in a 10 ms span (1,000 per second).
+        for (int i = 0; i < 9; i++) {
             assertThat(node.decide(KEY, policy, 1)).isNull();
         }
         assertThat(node.decide(KEY, policy, 1)).isNotNull();
@@ -75,24 +75,24 @@ class HotKeyLeasesTest {
         grant(node, policy, 1);
         grant(node, policy, 1);
 
-        // 2 of 5 left; the next slice is the 7 permits asked in this span so far.
+        // 2 of 5 left; the next slice is half the 12 permits asked in this span so far.
         assertThat(owner.leaseCalls).isEqualTo(2);
         assertThat(node.slicesTaken()).isEqualTo(2);
-        assertThat(node.heldPermits()).isEqualTo(2 + 7);
-        assertThat(owner.remaining(policy)).isEqualTo(100 - 4 - 5 - 7);
+        assertThat(node.heldPermits()).isEqualTo(2 + 6);
+        assertThat(owner.remaining(policy)).isEqualTo(100 - 9 - 5 - 6);
     }
 
     @Test
     void decision_fromASlice_remainingIsWhatTheOwnerHadLeftLessWhatThisNodeGranted() {
         Policy policy = leased(Algorithm.FIXED_WINDOW);
         HotKeyLeases node = hot(policy);
-        // 4 decided by the owner, then a slice of the 5 permits asked in this span (below 16 and 96 / 8), whose first
-        // permit went to the asking request.
-        assertThat(owner.remaining(policy)).isEqualTo(100 - 4 - 5);
+        // 9 decided by the owner, then a slice of half the 10 permits asked in this span (below 16 and 91 / 8), whose
+        // first permit went to the asking request.
+        assertThat(owner.remaining(policy)).isEqualTo(100 - 9 - 5);
 
         Decision next = grant(node, policy, 1);
 
-        assertThat(next.remaining()).isEqualTo(100 - 4 - 2);
+        assertThat(next.remaining()).isEqualTo(100 - 9 - 2);
         assertThat(next.resetAfterNanos()).isEqualTo(1000 * MS);
         assertThat(node.heldPermits()).isEqualTo(3);
     }
@@ -104,13 +104,13 @@ class HotKeyLeasesTest {
         for (int i = 0; i < 4; i++) {
             grant(node, policy, 1);
         }
-        assertThat(node.heldPermits()).isEqualTo(7);
+        assertThat(node.heldPermits()).isEqualTo(6);
 
-        assertThat(grant(node, policy, 1).remaining()).isEqualTo(100 - 4 - 5 - 1);
+        assertThat(grant(node, policy, 1).remaining()).isEqualTo(100 - 9 - 5 - 1);
 
         assertThat(owner.leaseCalls).isEqualTo(2);
         assertThat(node.grantedFromSlices()).isEqualTo(5);
-        assertThat(node.heldPermits()).isEqualTo(6);
+        assertThat(node.heldPermits()).isEqualTo(5);
     }
 
     @Test
@@ -122,7 +122,7 @@ class HotKeyLeasesTest {
         }
 
         assertThat(node.decide(KEY, policy, 2)).isNull();
-        assertThat(node.heldPermits()).isEqualTo(1 + 7);
+        assertThat(node.heldPermits()).isEqualTo(1 + 6);
     }
 
     @Test
@@ -156,14 +156,14 @@ class HotKeyLeasesTest {
         HotKeyLeases node = hot(policy);
         clock.advanceNanos(MS);
         node.sweep();
-        assertThat(owner.remaining(policy)).isEqualTo(100 - 4 - 5);
+        assertThat(owner.remaining(policy)).isEqualTo(100 - 9 - 5);
 
         // Idle for half the 10 ms lifetime: still in the second's window, and in the stepped window's 10 ms step.
         clock.set(START + 5 * MS);
         node.sweep();
 
         assertThat(node.givenBack()).isEqualTo(4);
-        assertThat(owner.remaining(policy)).isEqualTo(100 - 4 - 1);
+        assertThat(owner.remaining(policy)).isEqualTo(100 - 9 - 1);
         assertThat(node.heldPermits()).isZero();
     }
 
@@ -187,7 +187,7 @@ class HotKeyLeasesTest {
 
         node.close();
 
-        assertThat(owner.remaining(policy)).isEqualTo(100 - 4 - 2);
+        assertThat(owner.remaining(policy)).isEqualTo(100 - 9 - 2);
         assertThat(node.decide(KEY, policy, 1)).isNull();
     }
 
@@ -250,10 +250,10 @@ class HotKeyLeasesTest {
         return grants;
     }
 
-    /** Makes the key hot on a new node (4 requests decided by the owner, the fifth takes a slice). */
+    /** Makes the key hot on a new node (9 requests decided by the owner, the tenth takes a slice of 5). */
     private HotKeyLeases hot(Policy policy) {
         HotKeyLeases node = new HotKeyLeases(owner, clock, OPTIONS);
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 10; i++) {
             grant(node, policy, 1);
         }
         assertThat(node.slicesTaken()).isEqualTo(1);
