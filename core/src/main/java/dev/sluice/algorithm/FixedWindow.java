@@ -75,10 +75,7 @@ final class FixedWindow implements Strategy {
     /** Less {@code permits} (never below zero) when the state is still the window holding {@code at}. */
     @Override
     public long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
-        if (state == null || state.length != 2 || state[0] != Math.floorDiv(at, limit.periodNanos())) {
-            return state;
-        }
-        return new long[] {state[0], state[1] - Math.min(permits, state[1])};
+        return Strategy.lessInWindow(state, 2, at, permits, limit.periodNanos());
     }
 
     /** The later window; within the same window, the higher count. */

@@ -110,10 +110,7 @@ final class SlidingWindowCounter implements Strategy {
     /** The current count less {@code permits} (never below zero) when the state is still the window holding at. */
     @Override
     public long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
-        if (state == null || state.length != 3 || state[0] != Math.floorDiv(at, limit.periodNanos())) {
-            return state;
-        }
-        return new long[] {state[0], state[1] - Math.min(permits, state[1]), state[2]};
+        return Strategy.lessInWindow(state, 3, at, permits, limit.periodNanos());
     }
 
     /**

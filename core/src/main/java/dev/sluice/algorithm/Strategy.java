@@ -69,6 +69,19 @@ interface Strategy {
         return (Math.floorDiv(at, length) + 1) * length - at;
     }
 
+    /**
+     * A window state {@code [window, count, ...]} of {@code length} longs with {@code permits} fewer counted in its
+     * window (never below zero), when that window holds {@code at}; else {@code state} itself.
+     */
+    static long @Nullable [] lessInWindow(long @Nullable [] state, int length, long at, long permits, long period) {
+        if (state == null || state.length != length || state[0] != Math.floorDiv(at, period)) {
+            return state;
+        }
+        long[] less = state.clone();
+        less[1] -= Math.min(permits, less[1]);
+        return less;
+    }
+
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
     static Decision never(Limit limit, long remaining, long nextPermit, long resetAfter) {
         return new Decision(false, limit.capacity(), remaining, Decision.NEVER, nextPermit, resetAfter, 0,
