@@ -70,8 +70,8 @@ import org.jspecify.annotations.Nullable;
  * window or step (per lifetime for the buckets) than the exact algorithm, and a dead node's slices at most once.
  *
  * <p><b>What a decision from a slice says.</b> Allowed, and {@code remaining} is what the owner had left when it
- * counted the slice (the whole slice excluded) plus what this node has not yet granted of it: what an unleased
- * decision at the slice's time would have said if this node's grants had been the only ones since. It never claims
+ * last counted a slice for this node (the whole slice excluded) plus what this node holds unused: what an unleased
+ * decision at that time would have said if this node's grants had been the only ones since. It never claims
  * more than the owner knew; other nodes' grants since are not seen. The next-permit and reset times are the owner's,
  * less the time since the slice was sent.
  *
@@ -146,7 +146,7 @@ final class HotKeyLeases implements AutoCloseable {
         long wanted = Math.min(maxSlice, Math.max(recent / 2, cost + 1));
         Slice slice = hold.current(now);
         if (slice != null && slice.policy.equals(policy)) {
-            Decision granted = slice.take(cost, now);
+            Decision granted = slice.take(cost, now, hold.next.get());
             if (granted != null) {
                 grantedFromSlices.increment();
                 if (2 * slice.left.get() <= slice.permits && recent >= hotPermits) {
@@ -170,7 +170,7 @@ final class HotKeyLeases implements AutoCloseable {
                 Slice taken = new Slice(policy, answer, now, cost);
                 taker.slice.set(taken);
                 slicesTaken.increment();
-                return taken.decision(taken.left.get(), now);
+                return taken.decision(taken.left.get(), now, null);
             }).whenComplete((decision, failure) -> taker.taking.set(false));
         } catch (RuntimeException e) {
             taker.taking.set(false);
@@ -381,21 +381,30 @@ final class HotKeyLeases implements AutoCloseable {
             this.lastUse = sentAt;
         }
 
-        /** Takes {@code cost} permits: the decision, or null when fewer are left. */
-        @Nullable Decision take(long cost, long now) {
+        /**
+         * Takes {@code cost} permits: the decision, or null when fewer are left. {@code ahead} is the next slice this
+         * node holds, if any: the owner counted it later.
+         */
+        @Nullable Decision take(long cost, long now, @Nullable Slice ahead) {
             for (long before = left.get(); before >= cost; before = left.get()) {
                 if (left.compareAndSet(before, before - cost)) {
                     lastUse = now;
-                    return decision(before - cost, now);
+                    return decision(before - cost, now, ahead == this ? null : ahead);
                 }
             }
             return null;
         }
 
-        /** A grant from this slice with {@code leftAfter} of it still unused; see the class comment. */
-        Decision decision(long leftAfter, long now) {
+        /**
+         * A grant from this slice with {@code leftAfter} of it still unused: remaining is what the owner last said it
+         * had left (when it counted this slice, or the next one) plus what this node holds unused; see the class
+         * comment.
+         */
+        Decision decision(long leftAfter, long now, @Nullable Slice ahead) {
             long since = now - sentAt;
-            return new Decision(true, owner.limit(), owner.remaining() + leftAfter, 0,
+            long remaining = ahead == null ? owner.remaining() + leftAfter
+                    : Math.min(owner.remaining() + leftAfter, ahead.owner.remaining() + ahead.left.get() + leftAfter);
+            return new Decision(true, owner.limit(), remaining, 0,
                     Math.max(0, owner.nextPermitNanos() - since), Math.max(0, owner.resetAfterNanos() - since), 0,
                     owner.limitName(), false);
         }

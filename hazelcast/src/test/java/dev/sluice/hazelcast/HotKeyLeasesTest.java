@@ -98,6 +98,17 @@ class HotKeyLeasesTest {
     }
 
     @Test
+    void decision_fromASliceWhileTheNextIsHeld_remainingCountsTheNextAsTaken() {
+        Policy policy = leased(Algorithm.FIXED_WINDOW);
+        HotKeyLeases node = hot(policy);
+        grant(node, policy, 1);
+        grant(node, policy, 1);
+
+        // The owner has 100 - 9 - 5 - 6 left; this node holds 1 of the first slice and the 6 of the next.
+        assertThat(grant(node, policy, 1).remaining()).isEqualTo(100 - 9 - 5 - 6 + 1 + 6);
+    }
+
+    @Test
     void decide_sliceUsedUp_grantsFromTheNextWithNoCall() {
         Policy policy = leased(Algorithm.FIXED_WINDOW);
         HotKeyLeases node = hot(policy);
