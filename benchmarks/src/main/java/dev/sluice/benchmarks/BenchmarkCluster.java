@@ -74,6 +74,11 @@ final class BenchmarkCluster implements AutoCloseable {
         return local;
     }
 
+    /** The members in this JVM: the local one, and the second unless it runs in a process of its own. */
+    List<HazelcastInstance> inThisJvm() {
+        return secondInJvm == null ? List.of(local) : List.of(local, secondInJvm);
+    }
+
     static Config config(String clusterName, int port, List<Integer> ports) {
         Config config = new Config().setClusterName(clusterName);
         config.setProperty("hazelcast.logging.type", "none");

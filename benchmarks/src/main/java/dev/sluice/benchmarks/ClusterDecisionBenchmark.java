@@ -7,9 +7,11 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.CompareAndSetCounterStore;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.hazelcast.StoreOptions;
+import dev.sluice.store.LocalCounterStore;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.DelayParameters;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.grid.hazelcast.Bucket4jHazelcast;
 import java.time.Duration;
@@ -34,7 +36,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * with same-key batching (the default) and without, Bucket4j's entry-processor proxy manager plain and with
  * {@code Optimizations.batching()}, each one's compare-and-set mode for members without its classes (Sluice's
  * {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy manager), and the floor: a bare processor that
- * increments a {@code Long} ({@link IncrementProcessor}). Calls go through the member in the benchmark's JVM, so about
+ * increments a {@code Long} ({@link IncrementProcessor}). Beside them, for one hot key: Sluice with leased slices
+ * ({@code sluiceLeased}, {@link StoreOptions#leasing}) against Bucket4j's {@code Optimizations.delaying()} with as
+ * many unsynchronized tokens as Sluice's largest slice ({@code bucket4jDelaying}), and the local store
+ * ({@code local}), whose p50 a decision from a slice is held against. Calls go through the member in the benchmark's JVM, so about
  * half go to the other member over loopback; that member is in this JVM or, with {@code topology=two-jvms}, in a
  * process of its own.
  *
@@ -65,6 +70,10 @@ public class ClusterDecisionBenchmark {
     private String[] keys;
     private HazelcastCounterStore sluice;
     private HazelcastCounterStore sluiceUnbatched;
+    private HazelcastCounterStore sluiceLeased;
+    private Policy leasedPolicy;
+    private LocalCounterStore local;
+    private final ConcurrentHashMap<String, Bucket> bucket4jDelaying = new ConcurrentHashMap<>();
     private IMap<String, Long> floor;
     /** Bucket4j's batching merges the calls made on one proxy: each key's proxy is made once and shared. */
     private final ConcurrentHashMap<String, Bucket> bucket4jBatching = new ConcurrentHashMap<>();
@@ -86,6 +95,10 @@ public class ClusterDecisionBenchmark {
                 .batching(false).build());
         floor = cluster.local().getMap(BenchmarkCluster.FLOOR_MAP);
         policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permits, period));
+        leasedPolicy = policy.leasing();
+        sluiceLeased = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("leased")
+                .leasing(true).build());
+        local = new LocalCounterStore();
         bucket4j = Bucket4jHazelcast.entryProcessorBasedBuilder(cluster.local().<String, byte[]>getMap("bucket4j"))
                 .build();
         // A generous retry bound: the benchmark measures what a decision costs, not how often one gives up.
@@ -103,6 +116,8 @@ public class ClusterDecisionBenchmark {
     public void stopCluster() throws Exception {
         sluice.close();
         sluiceUnbatched.close();
+        sluiceLeased.close();
+        local.close();
         cluster.close();
     }
 
@@ -114,6 +129,24 @@ public class ClusterDecisionBenchmark {
     @Benchmark
     public boolean sluiceUnbatched(Keys.Cursor cursor) {
         return sluiceUnbatched.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+    }
+
+    @Benchmark
+    public boolean sluiceLeased(Keys.Cursor cursor) {
+        return sluiceLeased.apply(keys[cursor.next(keys.length)], leasedPolicy, 1, 0).allowed();
+    }
+
+    @Benchmark
+    public boolean local(Keys.Cursor cursor) {
+        return local.apply(keys[cursor.next(keys.length)], policy, 1, 0).allowed();
+    }
+
+    /** Up to {@link StoreOptions#DEFAULT_MAX_SLICE} tokens per node unsynchronized for up to 10 ms, as Sluice's slices. */
+    @Benchmark
+    public boolean bucket4jDelaying(Keys.Cursor cursor) {
+        return bucket4jDelaying.computeIfAbsent(keys[cursor.next(keys.length)], key -> bucket4j.builder()
+                .withOptimization(Optimizations.delaying(new DelayParameters(StoreOptions.DEFAULT_MAX_SLICE,
+                        Duration.ofMillis(10)))).build(key, bucket4jConfig)).tryConsume(1);
     }
 
     @Benchmark

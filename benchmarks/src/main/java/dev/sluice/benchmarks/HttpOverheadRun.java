@@ -47,7 +47,8 @@ public final class HttpOverheadRun {
             "warmup", "10", "seconds", "20", "requests", "2000000", "connections", "32", "jvm", "-Xms1g -Xmx1g");
 
     private static final Map<String, String> TITLES = Map.of("none", "no filter", "noop", "a filter doing nothing",
-            "local", "filter, local store", "hazelcast", "filter, 2-member Hazelcast");
+            "local", "filter, local store", "hazelcast", "filter, 2-member Hazelcast", "hazelcast-leased",
+            "filter, 2-member Hazelcast, leased");
 
     /**
      * For the JVMs with a Hazelcast member: the access to JDK internals Hazelcast asks for at start, and no Hazelcast
@@ -129,7 +130,7 @@ public final class HttpOverheadRun {
             int port = BenchmarkCluster.freePort();
             List<String> serverArgs = new ArrayList<>(List.of(server, Integer.toString(port)));
             List<String> serverJvm = new ArrayList<>(jvm);
-            if (server.equals("hazelcast")) {
+            if (server.startsWith("hazelcast")) {
                 serverJvm.addAll(HAZELCAST_JVM);
                 String memberPort = Integer.toString(BenchmarkCluster.freePort());
                 started.add(java(serverJvm, BenchmarkCluster.class, List.of(HttpOverheadServer.CLUSTER_NAME,

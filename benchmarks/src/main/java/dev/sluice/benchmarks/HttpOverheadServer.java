@@ -23,13 +23,14 @@ import org.eclipse.jetty.server.ServerConnector;
  * The servlet filter's cost over HTTP: Jetty 12 serving a two-byte answer at {@code /api/*}, with no filter
  * ({@code none}), behind a filter that only passes the request on ({@code noop}: Jetty's own cost of a filter), or
  * behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store ({@code local}) or
- * in an embedded Hazelcast member ({@code hazelcast}), which joins the member at {@code MEMBER_PORT} when given (a
+ * in an embedded Hazelcast member ({@code hazelcast}; {@code hazelcast-leased}: the rule leased, the store leasing,
+ * README Leasing), which joins the member at {@code MEMBER_PORT} when given (a
  * process of its own, {@link BenchmarkCluster#main}) and starts serving once the two see each other. The client is
  * named by {@code X-Forwarded-For} from the trusted proxy 127.0.0.1, so one load generator can be many clients
  * ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer
- * none|noop|local|hazelcast PORT [MEMBER_PORT]}; prints {@value #READY} and the address once serving; stops when
+ * none|noop|local|hazelcast|hazelcast-leased PORT [MEMBER_PORT]}; prints {@value #READY} and the address once serving; stops when
  * killed.
  */
 public final class HttpOverheadServer {
@@ -40,6 +41,10 @@ public final class HttpOverheadServer {
              "rules": [{"id": "per-ip", "match": {"paths": ["/api/**"]}, "key": {"type": "ip"},
                         "limits": [{"permits": 1000000000, "period": "1s"}]}]}
             """;
+
+    /** {@link #RULES} with the rule leased. */
+    static final String LEASED_RULES = RULES.replace("\"key\": {\"type\": \"ip\"},",
+            "\"key\": {\"type\": \"ip\"}, \"lease\": true,");
 
     /** The name of the Hazelcast cluster of the {@code hazelcast} server and the member it joins. */
     static final String CLUSTER_NAME = "sluice-http-bench";
@@ -74,18 +79,22 @@ public final class HttpOverheadServer {
             context.addFilter(new FilterHolder((request, response, chain) -> chain.doFilter(request, response)), "/*",
                     EnumSet.of(DispatcherType.REQUEST));
         } else if (!mode.equals("none")) {
-            Path rules = Files.writeString(Files.createTempFile("sluice-http-bench", ".json"), RULES);
+            boolean leased = mode.equals("hazelcast-leased");
+            Path rules = Files.writeString(Files.createTempFile("sluice-http-bench", ".json"),
+                    leased ? LEASED_RULES : RULES);
             rules.toFile().deleteOnExit();
             FilterSettings.Builder settings = FilterSettings.builder().rules("file:" + rules);
-            if (mode.equals("hazelcast")) {
+            if (mode.startsWith("hazelcast")) {
                 int memberPort = BenchmarkCluster.freePort();
                 String members = "127.0.0.1:" + memberPort + (args.length > 2 ? ",127.0.0.1:" + args[2] : "");
                 settings.storeProvider("hazelcast", Map.of(
                         "hazelcast-port", String.valueOf(memberPort),
                         "hazelcast-members", members,
-                        "hazelcast-cluster-name", CLUSTER_NAME)::get);
+                        "hazelcast-cluster-name", CLUSTER_NAME,
+                        "hazelcast-leasing", String.valueOf(leased))::get);
             } else if (!mode.equals("local")) {
-                throw new IllegalArgumentException("expected none, noop, local or hazelcast, got " + mode);
+                throw new IllegalArgumentException("expected none, noop, local, hazelcast or hazelcast-leased, got "
+                        + mode);
             }
             filter = new RateLimitFilter(settings.build());
             context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
@@ -98,11 +107,11 @@ public final class HttpOverheadServer {
         server.setHandler(context);
         server.start();
         int members = args.length > 2 && filter != null ? 2 : 1;
-        if (mode.equals("hazelcast")) {
+        if (mode.startsWith("hazelcast")) {
             awaitMembers(filter, members);
         }
         System.out.println(READY + " http://127.0.0.1:" + port + "/api/hello (" + mode
-                + (mode.equals("hazelcast") ? ", " + members + " members" : "") + ")");
+                + (mode.startsWith("hazelcast") ? ", " + members + " members" : "") + ")");
         server.join();
     }
 

@@ -84,7 +84,7 @@ final class OpenLoopLoad implements AutoCloseable {
                             latencies[request] = received - (start + request * interval);
                             statuses[request] = status;
                             answered++;
-                            idle.push(connection);
+                            idle.offer(connection);
                         }
                     }
                     selector.selectedKeys().clear();

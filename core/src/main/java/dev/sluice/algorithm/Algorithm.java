@@ -54,6 +54,9 @@ public enum Algorithm {
     STEPPED_SLIDING_WINDOW(6, new WindowLog(true)),
     GCRA(7, new Gcra(false));
 
+    /** A slice is at most this fraction (1/n) of the permits the owner has left; see {@link Lease}. */
+    public static final int SLICE_SHARE = 8;
+
     private static final Algorithm[] ALL = values();
 
     private final int id;
@@ -108,6 +111,27 @@ public enum Algorithm {
      */
     public boolean reservesFutureSlots() {
         return this == SLIDING_WINDOW_LOG || this == STEPPED_SLIDING_WINDOW;
+    }
+
+    /**
+     * Whether a node may take a slice of a key's permits from its owner and grant from it locally
+     * ({@link #lease}): every algorithm but the {@link #SLIDING_WINDOW_LOG}, which records the instant of each grant,
+     * and the {@link #LEAKY_BUCKET}, which gives each request its own slot in the queue.
+     */
+    public boolean leases() {
+        return this != SLIDING_WINDOW_LOG && this != LEAKY_BUCKET;
+    }
+
+    /** Throws {@link IllegalArgumentException}, saying why, unless this algorithm {@linkplain #leases() leases}. */
+    void requireLeases() {
+        if (this == SLIDING_WINDOW_LOG) {
+            throw new IllegalArgumentException("the sliding window log cannot lease (it records the instant of each"
+                    + " grant; the stepped sliding window can)");
+        }
+        if (this == LEAKY_BUCKET) {
+            throw new IllegalArgumentException("the leaky bucket cannot lease (it gives each request its own slot in"
+                    + " the queue; GCRA can)");
+        }
     }
 
     /** Throws {@link IllegalArgumentException}, naming the limit, when this algorithm cannot enforce it. */
@@ -231,6 +255,79 @@ public enum Algorithm {
             return apply(state, now, cost, 0, limits);
         }
         return counted(state, now, now + wait, cost, limits, wait);
+    }
+
+    /**
+     * On the key's owner: counts a slice of permits for a node to grant locally, or, when the key has too few left for
+     * one, decides the request alone as {@link #apply} does (no delay: leasing algorithms do not queue). See
+     * {@link Lease} for the sizes and why a slice is never more permissive than the algorithm.
+     *
+     * @param cost the asking request's permits, taken from the slice; 0 for a slice taken ahead of need (with no
+     *     slice, then, nothing is counted)
+     * @param wanted the slice the node asks for, its cost included: its traffic over one lifetime; granted up to
+     *     this, scaled down to the slice's validity when that is shorter than a lifetime, and up to
+     *     {@code 1/}{@value #SLICE_SHARE} of the permits left, and only when that is more than the cost
+     * @param lifetimeNanos how long a token bucket's or GCRA's slice stays valid, and the span {@code wanted} covers
+     * @param clockErrorNanos how much later than {@code now} the true time may be (a clock of millisecond resolution:
+     *     1 ms); taken off the validity, so that a slice never outlives its window on the true timeline
+     * @throws IllegalArgumentException when this algorithm does not lease
+     */
+    public Lease lease(long @Nullable [][] state, long now, long cost, long wanted, long lifetimeNanos,
+                       long clockErrorNanos, List<Limit> limits) {
+        requireLeases();
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must not be negative, got " + cost);
+        }
+        long validFor = Long.MAX_VALUE;
+        for (Limit limit : limits) {
+            validFor = Math.min(validFor, strategy.sliceValidity(now, limit, lifetimeNanos));
+        }
+        validFor -= clockErrorNanos;
+        if (validFor > 0 && wanted > cost) {
+            long left = apply(state, now, 0, 0, limits).decision().remaining();
+            // What the node would use before the slice ends, at the rate it asked by: nothing counted to be lost.
+            long usable = validFor >= lifetimeNanos ? wanted
+                    : Math.max(cost + 1, Arithmetic.mulDivFloor(wanted, validFor, lifetimeNanos));
+            long permits = Math.min(usable, left / SLICE_SHARE);
+            if (permits > cost) {
+                Transition slice = apply(state, now, permits, 0, limits);
+                if (slice.decision().allowed()) {
+                    return new Lease(slice, permits, validFor);
+                }
+            }
+        }
+        Transition alone = apply(state, now, cost, 0, limits);
+        return new Lease(cost == 0 ? new Transition(state, alone.decision(), false, alone.idleAfterNanos()) : alone,
+                0, 0);
+    }
+
+    /**
+     * On the key's owner: takes back {@code permits} of a slice counted at {@code countedAt} that its node will not
+     * grant, when every limit still counts them where they were counted (the same window or step); otherwise, and
+     * for the token bucket and GCRA (whose level cannot say whether those tokens would have been lost to a full
+     * bucket), changes nothing. The decision is what a bare look at the state ({@code apply} of cost 0) gives.
+     */
+    public Transition giveBack(long @Nullable [][] state, long now, long permits, long countedAt, List<Limit> limits) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits given back must be at least 1, got " + permits);
+        }
+        int count = limits.size();
+        boolean there = state != null && state.length == count && now >= countedAt;
+        for (int i = 0; there && i < count; i++) {
+            there = now - countedAt < strategy.sliceValidity(countedAt, limits.get(i), 0);
+        }
+        if (!there) {
+            Transition look = apply(state, now, 0, 0, limits);
+            return new Transition(state, look.decision(), false, look.idleAfterNanos());
+        }
+        long[][] next = new long[count][];
+        boolean changed = false;
+        for (int i = 0; i < count; i++) {
+            next[i] = strategy.takeBack(state[i], countedAt, permits, limits.get(i));
+            changed |= next[i] != state[i];
+        }
+        Transition look = apply(changed ? next : state, now, 0, 0, limits);
+        return new Transition(changed ? next : state, look.decision(), changed, look.idleAfterNanos());
     }
 
     /**

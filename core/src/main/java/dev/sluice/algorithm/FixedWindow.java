@@ -66,6 +66,18 @@ final class FixedWindow implements Strategy {
         return new long[] {window, Durations.saturatedAdd(count, cost)};
     }
 
+    /** Until the end of the window holding {@code at}. */
+    @Override
+    public long sliceValidity(long at, Limit limit, long lifetime) {
+        return Strategy.untilSpanEnd(at, limit.periodNanos());
+    }
+
+    /** Less {@code permits} (never below zero) when the state is still the window holding {@code at}. */
+    @Override
+    public long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
+        return Strategy.lessInWindow(state, 2, at, permits, limit.periodNanos());
+    }
+
     /** The later window; within the same window, the higher count. */
     @Override
     public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {

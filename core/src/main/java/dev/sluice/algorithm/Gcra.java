@@ -64,6 +64,12 @@ final class Gcra implements Strategy {
                 nextSlot(full - busyFor, interval, capacity), busyFor, queue ? wait : 0, limit.name(), false);
     }
 
+    /** GCRA: the lifetime, as the token bucket's. The queue never leases: each request gets a slot of its own. */
+    @Override
+    public long sliceValidity(long at, Limit limit, long lifetime) {
+        return queue ? 0 : lifetime;
+    }
+
     /** The later theoretical arrival time: the fuller queue. */
     @Override
     public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A request is granted only when every limit grants it, and then it is counted against every limit; when any
  * limit rejects it, none is charged. A key's state belongs to one policy: use distinct keys for distinct policies.
- * Immutable and thread-safe.
+ * A policy may ask to be {@linkplain #leasing() leased}: a store that leases (the Hazelcast store's opt-in) then
+ * grants a hot key's permits from slices its node took from the key's owner. Immutable and thread-safe.
  */
 public final class Policy {
 
@@ -21,6 +22,7 @@ public final class Policy {
     private final Algorithm algorithm;
     private final List<Limit> limits;
     private final long capacity;
+    private final boolean leased;
     /** Computed on first use and kept (as {@code String} does): a policy is a map key in cached rejections. */
     private int hash;
 
@@ -40,6 +42,14 @@ public final class Policy {
             smallest = Math.min(smallest, limit.capacity());
         }
         this.capacity = smallest;
+        this.leased = false;
+    }
+
+    private Policy(Policy policy, boolean leased) {
+        this.algorithm = policy.algorithm;
+        this.limits = policy.limits;
+        this.capacity = policy.capacity;
+        this.leased = leased;
     }
 
     /** A policy of {@code algorithm} over {@code limits}; throws {@link IllegalArgumentException} when the algorithm
@@ -60,6 +70,22 @@ public final class Policy {
     /** The limits, in the order given. */
     public List<Limit> limits() {
         return limits;
+    }
+
+    /**
+     * This policy, asking stores that lease to grant a hot key's permits from slices (see {@link Lease} for the
+     * bounds); stores that do not lease decide it as any other.
+     *
+     * @throws IllegalArgumentException when the algorithm cannot lease ({@link Algorithm#leases()}), saying why
+     */
+    public Policy leasing() {
+        algorithm.requireLeases();
+        return leased ? this : new Policy(this, true);
+    }
+
+    /** Whether this policy asks to be leased ({@link #leasing()}). */
+    public boolean leased() {
+        return leased;
     }
 
     /** The largest cost that can ever be granted: the smallest capacity among the limits. */
@@ -93,16 +119,28 @@ public final class Policy {
         return algorithm.reserve(state, nowNanos, cost, maxWaitNanos, limits);
     }
 
+    /** Counts a slice for a node, or decides the request alone; see {@link Algorithm#lease}. */
+    public Lease lease(long @Nullable [][] state, long nowNanos, long cost, long wanted, long lifetimeNanos,
+                       long clockErrorNanos) {
+        return algorithm.lease(state, nowNanos, cost, wanted, lifetimeNanos, clockErrorNanos, limits);
+    }
+
+    /** Takes back a slice's unused permits where they are still counted; see {@link Algorithm#giveBack}. */
+    public Transition giveBack(long @Nullable [][] state, long nowNanos, long permits, long countedAtNanos) {
+        return algorithm.giveBack(state, nowNanos, permits, countedAtNanos, limits);
+    }
+
     @Override
     public boolean equals(@Nullable Object o) {
-        return o == this || o instanceof Policy other && algorithm == other.algorithm && limits.equals(other.limits);
+        return o == this || o instanceof Policy other && algorithm == other.algorithm && leased == other.leased
+                && limits.equals(other.limits);
     }
 
     @Override
     public int hashCode() {
         int h = hash;
         if (h == 0) {
-            h = 31 * algorithm.hashCode() + limits.hashCode();
+            h = 31 * (31 * algorithm.hashCode() + limits.hashCode()) + (leased ? 1 : 0);
             hash = h;
         }
         return h;
@@ -110,6 +148,6 @@ public final class Policy {
 
     @Override
     public String toString() {
-        return "Policy[" + algorithm + " " + limits + "]";
+        return "Policy[" + algorithm + " " + limits + (leased ? " leased" : "") + "]";
     }
 }

@@ -101,6 +101,18 @@ final class SlidingWindowCounter implements Strategy {
         return new long[] {window, current, previous};
     }
 
+    /** Until the end of the window holding {@code at}: after it, its count is weighed as the previous window's. */
+    @Override
+    public long sliceValidity(long at, Limit limit, long lifetime) {
+        return Strategy.untilSpanEnd(at, limit.periodNanos());
+    }
+
+    /** The current count less {@code permits} (never below zero) when the state is still the window holding at. */
+    @Override
+    public long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
+        return Strategy.lessInWindow(state, 3, at, permits, limit.periodNanos());
+    }
+
     /**
      * Both states seen from the later window (an older window's count becomes the previous one, or drops out), then
      * the higher of each count.

@@ -46,6 +46,42 @@ interface Strategy {
      */
     long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b);
 
+    /**
+     * How long after {@code at} permits counted at {@code at} are still counted where they were (see {@link Lease}):
+     * until the end of the window or step holding {@code at} for the window algorithms, {@code lifetime} for the
+     * token bucket and GCRA; 0 (the default) for an algorithm that never leases.
+     */
+    default long sliceValidity(long at, Limit limit, long lifetime) {
+        return 0;
+    }
+
+    /**
+     * {@code state} with {@code permits} counted at {@code at} taken back: a new array, or {@code state} itself when
+     * this algorithm cannot take them back (the default) or they are no longer where they were counted. Only called
+     * within {@link #sliceValidity} of {@code at}. Pure.
+     */
+    default long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
+        return state;
+    }
+
+    /** Nanoseconds from {@code at} to the end of the aligned span of {@code length} (a window, a step) holding it. */
+    static long untilSpanEnd(long at, long length) {
+        return (Math.floorDiv(at, length) + 1) * length - at;
+    }
+
+    /**
+     * A window state {@code [window, count, ...]} of {@code length} longs with {@code permits} fewer counted in its
+     * window (never below zero), when that window holds {@code at}; else {@code state} itself.
+     */
+    static long @Nullable [] lessInWindow(long @Nullable [] state, int length, long at, long permits, long period) {
+        if (state == null || state.length != length || state[0] != Math.floorDiv(at, period)) {
+            return state;
+        }
+        long[] less = state.clone();
+        less[1] -= Math.min(permits, less[1]);
+        return less;
+    }
+
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
     static Decision never(Limit limit, long remaining, long nextPermit, long resetAfter) {
         return new Decision(false, limit.capacity(), remaining, Decision.NEVER, nextPermit, resetAfter, 0,

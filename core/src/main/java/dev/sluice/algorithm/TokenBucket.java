@@ -56,6 +56,12 @@ final class TokenBucket implements Strategy {
                 refillTime(capacity - tokens, carry, limit), 0, limit.name(), false);
     }
 
+    /** The lifetime: a token taken early leaves the bucket early, which only a short lifetime bounds. */
+    @Override
+    public long sliceValidity(long at, Limit limit, long lifetime) {
+        return lifetime;
+    }
+
     /**
      * The fewer tokens, refilled from the later instant with the smaller carried fraction: at any later time this
      * holds no more tokens than either state.

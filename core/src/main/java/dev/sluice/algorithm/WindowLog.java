@@ -131,6 +131,38 @@ final class WindowLog implements Strategy {
         return inserted;
     }
 
+    /**
+     * The stepped window: until the end of the step holding {@code at}, within which every grant leaves the window at
+     * the same expiry. The log never leases: it records the instant of each grant.
+     */
+    @Override
+    public long sliceValidity(long at, Limit limit, long lifetime) {
+        return stepped ? Strategy.untilSpanEnd(at, stepNanos(limit.periodNanos())) : 0;
+    }
+
+    /** The stepped window: the entry of the step holding {@code at} less {@code permits}, dropped when empty. */
+    @Override
+    public long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
+        if (!stepped || state == null || state.length % 2 != 0) {
+            return state;
+        }
+        long expiry = expiry(at, limit.periodNanos(), stepNanos(limit.periodNanos()));
+        for (int i = 0; i < state.length; i += 2) {
+            if (state[i] == expiry) {
+                if (state[i + 1] > permits) {
+                    long[] less = state.clone();
+                    less[i + 1] -= permits;
+                    return less;
+                }
+                long[] dropped = new long[state.length - 2];
+                System.arraycopy(state, 0, dropped, 0, i);
+                System.arraycopy(state, i + 2, dropped, i, state.length - i - 2);
+                return dropped;
+            }
+        }
+        return state;
+    }
+
     /** When a grant at {@code t} leaves the window: the end of its step, plus the window's length in whole steps. */
     private static long expiry(long t, long period, long step) {
         return (Math.floorDiv(t, step) + Durations.ceilDiv(period, step)) * step;

@@ -72,6 +72,13 @@ public @interface RateLimited {
     /** Count and report only, never reject ({@code shadow} mode). */
     boolean shadow() default false;
 
+    /**
+     * Let stores that lease (the Hazelcast store with leasing on) grant this rule's hot keys from slices taken from
+     * each key's owner; see the README's Leasing. Not with {@link Algorithm#SLIDING_WINDOW_LOG} or
+     * {@link Algorithm#LEAKY_BUCKET}, which cannot lease, nor with {@link #rule()} (the rules file says).
+     */
+    boolean lease() default false;
+
     /** Holds repeated {@link RateLimited} annotations. */
     @Documented
     @Retention(RetentionPolicy.RUNTIME)

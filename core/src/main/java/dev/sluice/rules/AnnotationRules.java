@@ -92,10 +92,10 @@ public final class AnnotationRules {
             boolean agree = other.algorithm() == first.algorithm() && Arrays.equals(other.key(), first.key())
                     && other.cost() == first.cost() && other.shadow() == first.shadow()
                     && other.rule().equals(first.rule()) && other.onMissingKey() == first.onMissingKey()
-                    && other.fallbackKey().equals(first.fallbackKey());
+                    && other.fallbackKey().equals(first.fallbackKey()) && other.lease() == first.lease();
             if (!agree) {
                 throw new RulesException(origin + ": annotations sharing an id must agree on rule, algorithm, key,"
-                        + " onMissingKey, fallbackKey, cost and shadow");
+                        + " onMissingKey, fallbackKey, cost, shadow and lease");
             }
         }
         try {
@@ -111,9 +111,10 @@ public final class AnnotationRules {
                             + "\" names a rules file rule; give no other id, got id = \"" + first.id() + "\"");
                 }
                 for (RateLimited annotation : group) {
-                    if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0) {
+                    if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0
+                            || annotation.lease()) {
                         throw new IllegalArgumentException("rule = \"" + first.rule() + "\" takes its limits from the"
-                                + " rules file; give no permits, period or capacity");
+                                + " rules file; give no permits, period, capacity or lease");
                     }
                 }
                 return rule.build();
@@ -122,7 +123,7 @@ public final class AnnotationRules {
             for (RateLimited annotation : group) {
                 limits.add(limit(annotation, id));
             }
-            return rule.policy(Policy.of(first.algorithm(), limits)).build();
+            return rule.policy(Policy.of(first.algorithm(), limits)).lease(first.lease()).build();
         } catch (IllegalArgumentException e) {
             throw new RulesException(origin + ": " + e.getMessage(), e);
         }

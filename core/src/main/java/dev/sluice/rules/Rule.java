@@ -77,6 +77,7 @@ public final class Rule {
     private final @Nullable String fallbackKey;
     private final @Nullable RuleResponse response;
     private final Duration maxDelay;
+    private final boolean lease;
 
     private Rule(Builder b) {
         this.id = b.id;
@@ -87,9 +88,14 @@ public final class Rule {
         this.host = b.host;
         this.resourceMethods = Set.copyOf(b.resourceMethods);
         this.key = b.key;
-        this.policy = b.policy;
+        this.lease = b.lease;
+        this.policy = b.policy == null || !lease ? b.policy : leasing(b.policy);
         this.tierKey = b.tierKey;
-        this.tiers = Map.copyOf(b.tiers);
+        Map<String, Policy> tierPolicies = new LinkedHashMap<>(b.tiers);
+        if (lease) {
+            tierPolicies.replaceAll((tier, tierPolicy) -> leasing(tierPolicy));
+        }
+        this.tiers = Map.copyOf(tierPolicies);
         if ((tierKey == null) != tiers.isEmpty()) {
             throw new IllegalArgumentException(tierKey == null ? "tiers need a key to choose them by"
                     : "a tier key needs at least one tier");
@@ -142,6 +148,16 @@ public final class Rule {
         this.fallbackKey = rule.fallbackKey;
         this.response = rule.response;
         this.maxDelay = rule.maxDelay;
+        this.lease = rule.lease;
+    }
+
+    /** {@code policy} {@linkplain Policy#leasing() leasing}, or the reason it cannot, as the rule's field. */
+    private static Policy leasing(Policy policy) {
+        try {
+            return policy.leasing();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidValueException("lease", "false, as " + e.getMessage(), "true");
+        }
     }
 
     /**
@@ -259,6 +275,14 @@ public final class Rule {
         return Optional.ofNullable(response);
     }
 
+    /**
+     * Whether the rule's policies ask stores that lease to grant hot keys from slices ({@link Policy#leasing()});
+     * false by default.
+     */
+    public boolean lease() {
+        return lease;
+    }
+
     /** The longest delay a leaky-bucket rule gives a request before rejecting it instead; zero by default. */
     public Duration maxDelay() {
         return maxDelay;
@@ -338,6 +362,7 @@ public final class Rule {
         private @Nullable String fallbackKey;
         private @Nullable RuleResponse response;
         private Duration maxDelay = Duration.ZERO;
+        private boolean lease;
 
         private Builder(String id) {
             this.id = id;
@@ -502,10 +527,20 @@ public final class Rule {
         }
 
         /**
+         * Whether the rule's policies (default and tiers) ask stores that lease to grant hot keys from slices taken
+         * from each key's owner ({@link Policy#leasing()}); false by default. Checked by {@link #build()}: the
+         * sliding window log and the leaky bucket cannot lease.
+         */
+        public Builder lease(boolean on) {
+            this.lease = on;
+            return this;
+        }
+
+        /**
          * The rule.
          *
          * @throws IllegalArgumentException when the fields do not combine: tiers without a tier key or default
-         *     policy, a cost above the smallest capacity
+         *     policy, a cost above the smallest capacity, a lease of an algorithm that cannot lease
          */
         public Rule build() {
             return new Rule(this);

@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import static dev.sluice.rules.JsonFields.bool;
 import static dev.sluice.rules.JsonFields.choice;
 import static dev.sluice.rules.JsonFields.duration;
 import static dev.sluice.rules.JsonFields.forEach;
@@ -39,7 +40,8 @@ public final class RulesFile {
     private static final List<String> TOP_FIELDS = List.of("clientAddress", "rules");
     private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header");
     private static final List<String> RULE_FIELDS = List.of("id", "match", "key", "limits", "algorithm", "cost", "mode",
-            "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay");
+            "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay",
+            "lease");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
     static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name");
@@ -230,6 +232,9 @@ public final class RulesFile {
         if (fields.has("maxDelay")) {
             Node delay = fields.required("maxDelay");
             at(delay, () -> rule.maxDelay(duration(delay)));
+        }
+        if (fields.has("lease")) {
+            rule.lease(bool(fields.required("lease")));
         }
         try {
             return rule.build();

@@ -94,6 +94,18 @@ class AnnotationRulesTest {
         }
     }
 
+    public static class Leased {
+        @RateLimited(id = "hot", permits = 1000, period = "1s", key = "constant", algorithm = Algorithm.GCRA,
+                lease = true)
+        public void hot() {
+        }
+
+        @RateLimited(id = "logged", permits = 1000, period = "1s", algorithm = Algorithm.SLIDING_WINDOW_LOG,
+                lease = true)
+        public void logged() {
+        }
+    }
+
     private static Method method(String name) {
         for (Method method : UserResource.class.getMethods()) {
             if (method.getName().equals(name)) {
@@ -206,6 +218,22 @@ class AnnotationRulesTest {
                 .isInstanceOf(RulesException.class)
                 .hasMessageContaining(WindowWithCapacity.class.getName() + "#any (from the class)")
                 .hasMessageContaining("the fixed window has no separate capacity");
+    }
+
+    @Test
+    void forMethod_lease_leasesTheRulesPolicy() throws Exception {
+        Rule rule = AnnotationRules.forMethod(Leased.class, Leased.class.getMethod("hot")).get(0);
+        assertThat(rule.lease()).isTrue();
+        assertThat(rule.policy().orElseThrow().leased()).isTrue();
+    }
+
+    @Test
+    void forMethod_leaseOfAnAlgorithmThatCannotLease_namesTheMethodAndWhy() throws Exception {
+        assertThatThrownBy(() -> AnnotationRules.forMethod(Leased.class, Leased.class.getMethod("logged")))
+                .isInstanceOf(RulesException.class)
+                .hasMessage("@RateLimited(id = \"logged\") on " + Leased.class.getName() + "#logged: lease: expected"
+                        + " false, as the sliding window log cannot lease (it records the instant of each grant; the"
+                        + " stepped sliding window can), got true");
     }
 
     @Test

@@ -94,6 +94,11 @@ class RulesFileTest {
         assertThat(api.fallbackKey()).contains("anonymous");
         assertThat(api.tiers().get("premium").limits().get(0).capacity()).isEqualTo(2000);
         assertThat(api.exemptKeys()).containsExactly("internal-monitoring");
+        assertThat(api.lease()).isTrue();
+        assertThat(api.policy().orElseThrow().leased()).isTrue();
+        assertThat(api.tiers().get("premium").leased()).isTrue();
+        assertThat(login.lease()).isFalse();
+        assertThat(login.policy().orElseThrow().leased()).isFalse();
         Rule orders = file.rules().get(2);
         assertThat(orders.key().parts()).hasSize(2);
         assertThat(orders.cost()).isEqualTo(2);

@@ -1,22 +1,20 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.map.ExtendedMapEntry;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@link RecordProcessor} and {@link ReserveProcessor} share with {@link ApplyProcessor}: run one step of the
+ * What {@link RecordProcessor}, {@link ReserveProcessor} and {@link ReturnProcessor} share with {@link ApplyProcessor}: run one step of the
  * policy on the key's owner, store the state it computed with the time to live {@link ApplyProcessor#ttlSeconds}
  * gives, and hand Hazelcast a backup that writes that state (the backup never recomputes). Kept apart from
  * {@code ApplyProcessor}, whose call path changes on its own.
  */
 abstract class CountingProcessor extends PolicyProcessor {
 
-    private transient @Nullable WriteStateProcessor backup;
+    private transient @Nullable WriteStateProcessor<DecisionResult> backup;
 
     CountingProcessor() {
     }
@@ -33,10 +31,7 @@ abstract class CountingProcessor extends PolicyProcessor {
         CounterState current = entry.getValue();
         Transition transition = step(current == null ? null : current.state(), memberNanos());
         if (transition.changed()) {
-            CounterState next = new CounterState(algorithm(), transition.state());
-            long ttlSeconds = ApplyProcessor.ttlSeconds(transition.idleAfterNanos());
-            ((ExtendedMapEntry<String, CounterState>) entry).setValue(next, ttlSeconds, TimeUnit.SECONDS);
-            backup = new WriteStateProcessor(next, ttlSeconds);
+            backup = WriteStateProcessor.stored(entry, algorithm(), transition);
         }
         return new DecisionResult(transition.decision());
     }

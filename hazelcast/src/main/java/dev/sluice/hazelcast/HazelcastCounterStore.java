@@ -47,6 +47,10 @@ import org.jspecify.annotations.Nullable;
  * {@link StoreOptions#onIncompatibleMembers()}: refuse (fail to start, or fail every call so the failure policy
  * decides), or decide on the callers with a {@link CompareAndSetCounterStore} in a map of its own.
  *
+ * <p>With {@link StoreOptions#leasing()} on, hot keys of policies that ask for it ({@link Policy#leased()}) are
+ * granted from slices this node takes from each key's owner, with no call per decision: see {@code HotKeyLeases} and
+ * the README's Leasing for how, and for the bounds.
+ *
  * <p>Calls block for as long as Hazelcast takes (its invocation timeout is two minutes by default): wrap the store
  * in a {@link dev.sluice.store.FailurePolicyStore} to bound the wait and decide what happens when the cluster fails.
  * Thread-safe.
@@ -100,6 +104,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final @Nullable SameKeyBatcher batcher;
     /** Calls that carried more than one decision. */
     private final LongAdder batchesSent = new LongAdder();
+    /** Null when the options leave leasing off. */
+    private final @Nullable HotKeyLeases leases;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured) {
@@ -111,6 +117,15 @@ public final class HazelcastCounterStore implements CounterStore {
         this.mapConfigured = mapConfigured;
         this.wireVersion = new ClusterWireVersion(instance).following();
         this.batcher = options.batching() ? new SameKeyBatcher(this::send, options.maxBatch(), CALLS_IN_FLIGHT_PER_KEY) : null;
+        this.leases = options.leasing() ? new HotKeyLeases(new LeaseCalls(this::calls), localTime(instance), options)
+                .sweeping() : null;
+    }
+
+    /** This process's clock for slices: a member's test time source when it has one, else the system's. */
+    private static TimeSource localTime(HazelcastInstance instance) {
+        return instance.getLocalEndpoint() instanceof Member
+                && instance.getConfig().getUserContext().get(TIME_SOURCE_KEY) instanceof TimeSource given
+                ? given : TimeSource.system();
     }
 
     /** Probes the members now; see the class comment. */
@@ -250,6 +265,10 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return elsewhere().apply(key, policy, cost, maxDelayNanos);
         }
+        CompletableFuture<Decision> leased = leased(key, policy, cost);
+        if (leased != null) {
+            return await(leased);
+        }
         SameKeyBatcher batching = batcherIfReadable();
         if (batching != null) {
             return await(batching.submit(key, policy, cost, maxDelayNanos));
@@ -268,12 +287,27 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return elsewhere().applyAsync(key, policy, cost, maxDelayNanos);
         }
+        CompletableFuture<Decision> leased = leased(key, policy, cost);
+        if (leased != null) {
+            return leased;
+        }
         SameKeyBatcher batching = batcherIfReadable();
         if (batching != null) {
             return batching.submit(key, policy, cost, maxDelayNanos);
         }
         return calls().submit(key, new ApplyProcessor(policy, cost, maxDelayNanos))
                 .thenApply(DecisionResult::decision);
+    }
+
+    /**
+     * A decision from this node's slice of the key, or the call that takes a slice; null when the request goes to the
+     * owner as without leasing (leasing off, a policy that does not ask for it, a key that is not hot, or a member
+     * that does not read slices). Leasing algorithms do not queue, so the maximum delay plays no part.
+     */
+    private @Nullable CompletableFuture<Decision> leased(String key, Policy policy, long cost) {
+        HotKeyLeases slices = leases;
+        return slices != null && policy.leased() && wireVersion.current() >= WireFormat.LEASES
+                ? slices.decide(key, policy, cost) : null;
     }
 
     /** The batcher, when batching is on and every member reads batches. */
@@ -471,6 +505,11 @@ public final class HazelcastCounterStore implements CounterStore {
         return batchesSent.sum();
     }
 
+    /** This node's slices; null when leasing is off. */
+    @Nullable HotKeyLeases leases() {
+        return leases;
+    }
+
     /** The newest wire format version every member reads, as last found. */
     int clusterWireVersion() {
         return wireVersion.current();
@@ -481,9 +520,16 @@ public final class HazelcastCounterStore implements CounterStore {
         return instance;
     }
 
-    /** Shuts down the embedded member or the client this store started; leaves an instance it was given alone. */
+    /**
+     * Gives this node's unused window slices back to their owners (waiting a few seconds at most), then shuts down the
+     * embedded member or the client this store started; leaves an instance it was given alone.
+     */
     @Override
     public void close() {
+        HotKeyLeases slices = leases;
+        if (slices != null && instance.getLifecycleService().isRunning()) {
+            slices.close();
+        }
         wireVersion.stop();
         UUID listener = connectionListener;
         if (listener != null) {

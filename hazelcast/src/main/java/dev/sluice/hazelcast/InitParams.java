@@ -22,6 +22,7 @@ final class InitParams {
     static final String INTERFACE = "hazelcast-interface";
     static final String INCOMPATIBLE_MEMBERS = "hazelcast-incompatible-members";
     static final String BATCHING = "hazelcast-batching";
+    static final String LEASING = "hazelcast-leasing";
 
     /** The interface a member of the init-params binds to unless told: this machine only, never the network. */
     static final String DEFAULT_INTERFACE = "127.0.0.1";
@@ -72,8 +73,8 @@ final class InitParams {
 
     /**
      * The counters map of the context's namespace (one map per application sharing the cluster), and
-     * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, and {@link #BATCHING}: {@code true} or
-     * {@code false}.
+     * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, and {@link #BATCHING} and
+     * {@link #LEASING}: {@code true} or {@code false}.
      */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
@@ -82,11 +83,8 @@ final class InitParams {
         context.setting(INCOMPATIBLE_MEMBERS, value -> options.onIncompatibleMembers(
                 StoreOptions.OnIncompatibleMembers.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'))),
                 "one of refuse, compare-and-set");
-        context.setting(BATCHING, value -> options.batching(switch (value.trim()) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException(value);
-        }), "true or false");
+        context.setting(BATCHING, value -> options.batching(bool(value)), "true or false");
+        context.setting(LEASING, value -> options.leasing(bool(value)), "true or false");
         return options.build();
     }
 
@@ -97,6 +95,14 @@ final class InitParams {
             throw new IllegalArgumentException("init-param " + String.join(", ", set) + " cannot be used with "
                     + reason);
         }
+    }
+
+    private static boolean bool(String value) {
+        return switch (value.trim()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(value);
+        };
     }
 
     private static List<String> list(String text) {

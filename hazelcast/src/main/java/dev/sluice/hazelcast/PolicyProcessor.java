@@ -74,6 +74,20 @@ abstract class PolicyProcessor
         return nanosOn(member);
     }
 
+    /**
+     * How much later than {@link #nanosOn} the true time on {@code member} may be: 1 ms for Hazelcast's cluster time,
+     * which has millisecond resolution; 0 for a {@link TimeSource} of the user context.
+     */
+    static long clockErrorOn(HazelcastInstance member) {
+        return member.getUserContext().get(HazelcastCounterStore.TIME_SOURCE_KEY) instanceof TimeSource
+                ? 0 : NANOS_PER_MILLI;
+    }
+
+    /** The wire format version that defined this processor's layout; see {@link WireFormat}. */
+    int wireVersion() {
+        return WireFormat.OLDEST_READ;
+    }
+
     /** The time decisions read on {@code member}; see the class comment. */
     static long nanosOn(HazelcastInstance member) {
         if (member.getUserContext().get(HazelcastCounterStore.TIME_SOURCE_KEY) instanceof TimeSource time) {
@@ -84,7 +98,7 @@ abstract class PolicyProcessor
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out);
+        WireFormat.writeVersion(out, wireVersion());
         WireFormat.writePolicy(out, policy);
         out.writeLong(cost);
         out.writeLong(maxDelayNanos);
@@ -92,7 +106,7 @@ abstract class PolicyProcessor
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "decision processor");
+        WireFormat.readVersion(in, "decision processor", wireVersion());
         policy = WireFormat.readPolicy(in);
         cost = in.readLong();
         maxDelayNanos = in.readLong();

@@ -1,10 +1,7 @@
 package dev.sluice.hazelcast;
 
-import com.hazelcast.nio.ObjectDataInput;
-import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.algorithm.Transition;
-import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,33 +10,18 @@ import org.jspecify.annotations.Nullable;
  * own timeline, as every decision reads the member's time. Wire layout (version 1): as {@link ApplyProcessor}'s, its
  * maximum delay always 0, then the age in nanoseconds (long).
  */
-final class RecordProcessor extends CountingProcessor {
-
-    private long ageNanos;
+final class RecordProcessor extends TimedProcessor {
 
     RecordProcessor() {
     }
 
     RecordProcessor(Policy policy, long cost, long ageNanos) {
-        super(policy, cost, 0);
-        this.ageNanos = ageNanos;
+        super(policy, cost, ageNanos);
     }
 
     @Override
     Transition step(long @Nullable [][] state, long now) {
-        return policy().record(state, now, cost(), ageNanos);
-    }
-
-    @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        super.writeData(out);
-        out.writeLong(ageNanos);
-    }
-
-    @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        super.readData(in);
-        ageNanos = in.readLong();
+        return policy().record(state, now, cost(), nanos());
     }
 
     @Override

@@ -28,6 +28,9 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     static final int BATCH_RESULT = 9;
     static final int RECORD_PROCESSOR = 10;
     static final int RESERVE_PROCESSOR = 11;
+    static final int LEASE_PROCESSOR = 12;
+    static final int LEASE_RESULT = 13;
+    static final int RETURN_PROCESSOR = 14;
 
     @Override
     public int getFactoryId() {
@@ -48,6 +51,9 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case BATCH_RESULT -> new BatchResult();
             case RECORD_PROCESSOR -> new RecordProcessor();
             case RESERVE_PROCESSOR -> new ReserveProcessor();
+            case LEASE_PROCESSOR -> new LeaseProcessor();
+            case LEASE_RESULT -> new LeaseResult();
+            case RETURN_PROCESSOR -> new ReturnProcessor();
             default -> null;
         };
     }

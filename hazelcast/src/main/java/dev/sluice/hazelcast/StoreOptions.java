@@ -6,6 +6,7 @@ import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -24,6 +25,21 @@ public final class StoreOptions {
 
     /** The most decisions one batched call carries unless set: 128. */
     public static final int DEFAULT_MAX_BATCH = 128;
+
+    /** How long a token bucket's or GCRA's slice stays valid unless set: 10 ms. */
+    public static final Duration DEFAULT_LEASE_LIFETIME = Duration.ofMillis(10);
+
+    /** The longest lease lifetime: the bound on a token bucket's or GCRA's excess grows with it. */
+    public static final Duration MAX_LEASE_LIFETIME = Duration.ofMillis(50);
+
+    /** The largest slice a node asks for unless set: 64 permits. */
+    public static final int DEFAULT_MAX_SLICE = 64;
+
+    /** The rate (permits per second, on one node) above which a key is hot and leased, unless set: 1,000. */
+    public static final int DEFAULT_HOT_KEY_RATE = 1_000;
+
+    /** The most keys one node follows for leasing at once. */
+    static final int DEFAULT_MAX_LEASED_KEYS = 10_000;
 
     /** Hazelcast's bound on synchronous plus asynchronous backups. */
     private static final int MAX_BACKUP_COUNT = MapConfig.MAX_BACKUP_COUNT;
@@ -50,6 +66,10 @@ public final class StoreOptions {
     private final OnIncompatibleMembers onIncompatibleMembers;
     private final boolean batching;
     private final int maxBatch;
+    private final boolean leasing;
+    private final Duration leaseLifetime;
+    private final int maxSlice;
+    private final int hotKeyRate;
 
     private StoreOptions(Builder builder) {
         this.mapName = builder.mapName;
@@ -58,6 +78,10 @@ public final class StoreOptions {
         this.onIncompatibleMembers = builder.onIncompatibleMembers;
         this.batching = builder.batching;
         this.maxBatch = builder.maxBatch;
+        this.leasing = builder.leasing;
+        this.leaseLifetime = builder.leaseLifetime;
+        this.maxSlice = builder.maxSlice;
+        this.hotKeyRate = builder.hotKeyRate;
     }
 
     /** The map {@value HazelcastCounterStore#DEFAULT_MAP_NAME}, with the default backups and bound. */
@@ -102,6 +126,29 @@ public final class StoreOptions {
         return maxBatch;
     }
 
+    /**
+     * Whether this node grants hot keys of policies that ask for it ({@link dev.sluice.algorithm.Policy#leased()})
+     * from slices taken from each key's owner; false unless set. See the README's Leasing for the bounds.
+     */
+    public boolean leasing() {
+        return leasing;
+    }
+
+    /** How long a token bucket's or GCRA's slice stays valid, and the span over which key traffic is counted. */
+    public Duration leaseLifetime() {
+        return leaseLifetime;
+    }
+
+    /** The largest slice, in permits, a node asks an owner for. */
+    public int maxSlice() {
+        return maxSlice;
+    }
+
+    /** Permits per second of one key, on one node, from which the key is leased. */
+    public int hotKeyRate() {
+        return hotKeyRate;
+    }
+
     /** The map the compare-and-set mode counts in: apart from the processors' map, whose values it cannot read. */
     String compareAndSetMapName() {
         return "cas-" + mapName;
@@ -129,7 +176,8 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[mapName=" + mapName + ", backupCount=" + backupCount + ", maxKeysPerMember="
                 + maxKeysPerMember + ", onIncompatibleMembers=" + onIncompatibleMembers + ", batching=" + batching
-                + ", maxBatch=" + maxBatch + "]";
+                + ", maxBatch=" + maxBatch + ", leasing=" + leasing + ", leaseLifetime=" + leaseLifetime + ", maxSlice="
+                + maxSlice + ", hotKeyRate=" + hotKeyRate + "]";
     }
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
@@ -140,8 +188,50 @@ public final class StoreOptions {
         private OnIncompatibleMembers onIncompatibleMembers = OnIncompatibleMembers.REFUSE;
         private boolean batching = true;
         private int maxBatch = DEFAULT_MAX_BATCH;
+        private boolean leasing;
+        private Duration leaseLifetime = DEFAULT_LEASE_LIFETIME;
+        private int maxSlice = DEFAULT_MAX_SLICE;
+        private int hotKeyRate = DEFAULT_HOT_KEY_RATE;
 
         private Builder() {
+        }
+
+        /**
+         * Whether hot keys of policies that ask for it are granted from slices taken from their owner (see
+         * {@link HazelcastCounterStore}); default false. Every member must read wire format version 3 (this release or
+         * later); until they do, decisions are made unleased.
+         */
+        public Builder leasing(boolean on) {
+            this.leasing = on;
+            return this;
+        }
+
+        /** How long a token bucket's or GCRA's slice stays valid, 1 ms to 50 ms; default 10 ms. */
+        public Builder leaseLifetime(Duration lifetime) {
+            if (lifetime.compareTo(Duration.ofMillis(1)) < 0 || lifetime.compareTo(MAX_LEASE_LIFETIME) > 0) {
+                throw new IllegalArgumentException("leaseLifetime must be from 1ms to " + MAX_LEASE_LIFETIME.toMillis()
+                        + "ms, got " + lifetime);
+            }
+            this.leaseLifetime = lifetime;
+            return this;
+        }
+
+        /** The largest slice a node asks for, 2 to 1,000,000 permits; default {@value #DEFAULT_MAX_SLICE}. */
+        public Builder maxSlice(int permits) {
+            if (permits < 2 || permits > 1_000_000) {
+                throw new IllegalArgumentException("maxSlice must be from 2 to 1000000, got " + permits);
+            }
+            this.maxSlice = permits;
+            return this;
+        }
+
+        /** Permits per second of one key on one node from which it is leased, at least 1; default 1,000. */
+        public Builder hotKeyRate(int permitsPerSecond) {
+            if (permitsPerSecond < 1) {
+                throw new IllegalArgumentException("hotKeyRate must be at least 1, got " + permitsPerSecond);
+            }
+            this.hotKeyRate = permitsPerSecond;
+            return this;
         }
 
         /**

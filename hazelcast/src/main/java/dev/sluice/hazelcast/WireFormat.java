@@ -22,8 +22,10 @@ import org.jspecify.annotations.Nullable;
  * does not know instead of reading a layout it does not have. Algorithms travel as their fixed
  * {@link Algorithm#id()}, never as ordinals, so reordering the enum changes no bytes.
  *
- * <p>Each type carries the version that defined its layout: the types of version 1 keep writing 1, and the types
- * version 2 added (the same-key batch of {@link BatchApplyProcessor} and its {@link BatchResult}) write 2. A member reads versions {@value #OLDEST_READ} to {@link #NEWEST_READ}.
+ * <p>Each type carries the version that defined its layout: the types of version 1 keep writing 1, the types
+ * version 2 added (the same-key batch of {@link BatchApplyProcessor} and its {@link BatchResult}) write 2, and the
+ * types version 3 added (the leased slices of {@link LeaseProcessor}, {@link LeaseResult} and
+ * {@link ReturnProcessor}) write 3. A member reads versions {@value #OLDEST_READ} to {@link #NEWEST_READ}.
  *
  * <p>The rule for rolling upgrades: a caller sends a type of a newer version only once every member of the cluster has
  * said it reads that version ({@link ClusterWireVersion} asks each member when the store starts, when members join or
@@ -32,6 +34,13 @@ import org.jspecify.annotations.Nullable;
  * side in any order. The system property {@value #VERSION_PROPERTY} holds a process back to an older version (the
  * oldest it may name is {@value #OLDEST_READ}): the members and callers that set it read and send nothing newer, which
  * keeps a whole cluster on the old format until the last member is upgraded, and makes rolling back safe.
+ *
+ * <p>Version 3 adds, after Hazelcast's header: {@link LeaseProcessor}: version, policy as in version 1's processors,
+ * the asking request's cost, the slice asked for and the slice lifetime in nanoseconds (longs); {@link LeaseResult}:
+ * version, the decision's fields as {@link DecisionResult} writes them (limit name last), then the slice's permits,
+ * its validity in nanoseconds and the owner's time when it counted the slice (longs); {@link ReturnProcessor}: as
+ * {@link RecordProcessor}, version 3, the permits given back as the cost and the owner's time of the slice in place of
+ * the age. A caller takes slices only once every member reads version 3; until then it decides unleased.
  *
  * <p>Version 2 adds, after Hazelcast's header: {@link BatchApplyProcessor}: version, policy count (int), each policy
  * as in version 1's processors, request count (int), then per request its policy's index (int), cost and maximum delay
@@ -76,9 +85,11 @@ final class WireFormat {
     /** The oldest format version this release reads. */
     static final int OLDEST_READ = 1;
     /** The newest format version this release knows. */
-    static final int NEWEST_KNOWN = 2;
+    static final int NEWEST_KNOWN = 3;
     /** The version of the batch types. */
     static final int BATCHES = 2;
+    /** The version of the leased slices' types. */
+    static final int LEASES = 3;
     /** The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less. */
     static final int NEWEST_READ = newestRead(System.getProperty(VERSION_PROPERTY));
 

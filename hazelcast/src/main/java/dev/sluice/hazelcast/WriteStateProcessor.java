@@ -5,6 +5,8 @@ import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Transition;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +28,18 @@ final class WriteStateProcessor<R>
     WriteStateProcessor(CounterState state, long ttlSeconds) {
         this.state = state;
         this.ttlSeconds = ttlSeconds;
+    }
+
+    /**
+     * Stores {@code transition}'s state in {@code entry} with the time to live {@link ApplyProcessor#ttlSeconds}
+     * gives, and returns the backup that writes the same.
+     */
+    static <R> WriteStateProcessor<R> stored(Map.Entry<String, CounterState> entry, Algorithm algorithm,
+                                             Transition transition) {
+        CounterState next = new CounterState(algorithm, transition.state());
+        long ttlSeconds = ApplyProcessor.ttlSeconds(transition.idleAfterNanos());
+        ((ExtendedMapEntry<String, CounterState>) entry).setValue(next, ttlSeconds, TimeUnit.SECONDS);
+        return new WriteStateProcessor<>(next, ttlSeconds);
     }
 
     @Override

@@ -110,6 +110,11 @@ public final class ClusterSupport {
 
     /** Starts {@code size} members deciding by {@code clocks} (one per member, or one shared), and waits for all. */
     public static List<HazelcastCounterStore> startCluster(int size, TimeSource... clocks) {
+        return startCluster(size, StoreOptions.defaults(), clocks);
+    }
+
+    /** As {@link #startCluster(int, TimeSource...)}, each member's store with {@code store}. */
+    static List<HazelcastCounterStore> startCluster(int size, StoreOptions store, TimeSource... clocks) {
         String clusterName = newClusterName();
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < size; i++) {
@@ -119,6 +124,7 @@ public final class ClusterSupport {
         for (int i = 0; i < size; i++) {
             members.add(HazelcastCounterStore.startMember(member(clusterName, ports.get(i), ports)
                     .timeSource(clocks[Math.min(i, clocks.length - 1)])
+                    .store(store)
                     .build()));
         }
         for (HazelcastCounterStore member : members) {

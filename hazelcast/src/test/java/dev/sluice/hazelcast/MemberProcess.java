@@ -38,7 +38,9 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code wire=<version>}: the newest wire format version this member reads, as a member of an older release
  *       would (sets {@value WireFormat#VERSION_PROPERTY} before any Sluice class reads it);</li>
  *   <li>{@code hot=<threads>x<attempts>}: once ready, spends that many attempts from each of that many threads on
- *       {@link #HOT_KEY} under {@link #HOT_POLICY}, then prints {@code admitted=<count>}.</li>
+ *       {@link #HOT_KEY} under {@link #HOT_POLICY}, then prints {@code admitted=<count>};</li>
+ *   <li>{@code lease}: the store leases hot keys, and {@code hot} uses {@link #LEASED_HOT_POLICY}; before
+ *       {@code admitted}, prints {@code slices=<count>}.</li>
  * </ul>
  * The listening socket reuses its address so that a member restarted after a kill gets the same port.
  */
@@ -47,6 +49,9 @@ public final class MemberProcess {
     static final String HOT_KEY = "hot-across-processes";
     static final Limit TEN_PER_HOUR = Limit.of(10, Duration.ofHours(1));
     static final Policy HOT_POLICY = Policy.of(Algorithm.SLIDING_WINDOW_LOG, Limit.of(300, Duration.ofHours(1)));
+    /** A fixed window as long as a period may be, so that no run crosses its boundary. */
+    static final Policy LEASED_HOT_POLICY = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(300, Limit.MAX_PERIOD))
+            .leasing();
 
     private MemberProcess() {
     }
@@ -58,12 +63,15 @@ public final class MemberProcess {
         long latencyMillis = 0;
         int hotThreads = 0;
         int hotAttempts = 0;
+        boolean lease = false;
         List<Integer> ports = new ArrayList<>();
         for (String arg : Arrays.asList(args).subList(3, args.length)) {
             if (arg.startsWith("latency=")) {
                 latencyMillis = Long.parseLong(arg.substring("latency=".length()));
             } else if (arg.startsWith("wire=")) {
                 System.setProperty(WireFormat.VERSION_PROPERTY, arg.substring("wire=".length()));
+            } else if (arg.equals("lease")) {
+                lease = true;
             } else if (arg.startsWith("hot=")) {
                 String[] spec = arg.substring("hot=".length()).split("x");
                 hotThreads = Integer.parseInt(spec[0]);
@@ -81,7 +89,7 @@ public final class MemberProcess {
         config.setProperty("hazelcast.merge.first.run.delay.seconds", "1");
         config.setProperty("hazelcast.merge.next.run.delay.seconds", "1");
         try (HazelcastCounterStore store = HazelcastCounterStore.startMember(MemberOptions.builder().config(config)
-                .build())) {
+                .store(StoreOptions.builder().leasing(lease).build()).build())) {
             store.instance().getLifecycleService().addLifecycleListener(event -> {
                 if (event.getState() == LifecycleEvent.LifecycleState.MERGED) {
                     System.out.println("merged");
@@ -92,7 +100,11 @@ public final class MemberProcess {
             System.out.println("ready");
             System.out.flush();
             if (hotThreads > 0) {
-                System.out.println("admitted=" + hammer(store, hotThreads, hotAttempts));
+                int admitted = hammer(store, lease ? LEASED_HOT_POLICY : HOT_POLICY, hotThreads, hotAttempts);
+                if (lease) {
+                    System.out.println("slices=" + store.leases().slicesTaken());
+                }
+                System.out.println("admitted=" + admitted);
                 System.out.flush();
             }
             answerCommands(store, config);
@@ -137,7 +149,8 @@ public final class MemberProcess {
         };
     }
 
-    private static int hammer(HazelcastCounterStore store, int threads, int attempts) throws Exception {
+    private static int hammer(HazelcastCounterStore store, Policy policy, int threads, int attempts)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<Integer>> counts = new ArrayList<>();
@@ -145,7 +158,7 @@ public final class MemberProcess {
                 counts.add(pool.submit(() -> {
                     int admitted = 0;
                     for (int i = 0; i < attempts; i++) {
-                        admitted += store.apply(HOT_KEY, HOT_POLICY, 1, 0).allowed() ? 1 : 0;
+                        admitted += store.apply(HOT_KEY, policy, 1, 0).allowed() ? 1 : 0;
                     }
                     return admitted;
                 }));

@@ -50,8 +50,8 @@ class MixedWireVersionProcessesTest {
             assertThat(client.peek(untouched, HUNDRED_PER_HOUR, 0).remaining()).isEqualTo(100);
 
             cluster.kill(0);
-            ClusterSupport.await(() -> client.clusterWireVersion() == 2, Duration.ofSeconds(60),
-                    "the client to find every member reading version 2");
+            ClusterSupport.await(() -> client.clusterWireVersion() == WireFormat.NEWEST_KNOWN, Duration.ofSeconds(60),
+                    "the client to find every member reading the newest version");
 
             assertThat(admitted(client, "after-upgrade")).isEqualTo(100);
             assertThat(client.batchesSent()).isPositive();

@@ -101,6 +101,22 @@ class OptionsTest {
     }
 
     @Test
+    void storeOptions_leaseSettingsOutsideTheirRanges_areRefused() {
+        StoreOptions.Builder builder = StoreOptions.builder();
+        assertThatThrownBy(() -> builder.leaseLifetime(Duration.ofMillis(51)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseLifetime must be from 1ms to 50ms");
+        assertThatThrownBy(() -> builder.leaseLifetime(Duration.ofNanos(999_999)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.maxSlice(1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.hotKeyRate(0)).isInstanceOf(IllegalArgumentException.class);
+        StoreOptions defaults = StoreOptions.defaults();
+        assertThat(defaults.leasing()).isFalse();
+        assertThat(defaults.leaseLifetime()).isEqualTo(Duration.ofMillis(10));
+        assertThat(defaults.maxSlice()).isEqualTo(64);
+        assertThat(defaults.hotKeyRate()).isEqualTo(1_000);
+    }
+
+    @Test
     void storeOptions_blankMapName_isRefused() {
         assertThatThrownBy(() -> StoreOptions.builder().mapName(""))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("mapName must be");

@@ -74,6 +74,15 @@ class StoreProvidersTest {
     }
 
     @Test
+    void leasingInitParam_turnsLeasingOnForMemberAndClient_offByDefault() {
+        assertThat(InitParams.member(context(Map.of())).store().leasing()).isFalse();
+        assertThat(InitParams.member(context(Map.of("hazelcast-leasing", "true"))).store().leasing()).isTrue();
+        assertThat(InitParams.client(context(Map.of("hazelcast-leasing", "true"))).store().leasing()).isTrue();
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-leasing", "on"))))
+                .hasMessage("init-param 'hazelcast-leasing': expected true or false, got 'on'");
+    }
+
+    @Test
     void member_batchingInitParamNeitherTrueNorFalse_namesTheInitParamAndTheExpectedForm() {
         assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-batching", "yes"))))
                 .isInstanceOf(IllegalArgumentException.class)

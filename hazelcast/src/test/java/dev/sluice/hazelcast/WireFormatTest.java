@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Pins the wire format of every type Sluice sends through Hazelcast, in the version that defined it (1, or 2 for the
- * batch types): a known value, serialized by Hazelcast's real serialization service (with the hook the jar registers),
+ * Pins the wire format of every type Sluice sends through Hazelcast, in the version that defined it (1, 2 for the
+ * batch types, 3 for the leased slices' types): a known value, serialized by Hazelcast's real serialization service (with the hook the jar registers),
  * gives exactly these bytes, and these bytes read back to that value. A change that fails here changes what other members read: it needs a new format version (see
  * {@link WireFormat}), not a new constant. Only before the first release may version 1 itself change, as it did
  * when decision results gained the next-permit time.
@@ -90,6 +90,23 @@ class WireFormatTest {
             + " 0000000000000001" // cost
             + " 000000012a05f200"; // longest wait: 5 s
 
+    private static final String LEASE_PROCESSOR_V3 = HEADER + "0000000c 03" + SECOND_POLICY
+            + " 0000000000000001" // the asking request's cost
+            + " 0000000000000020" // the slice asked for: 32
+            + " 0000000000989680"; // lifetime: 10 ms
+    private static final String LEASE_RESULT_V3 = HEADER + "0000000d 03"
+            + " 01 0000000000000064 0000000000000058" // allowed, limit 100, remaining 88
+            + " 0000000000000000 0000000017d78400" // no retry, next permit in 400 ms
+            + " 0000000017d78400 0000000000000000" // reset after 400 ms, no delay
+            + " 00000006 7365636f6e64" // "second"
+            + " 000000000000000c" // a slice of 12 permits
+            + " 0000000017c841c0" // valid for 399 ms
+            + " 1886725211bd4600"; // counted at 1,767,225,600.6 s
+    private static final String RETURN_PROCESSOR_V3 = HEADER + "0000000e 03" + SECOND_POLICY
+            + " 0000000000000007" // permits given back
+            + " 0000000000000000" // maximum delay: always 0
+            + " 1886725211bd4600"; // the slice's time on the owner
+
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
     @AfterAll
@@ -119,7 +136,11 @@ class WireFormatTest {
                     new Decision(false, 100, 0, 36_000_000_000L, 36_000_000_000L, 3_600_000_000_000L, 0, "", false)},
                         new int[] {0, 1}), BATCH_RESULT_V2),
                 Arguments.of(new RecordProcessor(policy, 2, 30_000_000_000L), RECORD_PROCESSOR_V1),
-                Arguments.of(new ReserveProcessor(policy, 1, 5_000_000_000L), RESERVE_PROCESSOR_V1));
+                Arguments.of(new ReserveProcessor(policy, 1, 5_000_000_000L), RESERVE_PROCESSOR_V1),
+                Arguments.of(new LeaseProcessor(second, 1, 32, 10_000_000L), LEASE_PROCESSOR_V3),
+                Arguments.of(new LeaseResult(new Decision(true, 100, 88, 0, 400_000_000L, 400_000_000L, 0, "second",
+                        false), 12, 399_000_000L, 1_767_225_600_600_000_000L), LEASE_RESULT_V3),
+                Arguments.of(new ReturnProcessor(second, 7, 1_767_225_600_600_000_000L), RETURN_PROCESSOR_V3));
     }
 
     private static SameKeyBatcher.Request request(Policy policy, long cost, long maxDelayNanos) {
@@ -144,13 +165,13 @@ class WireFormatTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("everyType")
     void toObject_unknownVersion_isRefusedNamingTheVersionAndTheKnownOnes(Object value, String hex) {
-        byte[] version3 = bytes(hex);
-        version3[VERSION_OFFSET] = 3;
+        byte[] version4 = bytes(hex);
+        version4[VERSION_OFFSET] = 4;
 
-        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version3)))
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version4)))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 3")
-                .hasMessageContaining("reads versions 1 to 2");
+                .hasMessageContaining("wire format version 4")
+                .hasMessageContaining("reads versions 1 to 3");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -162,6 +183,17 @@ class WireFormatTest {
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version1)))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("wire format version 1: version 2 added it");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {LEASE_PROCESSOR_V3, LEASE_RESULT_V3, RETURN_PROCESSOR_V3})
+    void toObject_leaseTypeInVersion2_isRefused(String hex) {
+        byte[] version2 = bytes(hex);
+        version2[VERSION_OFFSET] = 2;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version2)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 2: version 3 added it");
     }
 
     @Test
