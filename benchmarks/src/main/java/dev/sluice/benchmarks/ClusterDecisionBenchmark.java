@@ -2,12 +2,14 @@ package dev.sluice.benchmarks;
 
 import com.hazelcast.map.IMap;
 import dev.sluice.Limit;
+import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.CompareAndSetCounterStore;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.hazelcast.StoreOptions;
 import dev.sluice.store.LocalCounterStore;
+import dev.sluice.store.RejectionCachingStore;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
@@ -71,6 +73,8 @@ public class ClusterDecisionBenchmark {
     private HazelcastCounterStore sluice;
     private HazelcastCounterStore sluiceUnbatched;
     private HazelcastCounterStore sluiceLeased;
+    /** As the servlet filter composes a provider's store: its rejections repeated until their retry-after. */
+    private RejectionCachingStore sluiceRejectionCache;
     private Policy leasedPolicy;
     private LocalCounterStore local;
     private final ConcurrentHashMap<String, Bucket> bucket4jDelaying = new ConcurrentHashMap<>();
@@ -93,6 +97,9 @@ public class ClusterDecisionBenchmark {
         sluice = HazelcastCounterStore.using(cluster.local());
         sluiceUnbatched = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("unbatched")
                 .batching(false).build());
+        sluiceRejectionCache = new RejectionCachingStore(HazelcastCounterStore.using(cluster.local(),
+                StoreOptions.builder().mapName("rejection-cache").build()), TimeSource.system(),
+                RejectionCachingStore.DEFAULT_MAX_ENTRIES);
         floor = cluster.local().getMap(BenchmarkCluster.FLOOR_MAP);
         policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permits, period));
         leasedPolicy = policy.leasing();
@@ -117,6 +124,7 @@ public class ClusterDecisionBenchmark {
         sluice.close();
         sluiceUnbatched.close();
         sluiceLeased.close();
+        sluiceRejectionCache.close();
         local.close();
         cluster.close();
     }
@@ -129,6 +137,11 @@ public class ClusterDecisionBenchmark {
     @Benchmark
     public boolean sluiceUnbatched(Keys.Cursor cursor) {
         return sluiceUnbatched.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+    }
+
+    @Benchmark
+    public boolean sluiceRejectionCache(Keys.Cursor cursor) {
+        return sluiceRejectionCache.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
     }
 
     @Benchmark
