@@ -30,7 +30,8 @@ import java.util.function.Function;
  * {@code Optimizations.delaying()} on the same cluster: two members in this JVM, eight threads on each asking as fast
  * as they can for a number of seconds. The exact count is what the algorithm alone admits of the same requests at the
  * times they were made (on the callers' clock; the owner reads Hazelcast's cluster time, in milliseconds, so the
- * reference is close, not bit-exact). Over: admitted above exact; under: below. Bucket4j's documented bound for
+ * reference is close, not bit-exact: an unleased run of each algorithm beside the leased one shows how close).
+ * Over: admitted above exact; under: below. Bucket4j's documented bound for
  * {@code delaying(K, ...)} is an over-consumption of up to nodes x K once the limit is spent; Sluice's bounds are in
  * the README (Leasing).
  *
@@ -58,14 +59,17 @@ public final class LeaseAccuracyRun {
                 if (!algorithm.leases()) {
                     continue;
                 }
-                Policy leased = Policy.of(algorithm, limit).leasing();
-                List<HazelcastCounterStore> stores = members.stream().map(member -> HazelcastCounterStore.using(
-                        member, StoreOptions.builder().mapName("accuracy-" + algorithm).leasing(true).build()))
-                        .toList();
-                Run run = run(stores.size(), seconds,
-                        node -> () -> stores.get(node).apply("hot", leased, 1, 0).allowed());
-                stores.forEach(HazelcastCounterStore::close);
-                report("Sluice leased " + algorithm, run, exact(Policy.of(algorithm, limit), run.times));
+                for (boolean leasing : new boolean[] {false, true}) {
+                    Policy policy = leasing ? Policy.of(algorithm, limit).leasing() : Policy.of(algorithm, limit);
+                    List<HazelcastCounterStore> stores = members.stream().map(member -> HazelcastCounterStore.using(
+                            member, StoreOptions.builder().mapName("accuracy-" + algorithm + "-" + leasing)
+                                    .leasing(leasing).build())).toList();
+                    Run run = run(stores.size(), seconds,
+                            node -> () -> stores.get(node).apply("hot", policy, 1, 0).allowed());
+                    stores.forEach(HazelcastCounterStore::close);
+                    report("Sluice " + (leasing ? "leased " : "unleased ") + algorithm, run,
+                            exact(Policy.of(algorithm, limit), run.times));
+                }
             }
             ProxyManager<String> bucket4j = Bucket4jHazelcast.entryProcessorBasedBuilder(
                     members.get(0).<String, byte[]>getMap("accuracy-bucket4j")).build();
