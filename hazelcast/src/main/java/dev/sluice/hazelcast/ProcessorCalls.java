@@ -1,6 +1,5 @@
 package dev.sluice.hazelcast;
 
-import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
@@ -51,23 +50,15 @@ final class ProcessorCalls {
      * (stages chained without an executor run there) and refuses cancelling: the call is sent.
      */
     <R> CompletableFuture<R> submit(String key, EntryProcessor<String, CounterState, R> processor) {
-        CompletableFuture<R> answer = CallAnswer.sent();
+        CompletionStage<R> call;
         if (member != null && serialization != null) {
             SerializationService deserializer = serialization;
-            member.executeOnKeyInternal(key, processor).whenCompleteAsync((Data result, Throwable failure) -> {
-                if (failure != null) {
-                    answer.completeExceptionally(unwrapped(failure));
-                    return;
-                }
-                try {
-                    answer.complete(deserializer.toObject(result));
-                } catch (RuntimeException unreadable) {
-                    answer.completeExceptionally(unreadable);
-                }
-            }, Runnable::run);
-            return answer;
+            call = member.executeOnKeyInternal(key, processor)
+                    .thenApplyAsync(result -> deserializer.<R>toObject(result), Runnable::run);
+        } else {
+            call = map.submitToKey(key, processor);
         }
-        CompletionStage<R> call = map.submitToKey(key, processor);
+        CompletableFuture<R> answer = CallAnswer.sent();
         call.whenCompleteAsync((result, failure) -> {
             if (failure == null) {
                 answer.complete(result);

@@ -12,15 +12,9 @@ import dev.sluice.store.RejectionCachingStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -101,33 +95,8 @@ class SharedClusterTest {
     @EnumSource(Algorithm.class)
     void apply_eightThreadsOnEachOfThreeMembers_admitExactlyTheLimit(Algorithm algorithm) throws Exception {
         Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
-        String key = "hot-" + algorithm;
-        int threadsPerMember = 8;
-        ExecutorService pool = Executors.newFixedThreadPool(threadsPerMember * members.size());
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<Integer>> admitted = new ArrayList<>();
-            for (HazelcastCounterStore member : members) {
-                for (int t = 0; t < threadsPerMember; t++) {
-                    admitted.add(pool.submit(() -> {
-                        start.await();
-                        int granted = 0;
-                        for (int i = 0; i < 10; i++) {
-                            granted += member.apply(key, policy, 1, Long.MAX_VALUE).allowed() ? 1 : 0;
-                        }
-                        return granted;
-                    }));
-                }
-            }
-            start.countDown();
-            int total = 0;
-            for (Future<Integer> future : admitted) {
-                total += future.get(60, TimeUnit.SECONDS);
-            }
-            assertThat(total).isEqualTo(10);
-        } finally {
-            pool.shutdownNow();
-        }
+        assertThat(ClusterSupport.admitted(members, 8, 10, "hot-" + algorithm, policy, Long.MAX_VALUE))
+                .isEqualTo(10);
     }
 
     @Test
