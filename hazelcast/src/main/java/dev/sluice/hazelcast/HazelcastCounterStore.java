@@ -117,7 +117,8 @@ public final class HazelcastCounterStore implements CounterStore {
         this.mapConfigured = mapConfigured;
         this.wireVersion = new ClusterWireVersion(instance).following();
         this.batcher = options.batching() ? new SameKeyBatcher(this::send, options.maxBatch(), CALLS_IN_FLIGHT_PER_KEY) : null;
-        this.leases = options.leasing() ? new HotKeyLeases(new LeaseCalls(this::calls), localTime(instance), options)
+        this.leases = options.leasing() ? new HotKeyLeases(new LeaseCalls(this::calls,
+                (key, policy, cost) -> unleased(key, policy, cost, 0)), localTime(instance), options)
                 .sweeping() : null;
     }
 
@@ -288,9 +289,11 @@ public final class HazelcastCounterStore implements CounterStore {
             return elsewhere().applyAsync(key, policy, cost, maxDelayNanos);
         }
         CompletableFuture<Decision> leased = leased(key, policy, cost);
-        if (leased != null) {
-            return leased;
-        }
+        return leased != null ? leased : unleased(key, policy, cost, maxDelayNanos);
+    }
+
+    /** The decision on the owner, batched when batching is on and every member reads batches. */
+    private CompletableFuture<Decision> unleased(String key, Policy policy, long cost, long maxDelayNanos) {
         SameKeyBatcher batching = batcherIfReadable();
         if (batching != null) {
             return batching.submit(key, policy, cost, maxDelayNanos);

@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -41,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Which keys.</b> Only keys whose policy asks for it ({@link Policy#leased()}), and of those only hot ones: this
  * node counts the permits it is asked for per key in spans of L, and a key is hot while the current or the previous
- * span holds at least {@code hotKeyRate * L} permits. A key that is not hot, or for which a slice is being taken by
- * another thread, is decided by the owner as it would be without leasing (batched, when batching is on). At most
+ * span holds at least {@code hotKeyRate * L} permits. A key that is not hot is decided by the owner as it would be
+ * without leasing (batched, when batching is on). At most
  * {@link StoreOptions#DEFAULT_MAX_LEASED_KEYS} keys are followed at once; keys idle for a second are forgotten.
  *
  * <p><b>Sizes.</b> This node asks for about half a span's worth of its own traffic on the key (half the larger of the
@@ -58,6 +57,13 @@ import org.jspecify.annotations.Nullable;
  * way, the request that leaves its slice half used takes the next slice in the background (a lease of cost 0); it is
  * granted from once the current one is used up or invalid. A node so holds at most two slices of a key, the current
  * one at most half full: at most {@code s + s / 2} permits.
+ *
+ * <p><b>Waiting for a slice on its way.</b> A request of a hot key that finds no permit while a slice of that key is
+ * being taken waits for that slice and is granted from it; only when the slice brings too few (or none: the owner had
+ * none to give) does it go to the owner, once, with no second wait. Without this wait, every request that arrived in
+ * the round trip of a slice went to the owner one by one: measured on the servlet filter with one hot key and 32
+ * connections, one request in six, each costing a full cluster call. A waiting request waits no longer than the call
+ * it would otherwise have made, since the slice's call was already under way when it arrived.
  *
  * <p><b>What can be lost.</b> A permit counted and never granted is under-admission. This node holds at most
  * {@code s + s / 2} permits of a key, so at any moment all nodes hold at most {@code nodes * (s + s / 2)}, s the
@@ -87,6 +93,12 @@ final class HotKeyLeases implements AutoCloseable {
 
         /** Sends a {@link ReturnProcessor}. */
         CompletableFuture<?> giveBack(String key, Policy policy, long permits, long countedAtNanos);
+
+        /**
+         * Decides the request as without leasing. Called on the thread that completed a lease call, which may be a
+         * Hazelcast thread that must not start a remote call itself.
+         */
+        CompletableFuture<Decision> decide(String key, Policy policy, long cost);
     }
 
     private static final System.Logger LOG = System.getLogger(HotKeyLeases.class.getName());
@@ -105,6 +117,8 @@ final class HotKeyLeases implements AutoCloseable {
     private final ConcurrentHashMap<String, Hold> holds = new ConcurrentHashMap<>();
     private final LongAdder slicesTaken = new LongAdder();
     private final LongAdder grantedFromSlices = new LongAdder();
+    private final LongAdder waitedForSlices = new LongAdder();
+    private final LongAdder waitedInVain = new LongAdder();
     private final LongAdder givenBack = new LongAdder();
     private volatile @Nullable ScheduledExecutorService sweeper;
 
@@ -146,9 +160,8 @@ final class HotKeyLeases implements AutoCloseable {
         long wanted = Math.min(maxSlice, Math.max(recent / 2, cost + 1));
         Slice slice = hold.current(now);
         if (slice != null && slice.policy.equals(policy)) {
-            Decision granted = slice.take(cost, now, hold.next.get());
+            Decision granted = grant(hold, slice, cost, now);
             if (granted != null) {
-                grantedFromSlices.increment();
                 if (2 * slice.left.get() <= slice.permits && recent >= hotPermits) {
                     takeAhead(key, hold, policy, wanted, now);
                 }
@@ -158,8 +171,13 @@ final class HotKeyLeases implements AutoCloseable {
                 return null;
             }
         }
-        if (recent < hotPermits || wanted <= cost || !hold.taking.compareAndSet(false, true)) {
+        if (recent < hotPermits || wanted <= cost) {
             return null;
+        }
+        CompletableFuture<@Nullable Void> taking = new CompletableFuture<>();
+        CompletableFuture<@Nullable Void> onItsWay = hold.taking.compareAndExchange(null, taking);
+        if (onItsWay != null) {
+            return afterSlice(onItsWay, key, hold, policy, cost);
         }
         Hold taker = hold;
         try {
@@ -171,16 +189,45 @@ final class HotKeyLeases implements AutoCloseable {
                 taker.slice.set(taken);
                 slicesTaken.increment();
                 return taken.decision(taken.left.get(), now, null);
-            }).whenComplete((decision, failure) -> taker.taking.set(false));
+            }).whenComplete((decision, failure) -> taker.tookSlice(taking));
         } catch (RuntimeException e) {
-            taker.taking.set(false);
+            taker.tookSlice(taking);
             throw e;
         }
     }
 
+    /** Takes {@code cost} from {@code slice}, counted as a grant from a slice; null when it has fewer left. */
+    private @Nullable Decision grant(Hold hold, Slice slice, long cost, long now) {
+        Decision granted = slice.take(cost, now, hold.next.get());
+        if (granted != null) {
+            grantedFromSlices.increment();
+        }
+        return granted;
+    }
+
+    /**
+     * A request that found no permit while a slice is on its way: granted from that slice once it is here, else
+     * decided by the owner (see the class comment).
+     */
+    private CompletableFuture<Decision> afterSlice(CompletableFuture<@Nullable Void> onItsWay, String key, Hold hold,
+                                                   Policy policy, long cost) {
+        waitedForSlices.increment();
+        return onItsWay.thenCompose(here -> {
+            long now = time.nanos();
+            Slice slice = hold.current(now);
+            Decision granted = slice != null && slice.policy.equals(policy) ? grant(hold, slice, cost, now) : null;
+            if (granted != null) {
+                return CompletableFuture.completedFuture(granted);
+            }
+            waitedInVain.increment();
+            return owner.decide(key, policy, cost);
+        });
+    }
+
     /** Takes the next slice of {@code hold} in the background, unless it has one or one is on its way. */
     private void takeAhead(String key, Hold hold, Policy policy, long wanted, long now) {
-        if (hold.next.get() != null || !hold.taking.compareAndSet(false, true)) {
+        CompletableFuture<@Nullable Void> taking = new CompletableFuture<>();
+        if (hold.next.get() != null || hold.taking.compareAndExchange(null, taking) != null) {
             return;
         }
         try {
@@ -191,10 +238,10 @@ final class HotKeyLeases implements AutoCloseable {
                 } else if (failure != null) {
                     LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", failure);
                 }
-                hold.taking.set(false);
+                hold.tookSlice(taking);
             });
         } catch (RuntimeException e) {
-            hold.taking.set(false);
+            hold.tookSlice(taking);
             LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", e);
         }
     }
@@ -208,7 +255,7 @@ final class HotKeyLeases implements AutoCloseable {
         for (Map.Entry<String, Hold> entry : holds.entrySet()) {
             Hold hold = entry.getValue();
             boolean held = sweep(entry.getKey(), hold.slice, now) | sweep(entry.getKey(), hold.next, now);
-            if (!held && now - hold.lastSeen >= FORGET_AFTER_NANOS && !hold.taking.get()) {
+            if (!held && now - hold.lastSeen >= FORGET_AFTER_NANOS && hold.taking.get() == null) {
                 holds.remove(entry.getKey(), hold);
             }
         }
@@ -260,6 +307,16 @@ final class HotKeyLeases implements AutoCloseable {
         return grantedFromSlices.sum();
     }
 
+    /** Requests that waited for a slice on its way, since the start. */
+    long waitedForSlices() {
+        return waitedForSlices.sum();
+    }
+
+    /** Requests that waited for a slice on its way and then went to the owner (it brought too few), since the start. */
+    long waitedInVain() {
+        return waitedInVain.sum();
+    }
+
     /** Permits given back to owners since the start. */
     long givenBack() {
         return givenBack.sum();
@@ -267,7 +324,7 @@ final class HotKeyLeases implements AutoCloseable {
 
     /** Whether a slice is on its way for any key. */
     boolean taking() {
-        return holds.values().stream().anyMatch(hold -> hold.taking.get());
+        return holds.values().stream().anyMatch(hold -> hold.taking.get() != null);
     }
 
     /** The permits this node holds unused in slices still valid now. */
@@ -317,8 +374,11 @@ final class HotKeyLeases implements AutoCloseable {
         final AtomicReference<@Nullable Slice> slice = new AtomicReference<>();
         /** Taken ahead of need; granted from once {@link #slice} is used up or invalid. */
         final AtomicReference<@Nullable Slice> next = new AtomicReference<>();
-        /** Set while one thread takes a slice; the others go to the owner meanwhile. */
-        final AtomicBoolean taking = new AtomicBoolean();
+        /**
+         * While a slice is being taken: completed once it is here (or the call failed), after it is in place; the
+         * requests that find no permit meanwhile wait for it.
+         */
+        final AtomicReference<@Nullable CompletableFuture<@Nullable Void>> taking = new AtomicReference<>();
         private long span = Long.MIN_VALUE;
         private long current;
         private long previous;
@@ -341,6 +401,12 @@ final class HotKeyLeases implements AutoCloseable {
                 next.compareAndSet(following, null);
             }
             return slice.get();
+        }
+
+        /** Ends the taking of a slice: the next may be taken, and the requests waiting for this one go on. */
+        void tookSlice(CompletableFuture<@Nullable Void> taken) {
+            taking.compareAndSet(taken, null);
+            taken.complete(null);
         }
 
         /** Counts {@code cost} permits asked for now; returns the larger count of this span and the one before. */

@@ -1,16 +1,29 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** How {@link HotKeyLeases} reach a key's owner in the Hazelcast store: one processor call each. Thread-safe. */
+/**
+ * How {@link HotKeyLeases} reach a key's owner in the Hazelcast store: one processor call each, and the store's own
+ * path for a request decided without leasing. Thread-safe.
+ */
 final class LeaseCalls implements HotKeyLeases.Owner {
 
-    private final Supplier<ProcessorCalls> calls;
+    /** The store's decision without leasing: {@code apply} of the request on its owner, batched when batching is on. */
+    @FunctionalInterface
+    interface Unleased {
+        CompletableFuture<Decision> decide(String key, Policy policy, long cost);
+    }
 
-    LeaseCalls(Supplier<ProcessorCalls> calls) {
+    private final Supplier<ProcessorCalls> calls;
+    private final Unleased unleased;
+
+    LeaseCalls(Supplier<ProcessorCalls> calls, Unleased unleased) {
         this.calls = calls;
+        this.unleased = unleased;
     }
 
     @Override
@@ -21,5 +34,12 @@ final class LeaseCalls implements HotKeyLeases.Owner {
     @Override
     public CompletableFuture<?> giveBack(String key, Policy policy, long permits, long countedAtNanos) {
         return calls.get().submit(key, new ReturnProcessor(policy, permits, countedAtNanos));
+    }
+
+    /** Started on a {@link SameKeyBatcher#SENDERS} thread: the caller may be a Hazelcast response thread. */
+    @Override
+    public CompletableFuture<Decision> decide(String key, Policy policy, long cost) {
+        return CompletableFuture.supplyAsync(() -> unleased.decide(key, policy, cost), SameKeyBatcher.SENDERS)
+                .thenCompose(Function.identity());
     }
 }

@@ -125,6 +125,49 @@ class HotKeyLeasesTest {
     }
 
     @Test
+    void decide_sliceUsedUpWhileTheNextIsOnItsWay_waitsForItAndIsGrantedFromIt() {
+        Policy policy = leased(Algorithm.FIXED_WINDOW);
+        HotKeyLeases node = hot(policy);
+        owner.holdLeases = true;
+        for (int i = 0; i < 4; i++) {
+            grant(node, policy, 1);
+        }
+        assertThat(node.taking()).isTrue();
+
+        CompletableFuture<Decision> first = node.decide(KEY, policy, 1);
+        CompletableFuture<Decision> second = node.decide(KEY, policy, 1);
+        assertThat(first).isNotDone();
+        assertThat(second).isNotDone();
+        owner.releaseLeases();
+
+        assertThat(first.join().allowed()).isTrue();
+        assertThat(second.join().allowed()).isTrue();
+        assertThat(node.waitedForSlices()).isEqualTo(2);
+        assertThat(node.waitedInVain()).isZero();
+        assertThat(owner.decideCalls).isZero();
+        assertThat(node.heldPermits()).isEqualTo(6 - 2);
+    }
+
+    @Test
+    void decide_sliceOnItsWayBringsNone_waitingRequestGoesToTheOwnerOnce() {
+        Policy policy = leased(Algorithm.FIXED_WINDOW);
+        HotKeyLeases node = hot(policy);
+        owner.apply(policy, 80);
+        owner.holdLeases = true;
+        for (int i = 0; i < 4; i++) {
+            grant(node, policy, 1);
+        }
+
+        // 6 left at the owner: less than 8 times a request, so the slice taken ahead brings none.
+        CompletableFuture<Decision> waiting = node.decide(KEY, policy, 1);
+        owner.releaseLeases();
+
+        assertThat(waiting.join().remaining()).isEqualTo(5);
+        assertThat(node.waitedInVain()).isEqualTo(1);
+        assertThat(owner.decideCalls).isEqualTo(1);
+    }
+
+    @Test
     void decide_costAboveWhatIsLeftOfTheSlice_goesToTheOwnerAndTheSliceKeepsTheRest() {
         Policy policy = leased(Algorithm.FIXED_WINDOW);
         HotKeyLeases node = hot(policy);
@@ -282,6 +325,17 @@ class HotKeyLeasesTest {
         private final Map<String, long[][]> states = new HashMap<>();
         int leaseCalls;
         int returnCalls;
+        int decideCalls;
+        /** While set, lease answers wait for {@link #releaseLeases()} (each computed when called). */
+        boolean holdLeases;
+        private final List<Runnable> heldAnswers = new ArrayList<>();
+
+        void releaseLeases() {
+            holdLeases = false;
+            List<Runnable> answers = List.copyOf(heldAnswers);
+            heldAnswers.clear();
+            answers.forEach(Runnable::run);
+        }
 
         synchronized Decision apply(Policy policy, long cost) {
             Transition transition = policy.apply(states.get(KEY), clock.nanos(), cost, 0);
@@ -300,8 +354,20 @@ class HotKeyLeasesTest {
             long now = clock.nanos();
             Lease lease = policy.lease(states.get(key), now, cost, wanted, lifetimeNanos, 0);
             states.put(key, lease.transition().state());
-            return CompletableFuture.completedFuture(new LeaseResult(lease.transition().decision(), lease.permits(),
-                    lease.validForNanos(), now));
+            LeaseResult answer = new LeaseResult(lease.transition().decision(), lease.permits(), lease.validForNanos(),
+                    now);
+            if (!holdLeases) {
+                return CompletableFuture.completedFuture(answer);
+            }
+            CompletableFuture<LeaseResult> later = new CompletableFuture<>();
+            heldAnswers.add(() -> later.complete(answer));
+            return later;
+        }
+
+        @Override
+        public synchronized CompletableFuture<Decision> decide(String key, Policy policy, long cost) {
+            decideCalls++;
+            return CompletableFuture.completedFuture(apply(policy, cost));
         }
 
         @Override
