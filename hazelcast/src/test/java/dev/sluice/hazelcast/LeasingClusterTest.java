@@ -2,6 +2,7 @@ package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
@@ -106,6 +107,32 @@ class LeasingClusterTest {
                 ceilRate(LIFETIME.toNanos(), limit));
         assertThat(total).isLessThanOrEqualTo(exact).isGreaterThanOrEqualTo(exact - MEMBERS * held(50));
         assertThat(slicesTaken()).isGreaterThan(slicesBefore);
+    }
+
+    /**
+     * What {@code remaining} means under a slice (see {@code HotKeyLeases}): when this node's grants are the only ones,
+     * a leased decision says exactly what the unleased one says, request by request, down to the last permit.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW_COUNTER", "STEPPED_SLIDING_WINDOW",
+            "TOKEN_BUCKET", "GCRA"})
+    void oneNodeAlone_leasedDecisions_sayWhatUnleasedOnesSay(Algorithm algorithm) {
+        Limit limit = Limit.of(256, Duration.ofSeconds(10));
+        Policy exact = Policy.of(algorithm, limit);
+        HazelcastCounterStore node = members.get(0);
+        String key = ClusterSupport.keyOwnedBy(members.get(1).instance(), "alone-" + algorithm + "-");
+        long fromSlicesBefore = node.leases().grantedFromSlices();
+
+        long[][] state = null;
+        for (int i = 0; i < 300; i++) {
+            Transition unleased = exact.apply(state, time.nanos(), 1, 0);
+            state = unleased.state();
+            Decision leased = node.apply(key, exact.leasing(), 1, 0);
+
+            assertThat(leased.allowed()).as("request %d", i).isEqualTo(unleased.decision().allowed());
+            assertThat(leased.remaining()).as("request %d", i).isEqualTo(unleased.decision().remaining());
+        }
+        assertThat(node.leases().grantedFromSlices() - fromSlicesBefore).isGreaterThan(100);
     }
 
     @Test
