@@ -4,7 +4,9 @@ import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.RuleDecision;
 import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
@@ -64,27 +66,37 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     }
 
     /**
-     * Gauges of the store's health, tagged with its mode: {@code sluice.store.members}, and the calls of the last
-     * minute that the failure policy decided, {@code sluice.store.failed}, {@code sluice.store.timed.out} and
-     * {@code sluice.store.shed}. They hold {@code health} (and so the store) until the returned watch is closed, which
-     * removes them from the registry. The latest watch of a mode publishes: it replaces the gauges of an earlier one
-     * (an application redeployed before the old one stopped), whose closing then leaves the new gauges alone.
+     * Meters of the store's health, tagged with its mode: the gauge {@code sluice.store.members}; the calls of the
+     * last minute that the failure policy decided, the gauges {@code sluice.store.failed},
+     * {@code sluice.store.timed.out} and {@code sluice.store.shed}; and, for leasing, the counter
+     * {@code sluice.store.lease.grants} and the gauge {@code sluice.store.lease.held}. They hold {@code health} (and so
+     * the store) until the returned watch is closed, which removes them from the registry. The latest watch of a mode
+     * publishes: it replaces the meters of an earlier one (an application redeployed before the old one stopped), whose
+     * closing then leaves the new meters alone.
      */
     @Override
     public Watch watch(Supplier<StoreHealth> health) {
         String mode = health.get().mode();
-        List<Gauge> gauges = List.of(
+        List<Meter> meters = List.of(
                 gauge("members", "Cluster members the store sees", health, StoreHealth::membersSeen, mode),
                 gauge("failed", "Store calls that failed in the last minute", health, StoreHealth::failedLastMinute,
                         mode),
                 gauge("timed.out", "Store calls that timed out in the last minute", health,
                         StoreHealth::timedOutLastMinute, mode),
                 gauge("shed", "Store calls shed (too many in flight) in the last minute", health,
-                        StoreHealth::shedLastMinute, mode));
+                        StoreHealth::shedLastMinute, mode),
+                // Holds health weakly (Micrometer has no other choice for it); the gauges hold it strongly.
+                FunctionCounter.builder(replacing("lease.grants", mode), health,
+                                supplier -> supplier.get().leasedGrants())
+                        .description("Decisions granted from leased slices on this node, with no cluster call")
+                        .tag("mode", mode)
+                        .register(registry),
+                gauge("lease.held", "Permits this node holds unused in leased slices (lost if it dies)", health,
+                        StoreHealth::leasedPermitsHeld, mode));
         return () -> {
-            for (Gauge gauge : gauges) {
-                if (registry.find(gauge.getId().getName()).tags(gauge.getId().getTags()).gauge() == gauge) {
-                    registry.remove(gauge);
+            for (Meter meter : meters) {
+                if (registry.find(meter.getId().getName()).tags(meter.getId().getTags()).meter() == meter) {
+                    registry.remove(meter);
                 }
             }
         };
@@ -92,17 +104,22 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
 
     private Gauge gauge(String name, String description, Supplier<StoreHealth> health,
                         ToDoubleFunction<StoreHealth> figure, String mode) {
-        String meterName = STORE + "." + name;
-        Gauge earlier = registry.find(meterName).tag("mode", mode).gauge();
-        if (earlier != null) {
-            registry.remove(earlier);
-        }
         // Held strongly, not weakly as Micrometer's default: the watch, not the garbage collector, ends the gauge.
-        return Gauge.builder(meterName, health, supplier -> figure.applyAsDouble(supplier.get()))
+        return Gauge.builder(replacing(name, mode), health, supplier -> figure.applyAsDouble(supplier.get()))
                 .description(description)
                 .tag("mode", mode)
                 .strongReference(true)
                 .register(registry);
+    }
+
+    /** The full name of the store's meter {@code name}, once an earlier watch's meter of that name and mode is gone. */
+    private String replacing(String name, String mode) {
+        String meterName = STORE + "." + name;
+        Meter earlier = registry.find(meterName).tag("mode", mode).meter();
+        if (earlier != null) {
+            registry.remove(earlier);
+        }
+        return meterName;
     }
 
     private Counter counter(String ruleId, Outcome outcome) {

@@ -2,7 +2,7 @@ package dev.sluice.store;
 
 /**
  * How a counter store is doing, for health checks, metrics and status pages: what it is, how much of its cluster it
- * sees, and how many calls in the last minute it could not decide. A store with nothing remote reports no members
+ * sees, how many calls in the last minute it could not decide, and what leasing does on this node. A store with nothing remote reports no members
  * and no failures. Immutable and thread-safe.
  *
  * @param mode what kind of store decides: {@code local}, {@code hazelcast-member}, {@code hazelcast-client},
@@ -12,19 +12,32 @@ package dev.sluice.store;
  * @param failedLastMinute calls the store failed (threw or completed exceptionally) in the last minute
  * @param timedOutLastMinute calls the store did not answer within its timeout in the last minute
  * @param shedLastMinute calls not sent to the store in the last minute because too many were in flight
+ * @param leasedGrants decisions this node granted from leased slices, with no call, since the store started; 0 for a
+ *     store that does not lease
+ * @param leasedPermitsHeld permits this node holds unused in leased slices now: counted at the keys' owners and not
+ *     yet granted, so lost (until their window ends or refilling replaces them) if this node dies; 0 for a store that
+ *     does not lease
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
-                          long shedLastMinute) {
+                          long shedLastMinute, long leasedGrants, long leasedPermitsHeld) {
 
     /** The health of a store that decides on its own: a local store. */
     public static final StoreHealth LOCAL = new StoreHealth("local", 0, 0, 0, 0);
 
     /** Checks that no number is negative. */
     public StoreHealth {
-        if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0) {
+        if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0
+                || leasedGrants < 0 || leasedPermitsHeld < 0) {
             throw new IllegalArgumentException("negative health figures: " + membersSeen + " members, "
-                    + failedLastMinute + " failed, " + timedOutLastMinute + " timed out, " + shedLastMinute + " shed");
+                    + failedLastMinute + " failed, " + timedOutLastMinute + " timed out, " + shedLastMinute + " shed, "
+                    + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held");
         }
+    }
+
+    /** The health of a store that does not lease. */
+    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
+                       long shedLastMinute) {
+        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, 0, 0);
     }
 
     /** Calls in the last minute that a failure policy decided instead of the store: failed, timed out or shed. */
@@ -34,6 +47,6 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
 
     /** This health with the failure counts of a {@link FailurePolicyStore} in front of the store. */
     StoreHealth withFailures(long failed, long timedOut, long shed) {
-        return new StoreHealth(mode, membersSeen, failed, timedOut, shed);
+        return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld);
     }
 }

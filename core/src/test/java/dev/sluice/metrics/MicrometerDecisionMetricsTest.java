@@ -15,7 +15,7 @@ class MicrometerDecisionMetricsTest {
     @Test
     void watch_closed_removesItsGaugesOnce() {
         DecisionMetrics.Watch watch = metrics.watch(() -> health(3));
-        assertThat(storeGauges()).hasSize(4);
+        assertThat(storeGauges()).hasSize(6);
 
         watch.close();
         watch.close();
@@ -30,11 +30,24 @@ class MicrometerDecisionMetricsTest {
 
         earlier.close();
 
-        assertThat(storeGauges()).hasSize(4);
+        assertThat(storeGauges()).hasSize(6);
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".failed").tag("mode", "test").gauge().value())
                 .isEqualTo(2);
         later.close();
         assertThat(storeGauges()).isEmpty();
+    }
+
+    @Test
+    void watch_leasingStore_publishesItsLeasedGrantsAndHeldPermits() {
+        StoreHealth[] now = {new StoreHealth("leasing", 2, 0, 0, 0, 1_000, 24)};
+        DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
+        now[0] = new StoreHealth("leasing", 2, 0, 0, 0, 1_500, 12);
+
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".lease.grants").tag("mode", "leasing")
+                .functionCounter().count()).isEqualTo(1_500);
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".lease.held").tag("mode", "leasing").gauge()
+                .value()).isEqualTo(12);
+        watch.close();
     }
 
     private static StoreHealth health(long failed) {

@@ -475,7 +475,9 @@ public final class HazelcastCounterStore implements CounterStore {
             case COMPARE_AND_SET -> connection + " compare-and-set";
             case REFUSED -> connection + " refused: incompatible members";
         };
-        return new StoreHealth(mode, members, 0, 0, 0);
+        HotKeyLeases slices = leases;
+        return slices == null ? new StoreHealth(mode, members, 0, 0, 0)
+                : new StoreHealth(mode, members, 0, 0, 0, slices.grantedFromSlices(), slices.heldPermits());
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */

@@ -178,6 +178,8 @@ class LeasingClusterTest {
             long held = leaving.leases().heldPermits();
             assertThat(held).isPositive();
             assertThat(cluster.get(0).peek(key, policy, 0).remaining()).isEqualTo(300 - 20 - held);
+            assertThat(leaving.health().leasedPermitsHeld()).isEqualTo(held);
+            assertThat(leaving.health().leasedGrants()).isEqualTo(leaving.leases().grantedFromSlices()).isPositive();
 
             leaving.close();
 
