@@ -67,10 +67,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>What can be lost.</b> A permit counted and never granted is under-admission. This node holds at most
  * {@code s + s / 2} permits of a key, so at any moment all nodes hold at most {@code nodes * (s + s / 2)}, s the
- * largest slice ({@code min(maxSlice, floor(capacity / 8))}). A window slice that goes unused for L / 2 is given back to the owner if
- * its window (or step) is still the one it was counted in ({@link ReturnProcessor}), and so is every window slice when
- * the store closes; a slice that outlives its window, or a token bucket's or GCRA's slice (their level cannot take
- * tokens back: the bucket might have been full meanwhile), keeps its unused permits until it expires. A node that
+ * largest slice ({@code min(maxSlice, floor(capacity / 8))}). The window slices of a key unasked for L / 2 are given
+ * back to the owner if their window (or step) is still the one they were counted in ({@link ReturnProcessor}), and so
+ * is every window slice when the store closes; a slice that outlives its window, or a token bucket's or GCRA's slice
+ * (their level cannot take tokens back: the bucket might have been full meanwhile), keeps its unused permits until it
+ * expires. A node that
  * dies takes its slices' unused permits along: they stay counted until their window ends, or, for the buckets, until
  * refilling has replaced them. The worst case under a steady load is {@code nodes * (s + s / 2)} fewer grants per
  * window or step (per lifetime for the buckets) than the exact algorithm, and a dead node's slices at most once.
@@ -247,36 +248,58 @@ final class HotKeyLeases implements AutoCloseable {
     }
 
     /**
-     * Drops expired slices, gives back the unused permits of window slices idle for half a lifetime (while still in
-     * their window or step), and forgets keys idle for a second.
+     * Drops expired slices, gives back the unused permits of window slices of keys idle for half a lifetime (while
+     * still in their window or step), and forgets keys idle for a second.
      */
     void sweep() {
         long now = time.nanos();
         for (Map.Entry<String, Hold> entry : holds.entrySet()) {
             Hold hold = entry.getValue();
-            boolean held = sweep(entry.getKey(), hold.slice, now) | sweep(entry.getKey(), hold.next, now);
-            if (!held && now - hold.lastSeen >= FORGET_AFTER_NANOS && hold.taking.get() == null) {
+            dropExpired(hold.slice, now);
+            dropExpired(hold.next, now);
+            if (now - hold.lastSeen >= lifetimeNanos / 2) {
+                giveBackIdle(entry.getKey(), hold);
+            }
+            if (hold.slice.get() == null && hold.next.get() == null && now - hold.lastSeen >= FORGET_AFTER_NANOS
+                    && hold.taking.get() == null) {
                 holds.remove(entry.getKey(), hold);
             }
         }
     }
 
-    /** Drops or gives back the slice in {@code place} as {@link #sweep()} says; whether one is still held there. */
-    private boolean sweep(String key, AtomicReference<@Nullable Slice> place, long now) {
+    private static void dropExpired(AtomicReference<@Nullable Slice> place, long now) {
         Slice slice = place.get();
-        if (slice == null) {
-            return false;
-        }
-        if (now >= slice.expiresAt) {
+        if (slice != null && now >= slice.expiresAt) {
             place.compareAndSet(slice, null);
-        } else if (now - slice.lastUse >= lifetimeNanos / 2 && slice.givesBack()) {
-            if (place.compareAndSet(slice, null)) {
-                giveBack(key, slice);
-            }
-        } else {
-            return true;
         }
-        return false;
+    }
+
+    /**
+     * Gives back the unused permits of an idle key's window slices. Done as the taking of a slice is, so that no slice
+     * of the key is counted while permits of it are on their way back: the owner could count that slice first, and
+     * its decisions' remaining would then leave the permits given back out. Skipped while a slice is on its way.
+     */
+    private void giveBackIdle(String key, Hold hold) {
+        Slice current = hold.slice.get();
+        Slice held = current != null ? current : hold.next.get();
+        if (held == null || !held.givesBack()) {
+            return;
+        }
+        CompletableFuture<@Nullable Void> returning = new CompletableFuture<>();
+        if (hold.taking.compareAndExchange(null, returning) != null) {
+            return;
+        }
+        // The next slice first: once it is out, no slice counted after the current one can come into use (a request
+        // could otherwise move the next one in between), and no new one is taken meanwhile.
+        List<CompletableFuture<?>> calls = new ArrayList<>();
+        for (Slice slice : new Slice[] {hold.next.getAndSet(null), hold.slice.getAndSet(null)}) {
+            CompletableFuture<?> call = slice != null && slice.givesBack() ? giveBack(key, slice) : null;
+            if (call != null) {
+                calls.add(call);
+            }
+        }
+        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+                .whenComplete((done, failure) -> hold.tookSlice(returning));
     }
 
     /** Sends the owner what is left of {@code slice}, now no longer granted from; the call, or null for nothing. */
@@ -375,8 +398,8 @@ final class HotKeyLeases implements AutoCloseable {
         /** Taken ahead of need; granted from once {@link #slice} is used up or invalid. */
         final AtomicReference<@Nullable Slice> next = new AtomicReference<>();
         /**
-         * While a slice is being taken: completed once it is here (or the call failed), after it is in place; the
-         * requests that find no permit meanwhile wait for it.
+         * While a slice is being taken (or permits given back): completed once it is here (or the call failed), after
+         * it is in place; the requests that find no permit meanwhile wait for it.
          */
         final AtomicReference<@Nullable CompletableFuture<@Nullable Void>> taking = new AtomicReference<>();
         private long span = Long.MIN_VALUE;
@@ -434,7 +457,6 @@ final class HotKeyLeases implements AutoCloseable {
         final long countedAtNanos;
         /** The owner's decision on the whole slice. */
         final Decision owner;
-        volatile long lastUse;
 
         Slice(Policy policy, LeaseResult answer, long sentAt, long firstCost) {
             this.policy = policy;
@@ -444,7 +466,6 @@ final class HotKeyLeases implements AutoCloseable {
             this.sentAt = sentAt;
             this.countedAtNanos = answer.countedAtNanos();
             this.owner = answer.decision();
-            this.lastUse = sentAt;
         }
 
         /**
@@ -454,7 +475,6 @@ final class HotKeyLeases implements AutoCloseable {
         @Nullable Decision take(long cost, long now, @Nullable Slice ahead) {
             for (long before = left.get(); before >= cost; before = left.get()) {
                 if (left.compareAndSet(before, before - cost)) {
-                    lastUse = now;
                     return decision(before - cost, now, ahead == this ? null : ahead);
                 }
             }

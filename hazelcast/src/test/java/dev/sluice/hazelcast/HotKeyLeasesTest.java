@@ -222,6 +222,25 @@ class HotKeyLeasesTest {
     }
 
     @Test
+    void sweep_idleKeyWhileASliceIsOnItsWay_givesNothingBackUntilItIsHere() {
+        Policy policy = leased(Algorithm.FIXED_WINDOW);
+        HotKeyLeases node = hot(policy);
+        owner.holdLeases = true;
+        grant(node, policy, 1);
+        grant(node, policy, 1);
+        assertThat(node.taking()).isTrue();
+        clock.advanceNanos(5 * MS);
+
+        node.sweep();
+        assertThat(node.givenBack()).isZero();
+
+        owner.releaseLeases();
+        node.sweep();
+        assertThat(node.givenBack()).isEqualTo(2 + 6);
+        assertThat(owner.remaining(policy)).isEqualTo(100 - 9 - 3);
+    }
+
+    @Test
     void sweep_idleTokenBucketSlice_keepsItsPermitsCounted() {
         Policy policy = leased(Algorithm.TOKEN_BUCKET);
         HotKeyLeases node = hot(policy);
