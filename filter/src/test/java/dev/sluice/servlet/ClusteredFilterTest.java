@@ -2,9 +2,11 @@ package dev.sluice.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.algorithm.Algorithm;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
+import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -14,8 +16,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -33,10 +42,19 @@ class ClusteredFilterTest {
                         "limits": [{"permits": 3, "period": "1m"}]}]}
             """;
 
+    /** One hot key (a single tenant) of a leased fixed window. */
+    private static final String LEASED_TENANT_LIMIT = """
+            {"rules": [{"id": "per-tenant", "match": {"paths": ["/api/**"]},
+                        "key": {"type": "header", "name": "X-Tenant"}, "lease": true, "algorithm": "fixed_window",
+                        "limits": [{"permits": 200, "period": "1h"}]}]}
+            """;
+
     @TempDir
     Path dir;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
+    /** The context of each server {@link #server} started: its filter publishes the store's health there. */
+    private final Map<JettyServer, ServletContextHandler> contexts = new HashMap<>();
 
     @AfterEach
     void closeAll() throws Exception {
@@ -47,7 +65,12 @@ class ClusteredFilterTest {
 
     /** Jetty with the filter set up from {@code initParams} in front of {@link EchoServlet}. */
     private JettyServer server(Map<String, String> initParams) throws Exception {
-        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), THREE_PER_MINUTE);
+        return server(THREE_PER_MINUTE, initParams);
+    }
+
+    /** Jetty with the filter on {@code rulesJson}, set up from {@code initParams}, in front of {@link EchoServlet}. */
+    private JettyServer server(String rulesJson, Map<String, String> initParams) throws Exception {
+        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesJson);
         ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
         FilterHolder filter = new FilterHolder(RateLimitFilter.class);
         filter.setInitParameter("rules", "file:" + rules);
@@ -56,7 +79,14 @@ class ClusteredFilterTest {
         context.addServlet(new ServletHolder(new EchoServlet()), "/*");
         JettyServer server = JettyServer.start(50, context);
         resources.add(server);
+        contexts.put(server, context);
         return server;
+    }
+
+    @SuppressWarnings("unchecked")
+    private StoreHealth health(JettyServer server) {
+        return ((Supplier<StoreHealth>) contexts.get(server).getServletContext()
+                .getAttribute(RateLimitFilter.HEALTH_ATTRIBUTE)).get();
     }
 
     /** A member configuration file, as an operator would write it, with test-speed properties. */
@@ -108,6 +138,61 @@ class ClusteredFilterTest {
         assertThat(first.get("/api/c").statusCode()).isEqualTo(200);
         assertThat(second.get("/api/d").statusCode()).isEqualTo(429);
         assertThat(first.get("/api/e").statusCode()).isEqualTo(429);
+    }
+
+    /**
+     * A leased rule through the filter on two instances with embedded members, leasing on through the init-params
+     * (every key hot from its first request: the test is about what leasing answers, not about when a key turns hot).
+     * One instance alone on the key first: its slices answer what unleased decisions would, down to the header. Then
+     * both at once from eight threads: never more than the limit, and at most what the two can hold in slices
+     * (a slice and a half each, a slice at most 1/8 of the 200) fewer.
+     */
+    @Test
+    void filter_leasedRuleOnTwoEmbeddedMembers_countsDownExactlyAloneAndHoldsTheLimitTogether() throws Exception {
+        String cluster = ClusterSupport.newClusterName();
+        List<Integer> ports = List.of(ClusterSupport.freePort(), ClusterSupport.freePort());
+        List<JettyServer> instances = new ArrayList<>();
+        for (int port : ports) {
+            instances.add(server(LEASED_TENANT_LIMIT, Map.of("store", "hazelcast",
+                    "hazelcast-config", memberYaml(cluster, port, ports).toString(),
+                    "hazelcast-leasing", "true", "hazelcast-hot-key-rate", "1")));
+        }
+        awaitTwoMembers(cluster);
+        JettyServer first = instances.get(0);
+
+        for (int expected = 199; expected >= 100; expected--) {
+            HttpResponse<String> alone = first.get("/api/items", "X-Tenant", "acme");
+            assertThat(alone.statusCode()).isEqualTo(200);
+            assertThat(alone.headers().firstValue("X-RateLimit-Remaining")).hasValue(String.valueOf(expected));
+        }
+        assertThat(health(first).leasedGrants()).isPositive();
+
+        AtomicInteger admitted = new AtomicInteger(100);
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                JettyServer instance = instances.get(t % 2);
+                running.add(threads.submit(() -> {
+                    for (int i = 0; i < 20; i++) {
+                        HttpResponse<String> response = instance.get("/api/items", "X-Tenant", "acme");
+                        assertThat(response.statusCode()).isIn(200, 429);
+                        if (response.statusCode() == 200) {
+                            admitted.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> thread : running) {
+                thread.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        long largestSlice = 200 / Algorithm.SLICE_SHARE;
+        assertThat(admitted.get()).isLessThanOrEqualTo(200)
+                .isGreaterThanOrEqualTo((int) (200 - 2 * (largestSlice + largestSlice / 2)));
     }
 
     private static void awaitTwoMembers(String clusterName) {

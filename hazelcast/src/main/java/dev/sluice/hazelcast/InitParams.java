@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.TimeSource;
+import dev.sluice.rules.DurationText;
 import dev.sluice.store.CounterStoreProvider.Context;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -23,6 +24,9 @@ final class InitParams {
     static final String INCOMPATIBLE_MEMBERS = "hazelcast-incompatible-members";
     static final String BATCHING = "hazelcast-batching";
     static final String LEASING = "hazelcast-leasing";
+    static final String LEASE_LIFETIME = "hazelcast-lease-lifetime";
+    static final String MAX_SLICE = "hazelcast-max-slice";
+    static final String HOT_KEY_RATE = "hazelcast-hot-key-rate";
 
     /** The interface a member of the init-params binds to unless told: this machine only, never the network. */
     static final String DEFAULT_INTERFACE = "127.0.0.1";
@@ -73,8 +77,9 @@ final class InitParams {
 
     /**
      * The counters map of the context's namespace (one map per application sharing the cluster), and
-     * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, and {@link #BATCHING} and
-     * {@link #LEASING}: {@code true} or {@code false}.
+     * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, {@link #BATCHING} and
+     * {@link #LEASING}: {@code true} or {@code false}, and the leases' {@link #LEASE_LIFETIME}, {@link #MAX_SLICE}
+     * and {@link #HOT_KEY_RATE}.
      */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
@@ -85,6 +90,12 @@ final class InitParams {
                 "one of refuse, compare-and-set");
         context.setting(BATCHING, value -> options.batching(bool(value)), "true or false");
         context.setting(LEASING, value -> options.leasing(bool(value)), "true or false");
+        context.setting(LEASE_LIFETIME, value -> options.leaseLifetime(DurationText.parse(value.trim())
+                .orElseThrow()), "a duration from 1ms to " + StoreOptions.MAX_LEASE_LIFETIME.toMillis() + "ms");
+        context.setting(MAX_SLICE, value -> options.maxSlice(Integer.parseInt(value.trim())),
+                "a number of permits from 2 to 1000000");
+        context.setting(HOT_KEY_RATE, value -> options.hotKeyRate(Integer.parseInt(value.trim())),
+                "a number of permits per second, at least 1");
         return options.build();
     }
 

@@ -7,6 +7,7 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.TimeSource;
 import dev.sluice.store.CounterStoreProvider;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -80,6 +81,29 @@ class StoreProvidersTest {
         assertThat(InitParams.client(context(Map.of("hazelcast-leasing", "true"))).store().leasing()).isTrue();
         assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-leasing", "on"))))
                 .hasMessage("init-param 'hazelcast-leasing': expected true or false, got 'on'");
+    }
+
+    @Test
+    void leaseTuningInitParams_setLifetimeSliceAndHotKeyRate() {
+        StoreOptions store = InitParams.member(context(Map.of("hazelcast-lease-lifetime", "20ms",
+                "hazelcast-max-slice", "256", "hazelcast-hot-key-rate", "50"))).store();
+
+        assertThat(store.leaseLifetime()).isEqualTo(Duration.ofMillis(20));
+        assertThat(store.maxSlice()).isEqualTo(256);
+        assertThat(store.hotKeyRate()).isEqualTo(50);
+    }
+
+    @Test
+    void leaseTuningInitParamsOutOfRange_nameTheInitParamAndTheRange() {
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-lease-lifetime", "1s"))))
+                .hasMessage("init-param 'hazelcast-lease-lifetime': expected a duration from 1ms to 50ms, got '1s'")
+                .cause().hasMessage("leaseLifetime must be from 1ms to 50ms, got PT1S");
+        assertThatThrownBy(() -> InitParams.client(context(Map.of("hazelcast-max-slice", "1"))))
+                .hasMessage("init-param 'hazelcast-max-slice': expected a number of permits from 2 to 1000000, got"
+                        + " '1'");
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-hot-key-rate", "fast"))))
+                .hasMessage("init-param 'hazelcast-hot-key-rate': expected a number of permits per second, at least"
+                        + " 1, got 'fast'");
     }
 
     @Test
