@@ -68,6 +68,10 @@ public class ClusterDecisionBenchmark {
     @Param({"10k-keys", "hot-grants", "hot-exceeded"})
     public String workload;
 
+    /** The leased store's largest slice ({@link StoreOptions#maxSlice()}); only {@code sluiceLeased} reads it. */
+    @Param({"64"})
+    public int maxSlice;
+
     private BenchmarkCluster cluster;
     private String[] keys;
     private HazelcastCounterStore sluice;
@@ -104,7 +108,7 @@ public class ClusterDecisionBenchmark {
         policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permits, period));
         leasedPolicy = policy.leasing();
         sluiceLeased = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("leased")
-                .leasing(true).build());
+                .leasing(true).maxSlice(maxSlice).build());
         local = new LocalCounterStore();
         bucket4j = Bucket4jHazelcast.entryProcessorBasedBuilder(cluster.local().<String, byte[]>getMap("bucket4j"))
                 .build();
