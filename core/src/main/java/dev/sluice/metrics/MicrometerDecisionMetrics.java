@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
+import java.lang.ref.Reference;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -85,7 +86,7 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
                         StoreHealth::timedOutLastMinute, mode),
                 gauge("shed", "Store calls shed (too many in flight) in the last minute", health,
                         StoreHealth::shedLastMinute, mode),
-                // Holds health weakly (Micrometer has no other choice for it); the gauges hold it strongly.
+                // Holds health weakly (Micrometer has no other choice for it): the watch holds it strongly.
                 FunctionCounter.builder(replacing("lease.grants", mode), health,
                                 supplier -> supplier.get().leasedGrants())
                         .description("Decisions granted from leased slices on this node, with no cluster call")
@@ -99,6 +100,7 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
                     registry.remove(meter);
                 }
             }
+            Reference.reachabilityFence(health);
         };
     }
 

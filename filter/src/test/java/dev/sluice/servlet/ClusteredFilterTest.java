@@ -155,7 +155,9 @@ class ClusteredFilterTest {
         for (int port : ports) {
             instances.add(server(LEASED_TENANT_LIMIT, Map.of("store", "hazelcast",
                     "hazelcast-config", memberYaml(cluster, port, ports).toString(),
-                    "hazelcast-leasing", "true", "hazelcast-hot-key-rate", "1")));
+                    "hazelcast-leasing", "true", "hazelcast-hot-key-rate", "1",
+                    // A slow call on a loaded machine must not be decided by the failure policy, unheaded.
+                    "store-timeout", "30s")));
         }
         awaitTwoMembers(cluster);
         JettyServer first = instances.get(0);

@@ -118,7 +118,7 @@ public final class HazelcastCounterStore implements CounterStore {
         this.wireVersion = new ClusterWireVersion(instance).following();
         this.batcher = options.batching() ? new SameKeyBatcher(this::send, options.maxBatch(), CALLS_IN_FLIGHT_PER_KEY) : null;
         this.leases = options.leasing() ? new HotKeyLeases(new LeaseCalls(this::calls,
-                (key, policy, cost) -> unleased(key, policy, cost, 0)), localTime(instance), options)
+                this::withoutLeasing), localTime(instance), options)
                 .sweeping() : null;
     }
 
@@ -290,6 +290,16 @@ public final class HazelcastCounterStore implements CounterStore {
         }
         CompletableFuture<Decision> leased = leased(key, policy, cost);
         return leased != null ? leased : unleased(key, policy, cost, maxDelayNanos);
+    }
+
+    /**
+     * What {@link #applyAsync} does without leasing, for a request that waited for a slice in vain: the decider may
+     * have changed meanwhile.
+     */
+    private CompletableFuture<Decision> withoutLeasing(String key, Policy policy, long cost) {
+        return decider != Decider.PROCESSORS
+                ? elsewhere().applyAsync(key, policy, cost, 0).toCompletableFuture()
+                : unleased(key, policy, cost, 0);
     }
 
     /** The decision on the owner, batched when batching is on and every member reads batches. */
@@ -476,8 +486,8 @@ public final class HazelcastCounterStore implements CounterStore {
             case REFUSED -> connection + " refused: incompatible members";
         };
         HotKeyLeases slices = leases;
-        return slices == null ? new StoreHealth(mode, members, 0, 0, 0)
-                : new StoreHealth(mode, members, 0, 0, 0, slices.grantedFromSlices(), slices.heldPermits());
+        return new StoreHealth(mode, members, 0, 0, 0, slices == null ? 0 : slices.grantedFromSlices(),
+                slices == null ? 0 : slices.heldPermits());
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */

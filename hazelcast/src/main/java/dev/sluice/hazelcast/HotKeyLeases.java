@@ -62,8 +62,11 @@ import org.jspecify.annotations.Nullable;
  * being taken waits for that slice and is granted from it; only when the slice brings too few (or none: the owner had
  * none to give) does it go to the owner, once, with no second wait. Without this wait, every request that arrived in
  * the round trip of a slice went to the owner one by one: measured on the servlet filter with one hot key and 32
- * connections, one request in six, each costing a full cluster call. A waiting request waits no longer than the call
- * it would otherwise have made, since the slice's call was already under way when it arrived.
+ * connections, one request in six, each costing a full cluster call. A request that is granted from the slice waits no
+ * longer than the call it would otherwise have made, since the slice's call was already under way when it arrived;
+ * one that then goes to the owner waits for both. Requests wait alike while an idle key's permits go back (see
+ * below): then no slice comes, and they go to the owner. A key has at most one such call at a time: a slice taken,
+ * one taken ahead of need, or permits given back.
  *
  * <p><b>What can be lost.</b> A permit counted and never granted is under-admission. This node holds at most
  * {@code s + s / 2} permits of a key, so at any moment all nodes hold at most {@code nodes * (s + s / 2)}, s the
@@ -139,7 +142,14 @@ final class HotKeyLeases implements AutoCloseable {
             sweeping.setDaemon(true);
             return sweeping;
         });
-        thread.scheduleWithFixedDelay(this::sweep, lifetimeNanos / 2, lifetimeNanos / 2, TimeUnit.NANOSECONDS);
+        // A failure must not end the schedule (it would cancel every later sweep): logged, and swept again next time.
+        thread.scheduleWithFixedDelay(() -> {
+            try {
+                sweep();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "Sluice: sweeping leased slices failed; retried", e);
+            }
+        }, lifetimeNanos / 2, lifetimeNanos / 2, TimeUnit.NANOSECONDS);
         sweeper = thread;
         return this;
     }
@@ -191,7 +201,8 @@ final class HotKeyLeases implements AutoCloseable {
                 slicesTaken.increment();
                 return taken.decision(taken.left.get(), now, null);
             }).whenComplete((decision, failure) -> taker.tookSlice(taking));
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            // Whatever went wrong, the requests waiting for this slice must go on.
             taker.tookSlice(taking);
             throw e;
         }
@@ -227,23 +238,34 @@ final class HotKeyLeases implements AutoCloseable {
 
     /** Takes the next slice of {@code hold} in the background, unless it has one or one is on its way. */
     private void takeAhead(String key, Hold hold, Policy policy, long wanted, long now) {
-        CompletableFuture<@Nullable Void> taking = new CompletableFuture<>();
-        if (hold.next.get() != null || hold.taking.compareAndExchange(null, taking) != null) {
+        if (hold.next.get() != null || hold.taking.get() != null) {
             return;
         }
+        CompletableFuture<@Nullable Void> taking = new CompletableFuture<>();
+        if (hold.taking.compareAndExchange(null, taking) != null) {
+            return;
+        }
+        boolean sent = false;
         try {
             owner.lease(key, policy, 0, wanted, lifetimeNanos).whenComplete((answer, failure) -> {
-                if (failure == null && answer.permits() > 0) {
-                    hold.next.set(new Slice(policy, answer, now, 0));
-                    slicesTaken.increment();
-                } else if (failure != null) {
-                    LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", failure);
+                try {
+                    if (failure == null && answer.permits() > 0) {
+                        hold.next.set(new Slice(policy, answer, now, 0));
+                        slicesTaken.increment();
+                    } else if (failure != null) {
+                        LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", failure);
+                    }
+                } finally {
+                    hold.tookSlice(taking);
                 }
-                hold.tookSlice(taking);
             });
+            sent = true;
         } catch (RuntimeException e) {
-            hold.tookSlice(taking);
             LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", e);
+        } finally {
+            if (!sent) {
+                hold.tookSlice(taking);
+            }
         }
     }
 
@@ -292,14 +314,17 @@ final class HotKeyLeases implements AutoCloseable {
         // The next slice first: once it is out, no slice counted after the current one can come into use (a request
         // could otherwise move the next one in between), and no new one is taken meanwhile.
         List<CompletableFuture<?>> calls = new ArrayList<>();
-        for (Slice slice : new Slice[] {hold.next.getAndSet(null), hold.slice.getAndSet(null)}) {
-            CompletableFuture<?> call = slice != null && slice.givesBack() ? giveBack(key, slice) : null;
-            if (call != null) {
-                calls.add(call);
+        try {
+            for (Slice slice : new Slice[] {hold.next.getAndSet(null), hold.slice.getAndSet(null)}) {
+                CompletableFuture<?> call = slice != null && slice.givesBack() ? giveBack(key, slice) : null;
+                if (call != null) {
+                    calls.add(call);
+                }
             }
+        } finally {
+            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+                    .whenComplete((done, failure) -> hold.tookSlice(returning));
         }
-        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-                .whenComplete((done, failure) -> hold.tookSlice(returning));
     }
 
     /** Sends the owner what is left of {@code slice}, now no longer granted from; the call, or null for nothing. */
@@ -488,8 +513,10 @@ final class HotKeyLeases implements AutoCloseable {
          */
         Decision decision(long leftAfter, long now, @Nullable Slice ahead) {
             long since = now - sentAt;
-            long remaining = ahead == null ? owner.remaining() + leftAfter
-                    : Math.min(owner.remaining() + leftAfter, ahead.owner.remaining() + ahead.left.get() + leftAfter);
+            // A next slice with nothing left was given back meanwhile (it is never granted from while it is next).
+            long aheadLeft = ahead == null ? 0 : ahead.left.get();
+            long remaining = ahead == null || aheadLeft == 0 ? owner.remaining() + leftAfter
+                    : Math.min(owner.remaining() + leftAfter, ahead.owner.remaining() + aheadLeft + leftAfter);
             return new Decision(true, owner.limit(), remaining, 0,
                     Math.max(0, owner.nextPermitNanos() - since), Math.max(0, owner.resetAfterNanos() - since), 0,
                     owner.limitName(), false);

@@ -12,6 +12,7 @@ import dev.sluice.algorithm.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -241,6 +242,41 @@ class HotKeyLeasesTest {
     }
 
     @Test
+    void decide_whileAnIdleKeysPermitsGoBack_waitsThenGoesToTheOwnerAfterThem() {
+        Policy policy = leased(Algorithm.FIXED_WINDOW);
+        HotKeyLeases node = hot(policy);
+        clock.advanceNanos(5 * MS);
+        owner.holdReturns = true;
+        node.sweep();
+
+        CompletableFuture<Decision> waiting = node.decide(KEY, policy, 1);
+        assertThat(waiting).isNotDone();
+        owner.releaseReturns();
+
+        // 10 granted before, this one after the 4 unused came back: what the algorithm alone says.
+        assertThat(waiting.join().remaining()).isEqualTo(100 - 10 - 1);
+        assertThat(owner.decideCalls).isEqualTo(1);
+        assertThat(owner.leaseCalls).isEqualTo(1);
+    }
+
+    @Test
+    void decide_sliceCallFailsWhileRequestsWait_theyGoToTheOwner() {
+        Policy policy = leased(Algorithm.FIXED_WINDOW);
+        HotKeyLeases node = hot(policy);
+        owner.holdLeases = true;
+        for (int i = 0; i < 4; i++) {
+            grant(node, policy, 1);
+        }
+        CompletableFuture<Decision> waiting = node.decide(KEY, policy, 1);
+
+        owner.failLeases();
+
+        assertThat(waiting.join().allowed()).isTrue();
+        assertThat(owner.decideCalls).isEqualTo(1);
+        assertThat(node.taking()).isFalse();
+    }
+
+    @Test
     void sweep_idleTokenBucketSlice_keepsItsPermitsCounted() {
         Policy policy = leased(Algorithm.TOKEN_BUCKET);
         HotKeyLeases node = hot(policy);
@@ -345,15 +381,35 @@ class HotKeyLeasesTest {
         int leaseCalls;
         int returnCalls;
         int decideCalls;
-        /** While set, lease answers wait for {@link #releaseLeases()} (each computed when called). */
+        /**
+         * While set, lease answers wait for {@link #releaseLeases()} or {@link #failLeases()}, each computed when
+         * called.
+         */
         boolean holdLeases;
-        private final List<Runnable> heldAnswers = new ArrayList<>();
+        /** While set, give-backs wait for {@link #releaseReturns()}, each counted when called. */
+        boolean holdReturns;
+        private final Map<CompletableFuture<LeaseResult>, LeaseResult> heldAnswers = new LinkedHashMap<>();
+        private final List<CompletableFuture<@Nullable Object>> heldReturns = new ArrayList<>();
 
         void releaseLeases() {
             holdLeases = false;
-            List<Runnable> answers = List.copyOf(heldAnswers);
+            Map<CompletableFuture<LeaseResult>, LeaseResult> answers = new LinkedHashMap<>(heldAnswers);
             heldAnswers.clear();
-            answers.forEach(Runnable::run);
+            answers.forEach(CompletableFuture::complete);
+        }
+
+        void failLeases() {
+            holdLeases = false;
+            List<CompletableFuture<LeaseResult>> calls = List.copyOf(heldAnswers.keySet());
+            heldAnswers.clear();
+            calls.forEach(call -> call.completeExceptionally(new IllegalStateException("the owner left")));
+        }
+
+        void releaseReturns() {
+            holdReturns = false;
+            List<CompletableFuture<@Nullable Object>> calls = List.copyOf(heldReturns);
+            heldReturns.clear();
+            calls.forEach(call -> call.complete(null));
         }
 
         synchronized Decision apply(Policy policy, long cost) {
@@ -379,7 +435,7 @@ class HotKeyLeasesTest {
                 return CompletableFuture.completedFuture(answer);
             }
             CompletableFuture<LeaseResult> later = new CompletableFuture<>();
-            heldAnswers.add(() -> later.complete(answer));
+            heldAnswers.put(later, answer);
             return later;
         }
 
@@ -394,7 +450,12 @@ class HotKeyLeasesTest {
                                                                          long countedAtNanos) {
             returnCalls++;
             states.put(key, policy.giveBack(states.get(key), clock.nanos(), permits, countedAtNanos).state());
-            return CompletableFuture.completedFuture(null);
+            if (!holdReturns) {
+                return CompletableFuture.completedFuture(null);
+            }
+            CompletableFuture<@Nullable Object> later = new CompletableFuture<>();
+            heldReturns.add(later);
+            return later;
         }
     }
 }
