@@ -33,8 +33,8 @@ import org.jspecify.annotations.Nullable;
  * is counted and reported (a run with any is not the filter's overhead).
  *
  * <p>The warm-up is long because on a two-core machine the JIT compilers of three JVMs share the cores with the load,
- * and a Hazelcast member has much code to compile: after a warm-up of 8 s the leased server still spent 141 µs of CPU
- * per request, after 40 s 52 µs, and its requests/s rose from 12,381 to 28,036.
+ * and a Hazelcast member has much code to compile: after a warm-up of 8 s the leased server still spent 164 µs of CPU
+ * per request, after 40 s 52 µs, and its requests/s rose from 10,848 to 28,036.
  *
  * <p>Run ({@code name=value} arguments, all optional, defaults shown):
  * <pre>
