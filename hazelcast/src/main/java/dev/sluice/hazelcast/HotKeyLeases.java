@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -185,27 +186,23 @@ final class HotKeyLeases implements AutoCloseable {
         if (recent < hotPermits || wanted <= cost) {
             return null;
         }
-        CompletableFuture<@Nullable Void> taking = new CompletableFuture<>();
-        CompletableFuture<@Nullable Void> onItsWay = hold.taking.compareAndExchange(null, taking);
-        if (onItsWay != null) {
-            return afterSlice(onItsWay, key, hold, policy, cost);
-        }
         Hold taker = hold;
-        try {
-            return owner.lease(key, policy, cost, wanted, lifetimeNanos).thenApply(answer -> {
-                if (answer.permits() == 0) {
-                    return answer.decision();
-                }
-                Slice taken = new Slice(policy, answer, now, cost);
-                taker.slice.set(taken);
-                slicesTaken.increment();
-                return taken.decision(taken.left.get(), now, null);
-            }).whenComplete((decision, failure) -> taker.tookSlice(taking));
-        } catch (Throwable e) {
-            // Whatever went wrong, the requests waiting for this slice must go on.
-            taker.tookSlice(taking);
-            throw e;
+        CompletableFuture<Decision> taken = hold.exclusively(() -> owner.lease(key, policy, cost, wanted,
+                lifetimeNanos).thenApply(answer -> {
+                    if (answer.permits() == 0) {
+                        return answer.decision();
+                    }
+                    Slice fresh = new Slice(policy, answer, now, cost);
+                    taker.slice.set(fresh);
+                    slicesTaken.increment();
+                    return fresh.decision(fresh.left.get(), now, null);
+                }));
+        if (taken != null) {
+            return taken;
         }
+        CompletableFuture<@Nullable Void> onItsWay = hold.taking.get();
+        // Null when the call in flight ended just now: the request goes to the owner as without leasing.
+        return onItsWay == null ? null : afterSlice(onItsWay, key, hold, policy, cost);
     }
 
     /** Takes {@code cost} from {@code slice}, counted as a grant from a slice; null when it has fewer left. */
@@ -241,31 +238,18 @@ final class HotKeyLeases implements AutoCloseable {
         if (hold.next.get() != null || hold.taking.get() != null) {
             return;
         }
-        CompletableFuture<@Nullable Void> taking = new CompletableFuture<>();
-        if (hold.taking.compareAndExchange(null, taking) != null) {
-            return;
-        }
-        boolean sent = false;
         try {
-            owner.lease(key, policy, 0, wanted, lifetimeNanos).whenComplete((answer, failure) -> {
-                try {
-                    if (failure == null && answer.permits() > 0) {
-                        hold.next.set(new Slice(policy, answer, now, 0));
-                        slicesTaken.increment();
-                    } else if (failure != null) {
-                        LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", failure);
-                    }
-                } finally {
-                    hold.tookSlice(taking);
+            hold.exclusively(() -> owner.lease(key, policy, 0, wanted, lifetimeNanos).thenAccept(answer -> {
+                if (answer.permits() > 0) {
+                    hold.next.set(new Slice(policy, answer, now, 0));
+                    slicesTaken.increment();
                 }
-            });
-            sent = true;
+            }).exceptionally(failure -> {
+                LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", failure);
+                return null;
+            }));
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "Sluice: a slice taken ahead of need failed", e);
-        } finally {
-            if (!sent) {
-                hold.tookSlice(taking);
-            }
         }
     }
 
@@ -307,24 +291,18 @@ final class HotKeyLeases implements AutoCloseable {
         if (held == null || !held.givesBack()) {
             return;
         }
-        CompletableFuture<@Nullable Void> returning = new CompletableFuture<>();
-        if (hold.taking.compareAndExchange(null, returning) != null) {
-            return;
-        }
-        // The next slice first: once it is out, no slice counted after the current one can come into use (a request
-        // could otherwise move the next one in between), and no new one is taken meanwhile.
-        List<CompletableFuture<?>> calls = new ArrayList<>();
-        try {
+        hold.exclusively(() -> {
+            // The next slice first: once it is out, no slice counted after the current one can come into use (a
+            // request could otherwise move the next one in between), and no new one is taken meanwhile.
+            List<CompletableFuture<?>> calls = new ArrayList<>();
             for (Slice slice : new Slice[] {hold.next.getAndSet(null), hold.slice.getAndSet(null)}) {
                 CompletableFuture<?> call = slice != null && slice.givesBack() ? giveBack(key, slice) : null;
                 if (call != null) {
                     calls.add(call);
                 }
             }
-        } finally {
-            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-                    .whenComplete((done, failure) -> hold.tookSlice(returning));
-        }
+            return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new));
+        });
     }
 
     /** Sends the owner what is left of {@code slice}, now no longer granted from; the call, or null for nothing. */
@@ -451,10 +429,27 @@ final class HotKeyLeases implements AutoCloseable {
             return slice.get();
         }
 
-        /** Ends the taking of a slice: the next may be taken, and the requests waiting for this one go on. */
-        void tookSlice(CompletableFuture<@Nullable Void> taken) {
-            taking.compareAndSet(taken, null);
-            taken.complete(null);
+        /**
+         * Runs {@code call} as this key's one call in flight (a slice taken, ahead of need or not, or permits given
+         * back); once it ends, however it ends, the next may start and the requests that waited go on. Null, without
+         * running it, while another is in flight.
+         */
+        <T> @Nullable CompletableFuture<T> exclusively(Supplier<CompletableFuture<T>> call) {
+            CompletableFuture<@Nullable Void> inFlight = new CompletableFuture<>();
+            if (!taking.compareAndSet(null, inFlight)) {
+                return null;
+            }
+            try {
+                return call.get().whenComplete((result, failure) -> ended(inFlight));
+            } catch (Throwable e) {
+                ended(inFlight);
+                throw e;
+            }
+        }
+
+        private void ended(CompletableFuture<@Nullable Void> inFlight) {
+            taking.compareAndSet(inFlight, null);
+            inFlight.complete(null);
         }
 
         /** Counts {@code cost} permits asked for now; returns the larger count of this span and the one before. */
