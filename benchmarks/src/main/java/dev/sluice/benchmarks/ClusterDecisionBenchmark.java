@@ -41,7 +41,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * increments a {@code Long} ({@link IncrementProcessor}). Beside them, for one hot key: Sluice with leased slices
  * ({@code sluiceLeased}, {@link StoreOptions#leasing}) against Bucket4j's {@code Optimizations.delaying()} with as
  * many unsynchronized tokens as Sluice's largest slice ({@code bucket4jDelaying}), and the local store
- * ({@code local}), whose p50 a decision from a slice is held against. Calls go through the member in the benchmark's JVM, so about
+ * ({@code local}), whose p50 a decision from a slice is held against; and Sluice behind the servlet filter's default
+ * {@link RejectionCachingStore} ({@code sluiceRejectionCache}). Calls go through the member in the benchmark's JVM, so about
  * half go to the other member over loopback; that member is in this JVM or, with {@code topology=two-jvms}, in a
  * process of its own.
  *
@@ -68,7 +69,10 @@ public class ClusterDecisionBenchmark {
     @Param({"10k-keys", "hot-grants", "hot-exceeded"})
     public String workload;
 
-    /** The leased store's largest slice ({@link StoreOptions#maxSlice()}); only {@code sluiceLeased} reads it. */
+    /**
+     * The leased store's largest slice ({@link StoreOptions#maxSlice()}), and the tokens {@code bucket4jDelaying} lets
+     * a node take unsynchronized; the other benchmarks ignore it.
+     */
     @Param({"64"})
     public int maxSlice;
 
@@ -158,11 +162,11 @@ public class ClusterDecisionBenchmark {
         return local.apply(keys[cursor.next(keys.length)], policy, 1, 0).allowed();
     }
 
-    /** Up to {@link StoreOptions#DEFAULT_MAX_SLICE} tokens per node unsynchronized for up to 10 ms, as Sluice's slices. */
+    /** Up to {@link #maxSlice} tokens per node unsynchronized for up to 10 ms, as Sluice's leased slices. */
     @Benchmark
     public boolean bucket4jDelaying(Keys.Cursor cursor) {
         return bucket4jDelaying.computeIfAbsent(keys[cursor.next(keys.length)], key -> bucket4j.builder()
-                .withOptimization(Optimizations.delaying(new DelayParameters(StoreOptions.DEFAULT_MAX_SLICE,
+                .withOptimization(Optimizations.delaying(new DelayParameters(maxSlice,
                         Duration.ofMillis(10)))).build(key, bucket4jConfig)).tryConsume(1);
     }
 

@@ -26,8 +26,7 @@ public final class FixedRateLoad {
         URI uri = URI.create(args[1]);
         int rate = Integer.parseInt(args[2]);
         int seconds = Integer.parseInt(args[3]);
-        List<ProcessHandle> server = args.length > 4 ? List.of(ProcessHandle.of(Long.parseLong(args[4])).orElseThrow())
-                : List.of();
+        List<ProcessHandle> server = args.length > 4 ? OpenLoopLoad.process(args[4]) : List.of();
         OpenLoopLoad.Run run;
         try (OpenLoopLoad load = new OpenLoopLoad(new InetSocketAddress(uri.getHost(), uri.getPort()),
                 new byte[][] {KeepAliveConnection.request(method, uri.getRawPath()
@@ -39,16 +38,11 @@ public final class FixedRateLoad {
         Arrays.sort(latencies);
         Map<Integer, Integer> statuses = new TreeMap<>();
         Arrays.stream(run.statuses()).forEach(status -> statuses.merge(status, 1, Integer::sum));
-        System.out.printf(Locale.ROOT, "%s %s at %d/s for %d s: %d requests in %.1f s, statuses %s; CPU per request:"
-                        + " load generator %.0f µs, server %.0f µs%n", method, uri, rate, seconds, latencies.length,
-                run.seconds(), statuses, run.loadCpuMicros(), run.serverCpuMicros());
+        System.out.printf(Locale.ROOT, "%s %s at %d/s for %d s: %d requests in %.1f s, statuses %s; %s%n", method,
+                uri, rate, seconds, latencies.length, run.seconds(), statuses, run.cpuPerRequest());
         System.out.printf(Locale.ROOT, "latency from scheduled send: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, "
-                        + "p99.9 %.2f ms, max %.2f ms%n", percentile(latencies, 50), percentile(latencies, 95),
-                percentile(latencies, 99), percentile(latencies, 99.9), latencies[latencies.length - 1] / 1e6);
-    }
-
-    static double percentile(long[] sorted, double percent) {
-        int index = (int) Math.ceil(percent / 100 * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1e6;
+                        + "p99.9 %.2f ms, max %.2f ms%n", OpenLoopLoad.percentileMillis(latencies, 50),
+                OpenLoopLoad.percentileMillis(latencies, 95), OpenLoopLoad.percentileMillis(latencies, 99),
+                OpenLoopLoad.percentileMillis(latencies, 99.9), latencies[latencies.length - 1] / 1e6);
     }
 }

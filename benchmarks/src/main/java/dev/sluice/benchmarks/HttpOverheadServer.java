@@ -43,8 +43,8 @@ public final class HttpOverheadServer {
             """;
 
     /** {@link #RULES} with the rule leased. */
-    static final String LEASED_RULES = RULES.replace("\"key\": {\"type\": \"ip\"},",
-            "\"key\": {\"type\": \"ip\"}, \"lease\": true,");
+    static final String LEASED_RULES = changed(RULES, RULES.replace("\"key\": {\"type\": \"ip\"},",
+            "\"key\": {\"type\": \"ip\"}, \"lease\": true,"));
 
     /** The name of the Hazelcast cluster of the {@code hazelcast} server and the member it joins. */
     static final String CLUSTER_NAME = "sluice-http-bench";
@@ -53,6 +53,14 @@ public final class HttpOverheadServer {
     static final String READY = "serving";
 
     private HttpOverheadServer() {
+    }
+
+    /** {@code edited}, which must differ from {@code original}: an edit that no longer applies fails at once. */
+    private static String changed(String original, String edited) {
+        if (edited.equals(original)) {
+            throw new IllegalStateException("the leased rules are the unleased ones: RULES changed, mend LEASED_RULES");
+        }
+        return edited;
     }
 
     /** The address of client {@code index} (0 to 65,535), as a trusted proxy forwards it. */

@@ -40,11 +40,13 @@ public final class LimiterServiceLoad {
     private LimiterServiceLoad() {
     }
 
-    /** What one run measured, per endpoint, and the CPU time per request of this process and of the server's. */
-    private record Result(int rate, Map<String, long[]> latencies, Map<String, Map<Integer, Integer>> statuses,
-                          double seconds, double loadCpuMicros, double serverCpuMicros) {
+    /** What one run measured, split per endpoint. */
+    private record Result(int rate, OpenLoopLoad.Run run, Map<String, long[]> latencies,
+                          Map<String, Map<Integer, Integer>> statuses) {
         long[] all() {
-            return latencies.values().stream().flatMapToLong(Arrays::stream).sorted().toArray();
+            long[] all = run.latencyNanos().clone();
+            Arrays.sort(all);
+            return all;
         }
     }
 
@@ -70,14 +72,14 @@ public final class LimiterServiceLoad {
                 case "--warmup" -> warmup = Integer.parseInt(args[i + 1]);
                 case "--id" -> id = args[i + 1];
                 case "--find-max-p99" -> findMaxP99 = Double.parseDouble(args[i + 1]);
-                case "--server-pid" -> server = serverProcess(args[i + 1]);
+                case "--server-pid" -> server = OpenLoopLoad.process(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         String counting = mix.equals("seed") ? "increment" : "acquire";
         try (OpenLoopLoad load = new OpenLoopLoad(new InetSocketAddress(base.getHost(), base.getPort()),
                 requests(base.getRawPath(), id, counting), CONNECTIONS)) {
-            run(load, counting, rate, warmup, server);  // connections and JITs warm, unmeasured
+            load.run(rate, warmup, List.of());  // connections and JITs warm, unmeasured
             if (findMaxP99 < 0) {
                 print(mix, run(load, counting, rate, seconds, server));
                 return;
@@ -86,7 +88,7 @@ public final class LimiterServiceLoad {
             for (int current = rate; ; current = (int) Math.ceil(current * 1.25)) {
                 Result result = run(load, counting, current, seconds, server);
                 print(mix, result);
-                double p99 = FixedRateLoad.percentile(result.all(), 99);
+                double p99 = OpenLoopLoad.percentileMillis(result.all(), 99);
                 if (p99 > findMaxP99) {
                     break;
                 }
@@ -127,19 +129,12 @@ public final class LimiterServiceLoad {
         Map<String, long[]> sorted = new TreeMap<>();
         byKind.forEach((kind, values) -> sorted.put(kind, values.stream().mapToLong(Long::longValue).sorted()
                 .toArray()));
-        return new Result(rate, sorted, statuses, run.seconds(), run.loadCpuMicros(), run.serverCpuMicros());
-    }
-
-    private static List<ProcessHandle> serverProcess(String pid) {
-        return List.of(ProcessHandle.of(Long.parseLong(pid)).orElseThrow(() -> new IllegalArgumentException(
-                "no process " + pid)));
+        return new Result(rate, run, sorted, statuses);
     }
 
     private static void print(String mix, Result result) {
-        long total = result.latencies().values().stream().mapToLong(values -> values.length).sum();
-        System.out.printf(Locale.ROOT, "mix %s at %d/s: %d requests in %.1f s (latency from scheduled send); CPU per"
-                        + " request: load generator %.0f µs, server %.0f µs%n", mix, result.rate(), total,
-                result.seconds(), result.loadCpuMicros(), result.serverCpuMicros());
+        System.out.printf(Locale.ROOT, "mix %s at %d/s: %d requests in %.1f s (latency from scheduled send); %s%n", mix,
+                result.rate(), result.run().statuses().length, result.run().seconds(), result.run().cpuPerRequest());
         result.latencies().forEach((kind, values) -> line(kind, values, result.statuses().get(kind)));
         line("all", result.all(), null);
     }
@@ -147,8 +142,9 @@ public final class LimiterServiceLoad {
     private static void line(String kind, long[] sorted, @Nullable Map<Integer, Integer> statuses) {
         double avg = Arrays.stream(sorted).average().orElse(0) / 1e6;
         System.out.printf(Locale.ROOT, "  %-9s n=%-7d avg %7.2f ms  p50 %7.2f  p95 %7.2f  p99 %7.2f  max %8.2f ms%s%n",
-                kind, sorted.length, avg, FixedRateLoad.percentile(sorted, 50), FixedRateLoad.percentile(sorted, 95),
-                FixedRateLoad.percentile(sorted, 99), sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e6,
+                kind, sorted.length, avg, OpenLoopLoad.percentileMillis(sorted, 50),
+                OpenLoopLoad.percentileMillis(sorted, 95), OpenLoopLoad.percentileMillis(sorted, 99),
+                sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e6,
                 statuses == null ? "" : "  statuses " + statuses);
     }
 }

@@ -6,6 +6,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -37,7 +38,7 @@ final class OpenLoopLoad implements AutoCloseable {
      * {@code requests[i % requests.length]}.
      */
     OpenLoopLoad(InetSocketAddress address, byte[][] requests, int connections) throws IOException {
-        this.requests = requests.clone();
+        this.requests = requests;
         this.selector = Selector.open();
         try {
             for (int c = 0; c < connections; c++) {
@@ -54,6 +55,25 @@ final class OpenLoopLoad implements AutoCloseable {
      * of this process (the load generator) and of the server's processes that were named.
      */
     record Run(long[] latencyNanos, int[] statuses, double seconds, double loadCpuMicros, double serverCpuMicros) {
+
+        /** "CPU per request: load generator ... µs, server ... µs", the server's when its processes were named. */
+        String cpuPerRequest() {
+            return String.format(Locale.ROOT, "CPU per request: load generator %.0f µs, server %s", loadCpuMicros,
+                    Double.isNaN(serverCpuMicros) ? "not measured (no --server-pid)"
+                            : String.format(Locale.ROOT, "%.0f µs", serverCpuMicros));
+        }
+    }
+
+    /** The process {@code pid} names, as a list for {@link #run}; fails naming the pid when there is none. */
+    static List<ProcessHandle> process(String pid) {
+        return List.of(ProcessHandle.of(Long.parseLong(pid.trim())).orElseThrow(() -> new IllegalArgumentException(
+                "no process " + pid)));
+    }
+
+    /** The value at {@code percent} of {@code sorted} nanoseconds, in milliseconds (nearest rank). */
+    static double percentileMillis(long[] sorted, double percent) {
+        int index = (int) Math.ceil(percent / 100 * sorted.length) - 1;
+        return sorted.length == 0 ? 0 : sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1e6;
     }
 
     /**
@@ -102,7 +122,7 @@ final class OpenLoopLoad implements AutoCloseable {
             }
             KeepAliveConnection connection = idle.poll(10, TimeUnit.SECONDS);
             if (connection == null) {
-                throw new IOException("no answer from the server for 10 s");
+                throw new IOException("no answer from the server for 10 s", failure.get());
             }
             inFlight.set(open.indexOf(connection), request);
             connection.send(requests[request % requests.length]);
