@@ -303,9 +303,16 @@ public final class Rule {
         return ID.matcher(id).matches() ? Optional.of(id) : Optional.empty();
     }
 
-    /** The prefix of the counter keys of rule {@code id} under {@code policy}: {@code <id>@<fingerprint>|}. */
+    /**
+     * The prefix of the counter keys of rule {@code id} under {@code policy}: {@code <id>@<fingerprint>|}. The
+     * fingerprint is of what the counters count, the algorithm and the limits, so changed limits count afresh; not of
+     * whether the policy leases, which changes how permits are handed out, not what is counted: a reload that turns
+     * leasing on or off keeps counting where it was. The text is a policy's as it has always been written (running
+     * clusters name their counters by it): never change it.
+     */
     static String counterPrefix(String id, Policy policy) {
-        byte[] digest = Sha256.of(policy.toString().getBytes(StandardCharsets.UTF_8));
+        String counted = "Policy[" + policy.algorithm() + " " + policy.limits() + "]";
+        byte[] digest = Sha256.of(counted.getBytes(StandardCharsets.UTF_8));
         return id + "@" + HexFormat.of().formatHex(digest, 0, FINGERPRINT_BYTES) + "|";
     }
 

@@ -416,6 +416,24 @@ class RuleSetTest {
         assertThat(merged.policy().orElseThrow()).isSameAs(declared.policy().orElseThrow());
     }
 
+    /** Leasing changes how permits are handed out, not what is counted: turning it on keeps the rule's counters. */
+    @Test
+    void counterKey_leaseTurnedOnByAReload_isTheSameSoCountingGoesOn() {
+        String unleased = """
+                {"rules": [{"id": "r", "match": {"paths": ["/a"]}, "limits": [{"permits": 5, "period": "1m"}]}]}
+                """;
+        RulesFile before = RulesFile.parse("rules.json", unleased);
+        RulesFile after = RulesFile.parse("rules.json", unleased.replace("\"limits\"", "\"lease\": true, \"limits\""));
+
+        String counterBefore = RuleSet.combine(before, List.of()).evaluate(TestRequest.get("/a"), store).outcomes()
+                .get(0).counterKey();
+        String counterAfter = RuleSet.combine(after, List.of()).evaluate(TestRequest.get("/a"), store).outcomes()
+                .get(0).counterKey();
+
+        assertThat(after.rules().get(0).policy().orElseThrow().leased()).isTrue();
+        assertThat(counterAfter).isEqualTo(counterBefore);
+    }
+
     /** The file rule that takes over an annotation is compiled once, with its own counters, for paths and methods. */
     @Test
     void combine_fileRuleTakingOverAnAnnotation_countsPathAndMethodUnderTheFileRulesCounter()
