@@ -124,13 +124,11 @@ public enum Algorithm {
 
     /** Throws {@link IllegalArgumentException}, saying why, unless this algorithm {@linkplain #leases() leases}. */
     void requireLeases() {
-        if (this == SLIDING_WINDOW_LOG) {
-            throw new IllegalArgumentException("the sliding window log cannot lease (it records the instant of each"
-                    + " grant; the stepped sliding window can)");
-        }
-        if (this == LEAKY_BUCKET) {
-            throw new IllegalArgumentException("the leaky bucket cannot lease (it gives each request its own slot in"
-                    + " the queue; GCRA can)");
+        if (!leases()) {
+            throw new IllegalArgumentException(this == SLIDING_WINDOW_LOG
+                    ? "the sliding window log cannot lease (it records the instant of each grant; the stepped sliding"
+                            + " window can)"
+                    : "the leaky bucket cannot lease (it gives each request its own slot in the queue; GCRA can)");
         }
     }
 
@@ -313,6 +311,7 @@ public enum Algorithm {
         }
         int count = limits.size();
         boolean there = state != null && state.length == count && now >= countedAt;
+        // With no lifetime, a slice is valid only where it was counted in a window or step: never for the buckets.
         for (int i = 0; there && i < count; i++) {
             there = now - countedAt < strategy.sliceValidity(countedAt, limits.get(i), 0);
         }
