@@ -47,11 +47,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Sizes.</b> This node asks for about half a span's worth of its own traffic on the key (half the larger of the
  * last two spans' permits), at most {@link StoreOptions#maxSlice()}: at a steady rate a slice is used up in half a
- * lifetime, and the next one, taken when the current one is half used, well within its own; the owner grants at most that (scaled down to the
- * slice's validity when its window or step ends within a lifetime) and at most
- * {@code 1/}{@value dev.sluice.algorithm.Algorithm#SLICE_SHARE} of what it has left, and decides the request alone
- * when that is not more than the request's cost. So slices shrink as the key runs out or its window ends, and the
- * last permits of a window are decided one by one at the owner. A request costing more than what is left of the slice goes to the
+ * lifetime, and the next one, taken when the current one is half used, well within its own; the owner grants at most
+ * that (scaled down to the slice's validity when its window or step ends within a lifetime) and at most {@code
+ * 1/}{@value dev.sluice.algorithm.Algorithm#SLICE_SHARE} of what it has left, and decides the request alone when that
+ * is not more than the request's cost. So slices shrink as the key runs out or its window ends, and the last permits of
+ * a window are decided one by one at the owner. A request costing more than what is left of the slice goes to the
  * owner; the slice keeps the rest for smaller ones.
  *
  * <p><b>Ahead of need.</b> So that a hot key's requests do not all go to the owner while the next slice is on its
@@ -63,11 +63,11 @@ import org.jspecify.annotations.Nullable;
  * being taken waits for that slice and is granted from it; only when the slice brings too few (or none: the owner had
  * none to give) does it go to the owner, once, with no second wait. Without this wait, every request that arrived in
  * the round trip of a slice went to the owner one by one: measured on the servlet filter with one hot key and 32
- * connections, one request in six, each costing a full cluster call. A request that is granted from the slice waits no
- * longer than the call it would otherwise have made, since the slice's call was already under way when it arrived;
- * one that then goes to the owner waits for both. Requests wait alike while an idle key's permits go back (see
- * below): then no slice comes, and they go to the owner. A key has at most one such call at a time: a slice taken,
- * one taken ahead of need, or permits given back.
+ * connections, one request in eight to one in four during a warm-up, each costing a full cluster call. A request that
+ * is granted from the slice waits no longer than the call it would otherwise have made, since the slice's call was
+ * already under way when it arrived; one that then goes to the owner waits for both. Requests wait alike while an idle
+ * key's permits go back (see below): then no slice comes, and they go to the owner. A key has at most one such call at
+ * a time: a slice taken, one taken ahead of need, or permits given back.
  *
  * <p><b>What can be lost.</b> A permit counted and never granted is under-admission. This node holds at most
  * {@code s + s / 2} permits of a key, so at any moment all nodes hold at most {@code nodes * (s + s / 2)}, s the
