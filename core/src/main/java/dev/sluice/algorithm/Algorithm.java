@@ -2,6 +2,8 @@ package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Lease;
+import dev.sluice.internal.state.Transition;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -53,9 +55,6 @@ public enum Algorithm {
     SLIDING_WINDOW_COUNTER(5, new SlidingWindowCounter()),
     STEPPED_SLIDING_WINDOW(6, new WindowLog(true)),
     GCRA(7, new Gcra(false));
-
-    /** A slice is at most this fraction (1/n) of the permits the owner has left; see {@link Lease}. */
-    public static final int SLICE_SHARE = 8;
 
     private static final Algorithm[] ALL = values();
 
@@ -163,7 +162,7 @@ public enum Algorithm {
      * @param maxDelay the longest delay (nanoseconds) the caller accepts for a queued slot
      * @param limits the policy's limits, each already {@linkplain #validate validated}
      */
-    public Transition apply(long @Nullable [][] state, long now, long cost, long maxDelay, List<Limit> limits) {
+    Transition apply(long @Nullable [][] state, long now, long cost, long maxDelay, List<Limit> limits) {
         if (cost < 0) {
             throw new IllegalArgumentException("cost must not be negative, got " + cost);
         }
@@ -201,7 +200,7 @@ public enum Algorithm {
      * @throws IllegalArgumentException when this algorithm cannot count past requests ({@link #countsPastRequests()}),
      *     or {@code cost} is below 1 or {@code ageNanos} negative
      */
-    public Transition record(long @Nullable [][] state, long now, long cost, long ageNanos, List<Limit> limits) {
+    Transition record(long @Nullable [][] state, long now, long cost, long ageNanos, List<Limit> limits) {
         checkRecord(cost, ageNanos);
         return counted(state, now, now - ageNanos, cost, limits, -1);
     }
@@ -234,7 +233,7 @@ public enum Algorithm {
      * bucket queues as {@link #apply} does with {@code maxWaitNanos} as its maximum delay, and the other algorithms
      * grant only a request that fits now ({@code apply} with no delay).
      */
-    public Transition reserve(long @Nullable [][] state, long now, long cost, long maxWaitNanos, List<Limit> limits) {
+    Transition reserve(long @Nullable [][] state, long now, long cost, long maxWaitNanos, List<Limit> limits) {
         if (!reservesFutureSlots()) {
             return apply(state, now, cost, queues() ? maxWaitNanos : 0, limits);
         }
@@ -264,13 +263,13 @@ public enum Algorithm {
      *     slice, then, nothing is counted)
      * @param wanted the slice the node asks for, its cost included: its traffic over one lifetime; granted up to
      *     this, scaled down to the slice's validity when that is shorter than a lifetime, and up to
-     *     {@code 1/}{@value #SLICE_SHARE} of the permits left, and only when that is more than the cost
+     *     {@code 1/}{@value Lease#SLICE_SHARE} of the permits left, and only when that is more than the cost
      * @param lifetimeNanos how long a token bucket's or GCRA's slice stays valid, and the span {@code wanted} covers
      * @param clockErrorNanos how much later than {@code now} the true time may be (a clock of millisecond resolution:
      *     1 ms); taken off the validity, so that a slice never outlives its window on the true timeline
      * @throws IllegalArgumentException when this algorithm does not lease
      */
-    public Lease lease(long @Nullable [][] state, long now, long cost, long wanted, long lifetimeNanos,
+    Lease lease(long @Nullable [][] state, long now, long cost, long wanted, long lifetimeNanos,
                        long clockErrorNanos, List<Limit> limits) {
         requireLeases();
         if (cost < 0) {
@@ -286,7 +285,7 @@ public enum Algorithm {
             // What the node would use before the slice ends, at the rate it asked by: nothing counted to be lost.
             long usable = validFor >= lifetimeNanos ? wanted
                     : Math.max(cost + 1, Arithmetic.mulDivFloor(wanted, validFor, lifetimeNanos));
-            long permits = Math.min(usable, left / SLICE_SHARE);
+            long permits = Math.min(usable, left / Lease.SLICE_SHARE);
             if (permits > cost) {
                 Transition slice = apply(state, now, permits, 0, limits);
                 if (slice.decision().allowed()) {
@@ -305,7 +304,7 @@ public enum Algorithm {
      * for the token bucket and GCRA (whose level cannot say whether those tokens would have been lost to a full
      * bucket), changes nothing. The decision is what a bare look at the state ({@code apply} of cost 0) gives.
      */
-    public Transition giveBack(long @Nullable [][] state, long now, long permits, long countedAt, List<Limit> limits) {
+    Transition giveBack(long @Nullable [][] state, long now, long permits, long countedAt, List<Limit> limits) {
         if (permits < 1) {
             throw new IllegalArgumentException("permits given back must be at least 1, got " + permits);
         }

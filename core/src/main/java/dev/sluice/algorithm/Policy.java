@@ -1,6 +1,8 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Lease;
+import dev.sluice.internal.state.Transition;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,7 @@
 package dev.sluice.http;
 
 import dev.sluice.Decision;
+import dev.sluice.internal.Json;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

@@ -1,9 +1,9 @@
 package dev.sluice.http;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.internal.Durations;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;

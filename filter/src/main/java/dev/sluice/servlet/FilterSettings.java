@@ -2,13 +2,13 @@ package dev.sluice.servlet;
 
 import dev.sluice.TimeSource;
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.internal.DurationText;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.ClientAddresses;
-import dev.sluice.rules.DurationText;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
-import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.RejectionCachingStore;

@@ -2,8 +2,8 @@ package dev.sluice.hazelcast;
 
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
-import dev.sluice.algorithm.Lease;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.internal.state.Lease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

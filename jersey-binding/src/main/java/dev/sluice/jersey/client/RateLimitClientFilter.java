@@ -1,8 +1,8 @@
 package dev.sluice.jersey.client;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.TimeSource;
+import dev.sluice.internal.Durations;
 import dev.sluice.limiter.RateLimitExceededException;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.store.CounterStore;

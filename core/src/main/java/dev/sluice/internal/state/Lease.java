@@ -1,4 +1,4 @@
-package dev.sluice.algorithm;
+package dev.sluice.internal.state;
 
 /**
  * What the key's owner answers a node that asks for a slice ({@link Policy#lease}): either a slice of
@@ -56,11 +56,14 @@ package dev.sluice.algorithm;
  */
 public final class Lease {
 
+    /** A slice is at most this fraction (1/n) of the permits the owner has left. */
+    public static final int SLICE_SHARE = 8;
+
     private final Transition transition;
     private final long permits;
     private final long validForNanos;
 
-    Lease(Transition transition, long permits, long validForNanos) {
+    public Lease(Transition transition, long permits, long validForNanos) {
         this.transition = transition;
         this.permits = permits;
         this.validForNanos = validForNanos;
