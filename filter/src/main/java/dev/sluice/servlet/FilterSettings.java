@@ -81,6 +81,7 @@ public final class FilterSettings {
     private final ClientAddresses.Header clientAddressHeader;
     private final long maxKeys;
     private final int rejectionCache;
+    private final boolean boundsGivenStore;
     private final @Nullable String namespace;
     private final DecisionMetrics metrics;
 
@@ -98,6 +99,7 @@ public final class FilterSettings {
         this.clientAddressHeader = builder.clientAddressHeader;
         this.maxKeys = builder.maxKeys;
         this.rejectionCache = builder.rejectionCache;
+        this.boundsGivenStore = builder.store != null && builder.boundsSet;
         this.namespace = builder.namespace;
         this.metrics = builder.metrics;
     }
@@ -268,6 +270,14 @@ public final class FilterSettings {
         return rejectionCache;
     }
 
+    /**
+     * Whether the store given in code goes behind the failure policy, timeout and rejection cache: when one of them
+     * was set beside it ({@link Builder#store}).
+     */
+    boolean boundsGivenStore() {
+        return boundsGivenStore;
+    }
+
     /** The namespace; if empty, the context path. */
     public Optional<String> namespace() {
         return Optional.ofNullable(namespace);
@@ -294,6 +304,8 @@ public final class FilterSettings {
         private ClientAddresses.Header clientAddressHeader = ClientAddresses.Header.X_FORWARDED_FOR;
         private long maxKeys = LocalCounterStore.DEFAULT_MAX_KEYS;
         private int rejectionCache = RejectionCachingStore.DEFAULT_MAX_ENTRIES;
+        /** Whether the failure policy, the store timeout or the rejection cache was set. */
+        private boolean boundsSet;
         private @Nullable String namespace;
         private DecisionMetrics metrics = DecisionMetrics.NONE;
 
@@ -314,9 +326,10 @@ public final class FilterSettings {
         }
 
         /**
-         * The store to count in, used as it is: the filter neither wraps it in a failure policy nor closes it, so
-         * compose it as needed ({@link FailurePolicyStore}, {@link dev.sluice.store.RejectionCachingStore}, a
-         * Hazelcast store on the application's own instance) and close it after the filter. Excludes
+         * The store to count in, such as a Hazelcast store on the application's own instance; the filter never closes
+         * it. Used as it is, unless {@link #failurePolicy}, {@link #storeTimeout} or {@link #rejectionCache} is set
+         * beside it: then the filter bounds it as it bounds a provider's store, with all three (and {@link #metrics}).
+         * A store already composed ({@code CounterStores.of(store)...build()}) is given alone. Excludes
          * {@link #storeProvider}.
          */
         public Builder store(CounterStore counterStore) {
@@ -353,6 +366,7 @@ public final class FilterSettings {
 
         public Builder failurePolicy(FailurePolicyStore.OnFailure policy) {
             this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy");
+            this.boundsSet = true;
             return this;
         }
 
@@ -361,6 +375,7 @@ public final class FilterSettings {
                 throw new IllegalArgumentException("must be positive");
             }
             this.storeTimeout = timeout;
+            this.boundsSet = true;
             return this;
         }
 
@@ -393,6 +408,7 @@ public final class FilterSettings {
                 throw new IllegalArgumentException("must not be negative");
             }
             this.rejectionCache = maxEntries;
+            this.boundsSet = true;
             return this;
         }
 
@@ -410,11 +426,18 @@ public final class FilterSettings {
         /**
          * The settings.
          *
-         * @throws IllegalArgumentException if both a store and a store provider are given
+         * @throws IllegalArgumentException if both a store and a store provider are given, or a store already behind a
+         *     failure policy with a failure policy, store timeout or rejection cache beside it
          */
         public FilterSettings build() {
             if (store != null && storeProviderSet) {
                 throw new IllegalArgumentException("store and storeProvider both given: give one");
+            }
+            if (store instanceof FailurePolicyStore && boundsSet) {
+                throw new IllegalArgumentException("the store given is already behind a failure policy, so"
+                        + " failurePolicy, storeTimeout and rejectionCache cannot bound it again: give a bare store"
+                        + " with them, or compose the store with all of them in one place, CounterStores.of(store)"
+                        + ".rejectionCache(n).timeout(d).onFailure(policy).build(), and give that alone");
             }
             return new FilterSettings(this);
         }

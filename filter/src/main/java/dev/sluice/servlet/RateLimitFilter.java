@@ -253,12 +253,12 @@ public class RateLimitFilter implements Filter {
             Supplier<StoreHealth> health;
             DecisionMetrics.Watch healthWatch;
             try {
-                store = given != null ? given : Stores.open(settings, namespace, storeLoader);
+                store = Stores.open(settings, namespace, storeLoader);
                 health = store::health;
                 healthWatch = settings.metrics().watch(health);
             } catch (RuntimeException e) {
                 closeQuietly(rules);
-                if (given == null && store != null) {
+                if (store != null && store != given) {
                     closeQuietly(store);
                 }
                 throw e;
@@ -268,7 +268,7 @@ public class RateLimitFilter implements Filter {
                 thread.setDaemon(true);
                 return thread;
             });
-            return new FilterRuntime(rules, store, given == null, settings.headerStyle(), settings.metrics(), health,
+            return new FilterRuntime(rules, store, store != given, settings.headerStyle(), settings.metrics(), health,
                     healthWatch, scheduler);
         }
 

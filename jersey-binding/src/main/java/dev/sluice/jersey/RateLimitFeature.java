@@ -119,8 +119,11 @@ public final class RateLimitFeature implements Feature {
         }
 
         /**
-         * Where counters live (a Hazelcast store to share them); the caller closes it. Default: the store a Sluice
-         * servlet filter of the same web application published, else a local store of the feature's own.
+         * Where counters live, used as it is; the caller closes it. A remote store goes behind a timeout and a failure
+         * policy first: {@code CounterStores.of(hazelcastStore).timeout(d).onFailure(policy).build()}
+         * ({@link dev.sluice.limiter.CounterStores}). Default: the store a Sluice servlet filter of the same web
+         * application published (already bounded by the filter's failure policy), else a local store of the
+         * feature's own.
          */
         public Builder store(CounterStore counterStore) {
             this.store = Objects.requireNonNull(counterStore, "store");
