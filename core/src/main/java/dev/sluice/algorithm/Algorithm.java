@@ -10,50 +10,31 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The rate-limiting algorithms Sluice implements.
+ * The rate-limiting algorithms Sluice implements, each a pure state transition
+ * {@code (state, now, cost, limit) -> (state', decision)}: no clock reads, no I/O, no locks, so the same code runs in
+ * the local store and in a Hazelcast entry processor. A policy's limits are decided together and committed all or
+ * none. Time is in nanoseconds on the store's timeline; a clock that jumps back never grants extra permits.
  *
- * <p>Every algorithm is a pure state transition {@code (state, now, cost, limit) -> (state', decision)}: no clock
- * reads, no I/O, no locks. The same code therefore runs in the local store (inside
- * {@code ConcurrentHashMap.compute}) and inside a Hazelcast entry processor on the member that owns the key; the
- * store supplies the atomicity and the time. State is a {@code long[]} per limit, small and fixed in shape (the two
- * log algorithms grow with traffic but are bounded by the limit), so it serializes without Java serialization.
- *
- * <p>A policy may hold several limits (10 per second and 1,000 per day). {@link #apply} decides each of them on
- * the same request and commits all of them or none: a request rejected by the daily limit does not spend a permit of
- * the per-second one. The decision reported is the most restrictive one.
- *
- * <p>Time: all algorithms work in nanoseconds on the store's timeline and never trust "now" to move forward. When a
- * clock jumps back (a skewed member takes over a key), each algorithm treats now as its state's latest time, so no
- * jump can grant a permit that the later time would not.
- *
- * <p>How the algorithms differ, for a limit of N per period P:
- * <ul>
- *   <li>{@link #TOKEN_BUCKET}: integral tokens refilled continuously at N/P, up to the capacity; exact (no rounding
- *       drift: the fraction of a token is carried).
- *   <li>{@link #GCRA}: one timestamp, the theoretical arrival time; results match redis-cell's CL.THROTTLE.
- *   <li>{@link #LEAKY_BUCKET}: the same timestamp read as a queue drained every P/N: a request is granted the delay
- *       of its slot and rejected when the queue (capacity - 1 waiting) is full or the slot is further away than the
- *       caller accepts (nginx {@code limit_req} burst and delay).
- *   <li>{@link #FIXED_WINDOW}: a counter per aligned window; up to 2N can pass around a window boundary.
- *   <li>{@link #SLIDING_WINDOW_LOG}: exact, keeps the time of each grant (merged per nanosecond), never more than N in
- *       any window of length P.
- *   <li>{@link #SLIDING_WINDOW_COUNTER}: the previous window's count weighted by its overlap with the sliding window
- *       (7 previous and 5 current at 40% of the window: 5 + 7 x 0.6 = 9.2; granted while the estimate is below N).
- *   <li>{@link #STEPPED_SLIDING_WINDOW}: counters per step of the window (10 ms steps up to 10 s windows, 100 ms up
- *       to 1 min, 1 s up to 1 h, 1 min up to 1 day, 1 h beyond); tells a client the exact step boundary at which its
- *       next request fits.
- * </ul>
- *
- * <p>Each algorithm has a fixed {@linkplain #id() id}, which is how stores that leave the process (the Hazelcast
- * wire format) name it: declaration order may change, ids never do.
+ * <p>Token bucket, GCRA and the leaky bucket (GCRA read as a queue, nginx {@code limit_req}) keep a level or a time;
+ * the fixed window, the sliding window log (exact), the sliding window counter (weighted estimate) and the stepped
+ * sliding window (exact per step) keep what was taken in which window. Each has a fixed {@linkplain #id() id} that
+ * stores leaving the process write, never the ordinal. Immutable and thread-safe. Design, with each algorithm's
+ * state and exact arithmetic: {@code docs/design/algorithms.md}.
  */
 public enum Algorithm {
+    /** Integral tokens refilled continuously at N/P up to the capacity, the fraction carried: no rounding drift. */
     TOKEN_BUCKET(1, new TokenBucket()),
+    /** A queue drained every P/N: a grant carries the delay of its slot (nginx {@code limit_req} burst and delay). */
     LEAKY_BUCKET(2, new Gcra(true)),
+    /** A counter per aligned window; up to 2N can pass around a window boundary. */
     FIXED_WINDOW(3, new FixedWindow()),
+    /** Exact: the time of each grant is kept, never more than N in any window of length P. */
     SLIDING_WINDOW_LOG(4, new WindowLog(false)),
+    /** The previous window's count weighted by its overlap with the sliding window, plus the current one's. */
     SLIDING_WINDOW_COUNTER(5, new SlidingWindowCounter()),
+    /** Counters per step of the window (10 ms for windows up to 10 s ... 1 h beyond 1 day); exact per step. */
     STEPPED_SLIDING_WINDOW(6, new WindowLog(true)),
+    /** One timestamp, the theoretical arrival time; results match redis-cell's {@code CL.THROTTLE}. */
     GCRA(7, new Gcra(false));
 
     private static final Algorithm[] ALL = values();

@@ -15,6 +15,10 @@ import org.jspecify.annotations.Nullable;
  * limit rejects it, none is charged. A key's state belongs to one policy: use distinct keys for distinct policies.
  * A policy may ask to be {@linkplain #leasing() leased}: a store that leases (the Hazelcast store's opt-in) then
  * grants a hot key's permits from slices its node took from the key's owner. Immutable and thread-safe.
+ *
+ * <p>The state methods ({@link #apply}, {@link #record}, {@link #reserve}, {@link #lease}, {@link #giveBack}) are for
+ * stores, which run them atomically per key; they return types of {@code dev.sluice.internal.state}, which carry no
+ * compatibility promise. Applications decide through a {@code CounterStore} or a {@code RateLimiter}.
  */
 public final class Policy {
 
@@ -116,7 +120,9 @@ public final class Policy {
         return algorithm.record(state, nowNanos, cost, ageNanos, limits);
     }
 
-    /** Takes the earliest slot within {@code maxWaitNanos} at which {@code cost} fits; see {@link Algorithm#reserve}. */
+    /**
+     * Takes the earliest slot within {@code maxWaitNanos} at which {@code cost} fits; see {@link Algorithm#reserve}.
+     */
     public Transition reserve(long @Nullable [][] state, long nowNanos, long cost, long maxWaitNanos) {
         return algorithm.reserve(state, nowNanos, cost, maxWaitNanos, limits);
     }

@@ -13,23 +13,17 @@ import java.util.Objects;
 
 /**
  * Composes the stack a remote store is used through, the one way the servlet filter and applications build it:
- * outermost first, the failure policy ({@link FailurePolicyStore}: a timeout, a bound on calls in flight, what
- * decides when the store fails, failures logged and counted in metrics), then an optional cache of the store's
- * rejections ({@link RejectionCachingStore}), then the store.
+ * outermost first, the failure policy ({@link FailurePolicyStore}: timeout, calls in flight, what decides when the
+ * store fails, failures logged and counted in metrics), an optional rejection cache ({@link RejectionCachingStore}),
+ * the store. Under {@link OnFailure#FALLBACK} (the default) the builder makes the fallback {@link LocalCounterStore}.
  *
  * <pre>{@code
- * FailurePolicyStore store = CounterStores.of(hazelcastStore)
- *         .rejectionCache(10_000)
- *         .timeout(Duration.ofMillis(100))
- *         .onFailure(OnFailure.FALLBACK)
- *         .metrics(metrics)
- *         .build();
+ * FailurePolicyStore store = CounterStores.of(hazelcastStore).rejectionCache(10_000)
+ *         .timeout(Duration.ofMillis(100)).onFailure(OnFailure.FALLBACK).metrics(metrics).build();
  * }</pre>
  *
- * <p>Under {@link OnFailure#FALLBACK} the builder makes the fallback, a {@link LocalCounterStore} on its time source
- * holding at most {@link Builder#maxKeys} keys. Closing the built store closes the fallback and the given store
- * (unless {@link Builder#leaveStoreOpen}). Builders are not thread-safe; built stores are. Design:
- * {@code docs/design/failure-handling.md}.
+ * <p>Closing the built store closes the fallback and the given store (unless {@link Builder#leaveStoreOpen}).
+ * Builders are not thread-safe; built stores are. Design: {@code docs/design/failure-handling.md}.
  */
 public final class CounterStores {
 
