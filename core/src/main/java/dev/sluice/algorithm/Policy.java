@@ -107,6 +107,7 @@ public final class Policy {
      * @param cost permits asked for; 0 evaluates the state without consuming
      * @param maxDelayNanos for queueing algorithms, the longest delay the caller accepts for its slot
      */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Transition apply(long @Nullable [][] state, long nowNanos, long cost, long maxDelayNanos) {
         return algorithm.apply(state, nowNanos, cost, maxDelayNanos, limits);
     }
@@ -116,6 +117,7 @@ public final class Policy {
      *
      * @throws IllegalArgumentException when the algorithm cannot count past requests
      */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Transition record(long @Nullable [][] state, long nowNanos, long cost, long ageNanos) {
         return algorithm.record(state, nowNanos, cost, ageNanos, limits);
     }
@@ -123,17 +125,20 @@ public final class Policy {
     /**
      * Takes the earliest slot within {@code maxWaitNanos} at which {@code cost} fits; see {@link Algorithm#reserve}.
      */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Transition reserve(long @Nullable [][] state, long nowNanos, long cost, long maxWaitNanos) {
         return algorithm.reserve(state, nowNanos, cost, maxWaitNanos, limits);
     }
 
     /** Counts a slice for a node, or decides the request alone; see {@link Algorithm#lease}. */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Lease lease(long @Nullable [][] state, long nowNanos, long cost, long wanted, long lifetimeNanos,
                        long clockErrorNanos) {
         return algorithm.lease(state, nowNanos, cost, wanted, lifetimeNanos, clockErrorNanos, limits);
     }
 
     /** Takes back a slice's unused permits where they are still counted; see {@link Algorithm#giveBack}. */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Transition giveBack(long @Nullable [][] state, long nowNanos, long permits, long countedAtNanos) {
         return algorithm.giveBack(state, nowNanos, permits, countedAtNanos, limits);
     }
