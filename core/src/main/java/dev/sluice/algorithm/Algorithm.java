@@ -166,21 +166,7 @@ public enum Algorithm {
         return new Transition(next, verdict, true, idleAfter);
     }
 
-    /**
-     * Counts a request of {@code cost} made {@code ageNanos} before now against every limit, whether or not it fits:
-     * the request was made, and the counters must say so. Each limit counts it in the window (or step) where it
-     * belongs; a limit whose window it has already left does not count it. Exact integer arithmetic; counts beyond a
-     * limit's permits are kept (and saturate at {@link Long#MAX_VALUE}), so that later decisions wait until they have
-     * left.
-     *
-     * <p>The transition's decision is what a request of one permit would get right after (as a cost-1 {@link #apply}
-     * that counts nothing): allowed when one more fits now, else when it will. Its {@link Transition#changed()} is
-     * true whenever a limit counted the request.
-     *
-     * @param ageNanos how long before {@code now} the request was made, 0 or more
-     * @throws IllegalArgumentException when this algorithm cannot count past requests ({@link #countsPastRequests()}),
-     *     or {@code cost} is below 1 or {@code ageNanos} negative
-     */
+    /** {@link Policy#record} over {@code limits}. */
     Transition record(long @Nullable [][] state, long now, long cost, long ageNanos, List<Limit> limits) {
         checkRecord(cost, ageNanos);
         return counted(state, now, now - ageNanos, cost, limits, -1);
@@ -204,16 +190,7 @@ public enum Algorithm {
         }
     }
 
-    /**
-     * Takes the earliest slot, within {@code maxWaitNanos} of now, at which {@code cost} fits every limit, and counts
-     * the request there, atomically: the decision is allowed with {@link Decision#delayNanos()} the wait until that
-     * slot (0: now), or rejected, counting nothing, with the wait as its retry-after when it is longer than the caller
-     * accepts. Two callers never get one slot: the second counts after the first's reservation.
-     *
-     * <p>Only algorithms that {@linkplain #reservesFutureSlots() reserve future slots} wait for one here; the leaky
-     * bucket queues as {@link #apply} does with {@code maxWaitNanos} as its maximum delay, and the other algorithms
-     * grant only a request that fits now ({@code apply} with no delay).
-     */
+    /** {@link Policy#reserve} over {@code limits}. */
     Transition reserve(long @Nullable [][] state, long now, long cost, long maxWaitNanos, List<Limit> limits) {
         if (!reservesFutureSlots()) {
             return apply(state, now, cost, queues() ? maxWaitNanos : 0, limits);
@@ -235,21 +212,7 @@ public enum Algorithm {
         return counted(state, now, now + wait, cost, limits, wait);
     }
 
-    /**
-     * On the key's owner: counts a slice of permits for a node to grant locally, or, when the key has too few left for
-     * one, decides the request alone as {@link #apply} does (no delay: leasing algorithms do not queue). See
-     * {@link Lease} for the sizes and why a slice is never more permissive than the algorithm.
-     *
-     * @param cost the asking request's permits, taken from the slice; 0 for a slice taken ahead of need (with no
-     *     slice, then, nothing is counted)
-     * @param wanted the slice the node asks for, its cost included: its traffic over one lifetime; granted up to
-     *     this, scaled down to the slice's validity when that is shorter than a lifetime, and up to
-     *     {@code 1/}{@value Lease#SLICE_SHARE} of the permits left, and only when that is more than the cost
-     * @param lifetimeNanos how long a token bucket's or GCRA's slice stays valid, and the span {@code wanted} covers
-     * @param clockErrorNanos how much later than {@code now} the true time may be (a clock of millisecond resolution:
-     *     1 ms); taken off the validity, so that a slice never outlives its window on the true timeline
-     * @throws IllegalArgumentException when this algorithm does not lease
-     */
+    /** {@link Policy#lease} over {@code limits}. */
     Lease lease(long @Nullable [][] state, long now, long cost, long wanted, long lifetimeNanos,
                        long clockErrorNanos, List<Limit> limits) {
         requireLeases();
@@ -279,12 +242,7 @@ public enum Algorithm {
                 0, 0);
     }
 
-    /**
-     * On the key's owner: takes back {@code permits} of a slice counted at {@code countedAt} that its node will not
-     * grant, when every limit still counts them where they were counted (the same window or step); otherwise, and
-     * for the token bucket and GCRA (whose level cannot say whether those tokens would have been lost to a full
-     * bucket), changes nothing. The decision is what a bare look at the state ({@code apply} of cost 0) gives.
-     */
+    /** {@link Policy#giveBack} over {@code limits}. */
     Transition giveBack(long @Nullable [][] state, long now, long permits, long countedAt, List<Limit> limits) {
         if (permits < 1) {
             throw new IllegalArgumentException("permits given back must be at least 1, got " + permits);
