@@ -4,27 +4,22 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The answer to one request for permits, and the state of its limit after it.
- *
- * <p>Immutable and thread-safe. All durations are in nanoseconds of the store's time source.
+ * The answer to one request for permits, and the state of its limit after it. Immutable and thread-safe. All
+ * durations are in nanoseconds of the store's time source; see {@code docs/design/algorithms.md}.
  *
  * @param allowed whether the permits were granted (after {@code delayNanos}, when that is not zero)
  * @param limit the capacity of the deciding limit: the most permits that may pass at one instant
  * @param remaining permits still available right after this decision, never negative
- * @param retryAfterNanos when rejected, nanoseconds until the same cost would be granted, or {@link #NEVER} when it
- *     can never be (the cost exceeds the capacity); zero when allowed
- * @param nextPermitNanos nanoseconds until {@code remaining} grows by at least one if nothing else is consumed: the
- *     time until more quota is available, the {@code t} of the {@code RateLimit} header field. Zero when nothing is
- *     missing ({@code remaining == limit}). For a rejection that waiting can cure, at most {@code retryAfterNanos},
- *     and equal to it for a cost of one permit (for the leaky bucket, whose slot may be further away than the caller
- *     accepts while permits remain, a permit counts as available once such a slot is)
- * @param resetAfterNanos nanoseconds until the limit is back to full capacity if nothing else is consumed
- * @param delayNanos when allowed by a queueing algorithm (the leaky bucket), how long the caller must wait for its
- *     slot before proceeding; zero otherwise
+ * @param retryAfterNanos when rejected, until the same cost would be granted, or {@link #NEVER} when it never can be
+ *     (the cost exceeds the capacity); zero when allowed
+ * @param nextPermitNanos until {@code remaining} grows by at least one if nothing else is consumed (the {@code t} of
+ *     the {@code RateLimit} field); zero when nothing is missing; for a curable rejection, at most
+ *     {@code retryAfterNanos}
+ * @param resetAfterNanos until the limit is back to full capacity if nothing else is consumed
+ * @param delayNanos when allowed by the leaky bucket, the wait for the caller's slot; zero otherwise
  * @param limitName the name of the limit that decided ({@link Limit#name()})
- * @param storeUnavailable true when no counter decided: the store failed or was too slow, and a failure policy's
- *     allow or reject rule answered instead (see {@code dev.sluice.store.FailurePolicyStore}); such a decision
- *     counted nothing, and its numbers describe no counter
+ * @param storeUnavailable true when no counter decided: a failure policy's allow or reject rule answered instead, so
+ *     this decision counted nothing and its numbers describe no counter
  */
 public record Decision(boolean allowed, long limit, long remaining, long retryAfterNanos, long nextPermitNanos,
                        long resetAfterNanos, long delayNanos, String limitName, boolean storeUnavailable) {

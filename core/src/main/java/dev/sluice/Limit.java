@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.internal.Durations;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Objects;

@@ -2,6 +2,9 @@ package dev.sluice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.File;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URISyntaxException;
@@ -16,6 +19,7 @@ import java.util.TreeSet;
 import java.util.spi.ToolProvider;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.NullMarked;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -36,8 +40,11 @@ class PackageDependenciesTest {
         Path classes = Path.of(Limit.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
         StringWriter out = new StringWriter();
-        int exit = jdeps.run(new PrintWriter(out), new PrintWriter(out), "-verbose:package", "-filter:none",
-                classes.toString());
+        // The classes are a module (module-info): jdeps resolves what it requires on the module path.
+        String modulePath = String.join(File.pathSeparator, jarOf(JsonFactory.class), jarOf(NullMarked.class),
+                jarOf(MeterRegistry.class));
+        int exit = jdeps.run(new PrintWriter(out), new PrintWriter(out), "--module-path", modulePath,
+                "--multi-release", "17", "-verbose:package", "-filter:none", classes.toString());
         assertThat(exit).as("jdeps output:\n%s", out).isZero();
         uses = new TreeMap<>();
         for (String line : out.toString().split("\n")) {
@@ -48,6 +55,10 @@ class PackageDependenciesTest {
         }
         assertThat(uses).as("jdeps output:\n%s", out).containsKeys("dev.sluice", "dev.sluice.algorithm",
                 "dev.sluice.store", "dev.sluice.rules");
+    }
+
+    private static String jarOf(Class<?> type) throws URISyntaxException {
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 
     @Test

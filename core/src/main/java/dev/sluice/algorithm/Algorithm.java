@@ -2,60 +2,40 @@ package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Lease;
+import dev.sluice.internal.state.Transition;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The rate-limiting algorithms Sluice implements.
+ * The rate-limiting algorithms Sluice implements, each a pure state transition
+ * {@code (state, now, cost, limit) -> (state', decision)}: no clock reads, no I/O, no locks, so the same code runs in
+ * the local store and in a Hazelcast entry processor. A policy's limits are decided together and committed all or
+ * none. Time is in nanoseconds on the store's timeline; a clock that jumps back never grants extra permits.
  *
- * <p>Every algorithm is a pure state transition {@code (state, now, cost, limit) -> (state', decision)}: no clock
- * reads, no I/O, no locks. The same code therefore runs in the local store (inside
- * {@code ConcurrentHashMap.compute}) and inside a Hazelcast entry processor on the member that owns the key; the
- * store supplies the atomicity and the time. State is a {@code long[]} per limit, small and fixed in shape (the two
- * log algorithms grow with traffic but are bounded by the limit), so it serializes without Java serialization.
- *
- * <p>A policy may hold several limits (10 per second and 1,000 per day). {@link #apply} decides each of them on
- * the same request and commits all of them or none: a request rejected by the daily limit does not spend a permit of
- * the per-second one. The decision reported is the most restrictive one.
- *
- * <p>Time: all algorithms work in nanoseconds on the store's timeline and never trust "now" to move forward. When a
- * clock jumps back (a skewed member takes over a key), each algorithm treats now as its state's latest time, so no
- * jump can grant a permit that the later time would not.
- *
- * <p>How the algorithms differ, for a limit of N per period P:
- * <ul>
- *   <li>{@link #TOKEN_BUCKET}: integral tokens refilled continuously at N/P, up to the capacity; exact (no rounding
- *       drift: the fraction of a token is carried).
- *   <li>{@link #GCRA}: one timestamp, the theoretical arrival time; results match redis-cell's CL.THROTTLE.
- *   <li>{@link #LEAKY_BUCKET}: the same timestamp read as a queue drained every P/N: a request is granted the delay
- *       of its slot and rejected when the queue (capacity - 1 waiting) is full or the slot is further away than the
- *       caller accepts (nginx {@code limit_req} burst and delay).
- *   <li>{@link #FIXED_WINDOW}: a counter per aligned window; up to 2N can pass around a window boundary.
- *   <li>{@link #SLIDING_WINDOW_LOG}: exact, keeps the time of each grant (merged per nanosecond), never more than N in
- *       any window of length P.
- *   <li>{@link #SLIDING_WINDOW_COUNTER}: the previous window's count weighted by its overlap with the sliding window
- *       (7 previous and 5 current at 40% of the window: 5 + 7 x 0.6 = 9.2; granted while the estimate is below N).
- *   <li>{@link #STEPPED_SLIDING_WINDOW}: counters per step of the window (10 ms steps up to 10 s windows, 100 ms up
- *       to 1 min, 1 s up to 1 h, 1 min up to 1 day, 1 h beyond); tells a client the exact step boundary at which its
- *       next request fits.
- * </ul>
- *
- * <p>Each algorithm has a fixed {@linkplain #id() id}, which is how stores that leave the process (the Hazelcast
- * wire format) name it: declaration order may change, ids never do.
+ * <p>Token bucket, GCRA and the leaky bucket (GCRA read as a queue, nginx {@code limit_req}) keep a level or a time;
+ * the fixed window, the sliding window log (exact), the sliding window counter (weighted estimate) and the stepped
+ * sliding window (exact per step) keep what was taken in which window. Each has a fixed {@linkplain #id() id} that
+ * stores leaving the process write, never the ordinal. Immutable and thread-safe. Design, with each algorithm's
+ * state and exact arithmetic: {@code docs/design/algorithms.md}.
  */
 public enum Algorithm {
+    /** Integral tokens refilled continuously at N/P up to the capacity, the fraction carried: no rounding drift. */
     TOKEN_BUCKET(1, new TokenBucket()),
+    /** A queue drained every P/N: a grant carries the delay of its slot (nginx {@code limit_req} burst and delay). */
     LEAKY_BUCKET(2, new Gcra(true)),
+    /** A counter per aligned window; up to 2N can pass around a window boundary. */
     FIXED_WINDOW(3, new FixedWindow()),
+    /** Exact: the time of each grant is kept, never more than N in any window of length P. */
     SLIDING_WINDOW_LOG(4, new WindowLog(false)),
+    /** The previous window's count weighted by its overlap with the sliding window, plus the current one's. */
     SLIDING_WINDOW_COUNTER(5, new SlidingWindowCounter()),
+    /** Counters per step of the window (10 ms for windows up to 10 s ... 1 h beyond 1 day); exact per step. */
     STEPPED_SLIDING_WINDOW(6, new WindowLog(true)),
+    /** One timestamp, the theoretical arrival time; results match redis-cell's {@code CL.THROTTLE}. */
     GCRA(7, new Gcra(false));
-
-    /** A slice is at most this fraction (1/n) of the permits the owner has left; see {@link Lease}. */
-    public static final int SLICE_SHARE = 8;
 
     private static final Algorithm[] ALL = values();
 
@@ -163,7 +143,7 @@ public enum Algorithm {
      * @param maxDelay the longest delay (nanoseconds) the caller accepts for a queued slot
      * @param limits the policy's limits, each already {@linkplain #validate validated}
      */
-    public Transition apply(long @Nullable [][] state, long now, long cost, long maxDelay, List<Limit> limits) {
+    Transition apply(long @Nullable [][] state, long now, long cost, long maxDelay, List<Limit> limits) {
         if (cost < 0) {
             throw new IllegalArgumentException("cost must not be negative, got " + cost);
         }
@@ -186,22 +166,8 @@ public enum Algorithm {
         return new Transition(next, verdict, true, idleAfter);
     }
 
-    /**
-     * Counts a request of {@code cost} made {@code ageNanos} before now against every limit, whether or not it fits:
-     * the request was made, and the counters must say so. Each limit counts it in the window (or step) where it
-     * belongs; a limit whose window it has already left does not count it. Exact integer arithmetic; counts beyond a
-     * limit's permits are kept (and saturate at {@link Long#MAX_VALUE}), so that later decisions wait until they have
-     * left.
-     *
-     * <p>The transition's decision is what a request of one permit would get right after (as a cost-1 {@link #apply}
-     * that counts nothing): allowed when one more fits now, else when it will. Its {@link Transition#changed()} is
-     * true whenever a limit counted the request.
-     *
-     * @param ageNanos how long before {@code now} the request was made, 0 or more
-     * @throws IllegalArgumentException when this algorithm cannot count past requests ({@link #countsPastRequests()}),
-     *     or {@code cost} is below 1 or {@code ageNanos} negative
-     */
-    public Transition record(long @Nullable [][] state, long now, long cost, long ageNanos, List<Limit> limits) {
+    /** {@link Policy#record} over {@code limits}. */
+    Transition record(long @Nullable [][] state, long now, long cost, long ageNanos, List<Limit> limits) {
         checkRecord(cost, ageNanos);
         return counted(state, now, now - ageNanos, cost, limits, -1);
     }
@@ -224,17 +190,8 @@ public enum Algorithm {
         }
     }
 
-    /**
-     * Takes the earliest slot, within {@code maxWaitNanos} of now, at which {@code cost} fits every limit, and counts
-     * the request there, atomically: the decision is allowed with {@link Decision#delayNanos()} the wait until that
-     * slot (0: now), or rejected, counting nothing, with the wait as its retry-after when it is longer than the caller
-     * accepts. Two callers never get one slot: the second counts after the first's reservation.
-     *
-     * <p>Only algorithms that {@linkplain #reservesFutureSlots() reserve future slots} wait for one here; the leaky
-     * bucket queues as {@link #apply} does with {@code maxWaitNanos} as its maximum delay, and the other algorithms
-     * grant only a request that fits now ({@code apply} with no delay).
-     */
-    public Transition reserve(long @Nullable [][] state, long now, long cost, long maxWaitNanos, List<Limit> limits) {
+    /** {@link Policy#reserve} over {@code limits}. */
+    Transition reserve(long @Nullable [][] state, long now, long cost, long maxWaitNanos, List<Limit> limits) {
         if (!reservesFutureSlots()) {
             return apply(state, now, cost, queues() ? maxWaitNanos : 0, limits);
         }
@@ -255,22 +212,8 @@ public enum Algorithm {
         return counted(state, now, now + wait, cost, limits, wait);
     }
 
-    /**
-     * On the key's owner: counts a slice of permits for a node to grant locally, or, when the key has too few left for
-     * one, decides the request alone as {@link #apply} does (no delay: leasing algorithms do not queue). See
-     * {@link Lease} for the sizes and why a slice is never more permissive than the algorithm.
-     *
-     * @param cost the asking request's permits, taken from the slice; 0 for a slice taken ahead of need (with no
-     *     slice, then, nothing is counted)
-     * @param wanted the slice the node asks for, its cost included: its traffic over one lifetime; granted up to
-     *     this, scaled down to the slice's validity when that is shorter than a lifetime, and up to
-     *     {@code 1/}{@value #SLICE_SHARE} of the permits left, and only when that is more than the cost
-     * @param lifetimeNanos how long a token bucket's or GCRA's slice stays valid, and the span {@code wanted} covers
-     * @param clockErrorNanos how much later than {@code now} the true time may be (a clock of millisecond resolution:
-     *     1 ms); taken off the validity, so that a slice never outlives its window on the true timeline
-     * @throws IllegalArgumentException when this algorithm does not lease
-     */
-    public Lease lease(long @Nullable [][] state, long now, long cost, long wanted, long lifetimeNanos,
+    /** {@link Policy#lease} over {@code limits}. */
+    Lease lease(long @Nullable [][] state, long now, long cost, long wanted, long lifetimeNanos,
                        long clockErrorNanos, List<Limit> limits) {
         requireLeases();
         if (cost < 0) {
@@ -286,7 +229,7 @@ public enum Algorithm {
             // What the node would use before the slice ends, at the rate it asked by: nothing counted to be lost.
             long usable = validFor >= lifetimeNanos ? wanted
                     : Math.max(cost + 1, Arithmetic.mulDivFloor(wanted, validFor, lifetimeNanos));
-            long permits = Math.min(usable, left / SLICE_SHARE);
+            long permits = Math.min(usable, left / Lease.SLICE_SHARE);
             if (permits > cost) {
                 Transition slice = apply(state, now, permits, 0, limits);
                 if (slice.decision().allowed()) {
@@ -299,13 +242,8 @@ public enum Algorithm {
                 0, 0);
     }
 
-    /**
-     * On the key's owner: takes back {@code permits} of a slice counted at {@code countedAt} that its node will not
-     * grant, when every limit still counts them where they were counted (the same window or step); otherwise, and
-     * for the token bucket and GCRA (whose level cannot say whether those tokens would have been lost to a full
-     * bucket), changes nothing. The decision is what a bare look at the state ({@code apply} of cost 0) gives.
-     */
-    public Transition giveBack(long @Nullable [][] state, long now, long permits, long countedAt, List<Limit> limits) {
+    /** {@link Policy#giveBack} over {@code limits}. */
+    Transition giveBack(long @Nullable [][] state, long now, long permits, long countedAt, List<Limit> limits) {
         if (permits < 1) {
             throw new IllegalArgumentException("permits given back must be at least 1, got " + permits);
         }

@@ -1,6 +1,8 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Lease;
+import dev.sluice.internal.state.Transition;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -13,6 +15,10 @@ import org.jspecify.annotations.Nullable;
  * limit rejects it, none is charged. A key's state belongs to one policy: use distinct keys for distinct policies.
  * A policy may ask to be {@linkplain #leasing() leased}: a store that leases (the Hazelcast store's opt-in) then
  * grants a hot key's permits from slices its node took from the key's owner. Immutable and thread-safe.
+ *
+ * <p>The state methods ({@link #apply}, {@link #record}, {@link #reserve}, {@link #lease}, {@link #giveBack}) are for
+ * stores, which run them atomically per key; they return types of {@code dev.sluice.internal.state}, which carry no
+ * compatibility promise. Applications decide through a {@code CounterStore} or a {@code RateLimiter}.
  */
 public final class Policy {
 
@@ -101,31 +107,74 @@ public final class Policy {
      * @param cost permits asked for; 0 evaluates the state without consuming
      * @param maxDelayNanos for queueing algorithms, the longest delay the caller accepts for its slot
      */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Transition apply(long @Nullable [][] state, long nowNanos, long cost, long maxDelayNanos) {
         return algorithm.apply(state, nowNanos, cost, maxDelayNanos, limits);
     }
 
     /**
-     * Counts a request made {@code ageNanos} before now, whether or not it fits; see {@link Algorithm#record}.
+     * Counts a request of {@code cost} made {@code ageNanos} before now against every limit, whether or not it fits:
+     * the request was made, and the counters must say so. Each limit counts it in the window (or step) where it
+     * belongs; a limit whose window it has already left does not count it. Exact integer arithmetic; counts beyond a
+     * limit's permits are kept (and saturate at {@link Long#MAX_VALUE}), so that later decisions wait until they have
+     * left.
      *
+     * <p>The transition's decision is what a request of one permit would get right after (as a cost-1 {@link #apply}
+     * that counts nothing): allowed when one more fits now, else when it will. Its {@link Transition#changed()} is
+     * true whenever a limit counted the request.
+     *
+     * @param ageNanos how long before {@code nowNanos} the request was made, 0 or more
      * @throws IllegalArgumentException when the algorithm cannot count past requests
+     *     ({@link Algorithm#countsPastRequests()}), or {@code cost} is below 1 or {@code ageNanos} negative
      */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Transition record(long @Nullable [][] state, long nowNanos, long cost, long ageNanos) {
         return algorithm.record(state, nowNanos, cost, ageNanos, limits);
     }
 
-    /** Takes the earliest slot within {@code maxWaitNanos} at which {@code cost} fits; see {@link Algorithm#reserve}. */
+    /**
+     * Takes the earliest slot, within {@code maxWaitNanos} of now, at which {@code cost} fits every limit, and counts
+     * the request there, atomically: the decision is allowed with {@link dev.sluice.Decision#delayNanos()} the wait
+     * until that slot (0: now), or rejected, counting nothing, with the wait as its retry-after when it is longer than
+     * the caller accepts. Two callers never get one slot: the second counts after the first's reservation.
+     *
+     * <p>Only algorithms that {@linkplain Algorithm#reservesFutureSlots() reserve future slots} wait for one here; the
+     * leaky bucket queues as {@link #apply} does with {@code maxWaitNanos} as its maximum delay, and the other
+     * algorithms grant only a request that fits now ({@code apply} with no delay).
+     */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Transition reserve(long @Nullable [][] state, long nowNanos, long cost, long maxWaitNanos) {
         return algorithm.reserve(state, nowNanos, cost, maxWaitNanos, limits);
     }
 
-    /** Counts a slice for a node, or decides the request alone; see {@link Algorithm#lease}. */
+    /**
+     * On the key's owner: counts a slice of permits for a node to grant locally, or, when the key has too few left for
+     * one, decides the request alone as {@link #apply} does (no delay: leasing algorithms do not queue). Sizes, and
+     * why a slice is never more permissive than the algorithm: {@code docs/design/leasing-algorithm.md}.
+     *
+     * @param cost the asking request's permits, taken from the slice; 0 for a slice taken ahead of need (with no
+     *     slice, then, nothing is counted)
+     * @param wanted the slice the node asks for, its cost included: its traffic over one lifetime; granted up to
+     *     this, scaled down to the slice's validity when that is shorter than a lifetime, and up to
+     *     {@code 1/}{@value Lease#SLICE_SHARE} of the permits left, and only when that is more than the cost
+     * @param lifetimeNanos how long a token bucket's or GCRA's slice stays valid, and the span {@code wanted} covers
+     * @param clockErrorNanos how much later than {@code nowNanos} the true time may be (a clock of millisecond
+     *     resolution: 1 ms); taken off the validity, so that a slice never outlives its window on the true timeline
+     * @throws IllegalArgumentException when the algorithm does not lease
+     */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Lease lease(long @Nullable [][] state, long nowNanos, long cost, long wanted, long lifetimeNanos,
                        long clockErrorNanos) {
         return algorithm.lease(state, nowNanos, cost, wanted, lifetimeNanos, clockErrorNanos, limits);
     }
 
-    /** Takes back a slice's unused permits where they are still counted; see {@link Algorithm#giveBack}. */
+    /**
+     * On the key's owner: takes back {@code permits} of a slice counted at {@code countedAtNanos} that its node will
+     * not grant, when every limit still counts them where they were counted (the same window or step); otherwise, and
+     * for the token bucket and GCRA (whose level cannot say whether those tokens would have been lost to a full
+     * bucket), changes nothing. The decision is what a bare look at the state ({@code apply} of cost 0) gives.
+     */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
     public Transition giveBack(long @Nullable [][] state, long nowNanos, long permits, long countedAtNanos) {
         return algorithm.giveBack(state, nowNanos, permits, countedAtNanos, limits);
     }

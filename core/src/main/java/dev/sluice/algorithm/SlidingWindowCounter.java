@@ -1,8 +1,8 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.Limit;
+import dev.sluice.internal.Durations;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -47,7 +47,7 @@ interface Strategy {
     long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b);
 
     /**
-     * How long after {@code at} permits counted at {@code at} are still counted where they were (see {@link Lease}):
+     * How long after {@code at} permits counted at {@code at} are still counted where they were, for leasing:
      * until the end of the window or step holding {@code at} for the window algorithms, {@code lifetime} for the
      * token bucket and GCRA; 0 (the default) for an algorithm that never leases.
      */

@@ -1,7 +1,9 @@
 /**
- * The rate-limiting algorithms as pure functions of a key's state and the time: {@link dev.sluice.algorithm.Policy}
- * runs an {@link dev.sluice.algorithm.Algorithm} over its limits and returns a
- * {@link dev.sluice.algorithm.Transition}. A key with no state is passed as a {@code @Nullable} array.
+ * The rate-limiting algorithms: a {@link dev.sluice.algorithm.Policy} is one
+ * {@link dev.sluice.algorithm.Algorithm} over one or more limits, what a rule or a {@code RateLimiter} enforces.
+ * Policy's state methods ({@code apply}, {@code record}, ...) are for stores: they run the algorithm as a pure function
+ * of a key's state and the time and return a {@code dev.sluice.internal.state.Transition}. See
+ * {@code docs/design/algorithms.md}.
  */
 @NullMarked
 package dev.sluice.algorithm;

@@ -9,13 +9,11 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Rate-limits a JAX-RS resource method, or every method of a resource class.
- *
- * <p>Either give the limit here ({@link #permits()} per {@link #period()}) or name a rule of the rules file
- * ({@link #rule()}). Repeat the annotation with one id for several limits that must all pass (10 per second and
- * 1,000 per day); annotations with different ids are separate rules, each counting. A method-level annotation
- * replaces the class-level ones for that method; {@link RateLimitExempt} removes them. A rule in the rules file with
- * the same id replaces the limits given here, so operators can change them without recompiling.
+ * Rate-limits a JAX-RS resource method, or every method of a resource class: give the limit here
+ * ({@link #permits()} per {@link #period()}) or name a rule of the rules file ({@link #rule()}). Repeat the annotation
+ * with one id for several limits that must all pass; different ids are separate rules. A method-level annotation
+ * replaces the class-level ones; {@link RateLimitExempt} removes them; a rules-file rule with the same id replaces the
+ * limits given here.
  *
  * <pre>{@code
  * @RateLimited(id = "search", permits = 10, period = "1s", key = "principal")
@@ -23,7 +21,8 @@ import java.lang.annotation.Target;
  * public List<Hit> search(@QueryParam("q") String q) { ... }
  * }</pre>
  *
- * <p>Read by {@code dev.sluice.rules.AnnotationRules}, which reports mistakes naming the class and method.
+ * <p>Read by {@code dev.sluice.rules.AnnotationRules}, which reports mistakes naming the class and method. See
+ * {@code docs/design/rules.md}.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

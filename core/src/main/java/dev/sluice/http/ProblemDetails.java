@@ -1,28 +1,16 @@
 package dev.sluice.http;
 
 import dev.sluice.Decision;
+import dev.sluice.internal.Json;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The body of a rejection: an RFC 9457 problem document of media type {@value #MEDIA_TYPE}.
- *
- * <pre>{@code
- * {"type":"https://sluice.dev/problems/rate-limited","title":"Too Many Requests","status":429,
- *  "detail":"Rate limit 'login' exceeded. Retry in 12 seconds.","policies":["login"],
- *  "violated-policies":["login"],"retryAfter":12}
- * }</pre>
- *
- * <p>{@code policies} names every violated limit and {@code retryAfter} repeats {@code Retry-After} in seconds
- * (absent when waiting cannot help: the cost exceeds the capacity). A rule may replace the status and the detail.
- * {@code violated-policies} repeats {@code policies} under the name draft-ietf-httpapi-ratelimit-headers-10 gives
- * that member in its quota-exceeded problem type, so the names match the {@code RateLimit-Policy} items a client
- * reads; the type stays Sluice's own, since the draft's type is not registered.
- *
- * <p>A request refused because the limiter itself could not decide (the counter store failed and its failure policy
- * rejects, see {@link Decision#storeUnavailable()}) exceeded no limit, and is not told it did: its problem has the
- * type {@value #UNAVAILABLE_TYPE}, status {@value #SERVICE_UNAVAILABLE}, no policies, and a detail saying so.
- * Immutable and thread-safe.
+ * The body of a rejection: an RFC 9457 problem document of media type {@value #MEDIA_TYPE}, naming the violated
+ * limits in {@code policies} (and {@code violated-policies}, the draft's name) and repeating {@code Retry-After} in
+ * {@code retryAfter}. A request refused because the limiter could not decide ({@link Decision#storeUnavailable()})
+ * gets the type {@value #UNAVAILABLE_TYPE}, status {@value #SERVICE_UNAVAILABLE} and no policies. Immutable and
+ * thread-safe. Example and reasons: {@code docs/design/http-contract.md}.
  *
  * @param type the problem type: {@value #TYPE} or {@value #UNAVAILABLE_TYPE}
  * @param status the HTTP status, 429 unless a rule says otherwise (503 when the limiter is unavailable)

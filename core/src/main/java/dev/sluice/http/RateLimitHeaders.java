@@ -1,9 +1,9 @@
 package dev.sluice.http;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.internal.Durations;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,29 +11,13 @@ import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The header fields of a response under rate limits, for any HTTP stack: the adapter passes a sink that sets a
- * header.
- *
- * <ul>
- *   <li>{@code RateLimit-Policy: "burst";q=10;w=1, "daily";q=1000;w=86400}: every limit that applied, with its
- *       quota (permits) and window (seconds);
- *   <li>{@code RateLimit: "burst";r=4;t=1}: per decision, the permits remaining and, as draft-ietf-httpapi-ratelimit-
- *       headers-10 defines {@code t}, the seconds (rounded up) until more quota is available: until the remaining
- *       permits grow by at least one ({@link Decision#nextPermitNanos()}); 0 when none is missing;
- *   <li>{@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset} (seconds until the limit
- *       is full again, rounded up): of the most restrictive decision;
- *   <li>{@code Retry-After} (seconds, rounded up, at least 1): on a rejection that waiting can cure; never earlier
- *       than the {@code t} of the deciding limit, as the draft asks, nor of any other rejecting limit (each waits no
- *       longer than the verdict).
- * </ul>
- *
- * <p>A decision the failure policy made because the store could not ({@link Decision#storeUnavailable()}) describes
- * no counter: it gets no {@code RateLimit} item and, as the verdict, no {@code X-RateLimit-*} fields, so a client is
- * never told of permits nobody counted.
- *
- * <p>Policy names become structured-field strings: characters outside printable ASCII are replaced by {@code ?},
- * quotes and backslashes escaped, so no name can inject a header. Thread-safe; what it keeps is text made once
- * instead of per response: each policy's {@code RateLimit-Policy} items, and small numbers.
+ * The header fields of a response under rate limits, for any HTTP stack (the adapter passes a sink that sets a
+ * header): {@code RateLimit-Policy} and {@code RateLimit} as draft-ietf-httpapi-ratelimit-headers-10 defines them
+ * ({@code t}: seconds until more quota is available), {@code X-RateLimit-Limit}, {@code -Remaining} and
+ * {@code -Reset} of the most restrictive decision, and {@code Retry-After} (seconds, at least 1) on a rejection that
+ * waiting can cure, never earlier than any rejecting limit's {@code t}. A decision the failure policy made describes
+ * no counter and gets no counter fields. Policy names are escaped so no name can inject a header. Thread-safe. Each
+ * field and why: {@code docs/design/http-contract.md}.
  */
 public final class RateLimitHeaders {
 

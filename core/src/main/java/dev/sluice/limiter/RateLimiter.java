@@ -1,11 +1,11 @@
 package dev.sluice.limiter;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.internal.Durations;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 /**
- * {@link dev.sluice.limiter.RateLimiter}: the programmatic API that takes permits for keys under one policy, now or
- * within a maximum wait.
+ * The programmatic API: {@link dev.sluice.limiter.RateLimiter} takes permits for keys under one policy, now or within
+ * a maximum wait, and {@link dev.sluice.limiter.CounterStores} composes the store stack a remote store is used through
+ * (failure policy, timeout, rejection cache, metrics), for the limiter and the adapters alike.
  */
 @NullMarked
 package dev.sluice.limiter;

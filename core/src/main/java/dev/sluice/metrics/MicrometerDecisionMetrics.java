@@ -41,6 +41,7 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     /** Per rule id, one counter per outcome (by ordinal), each registered on first use. */
     private final Map<String, @Nullable Counter[]> counters = new ConcurrentHashMap<>();
 
+    @SuppressWarnings("exports")  // an application that uses Micrometer requires it itself
     public MicrometerDecisionMetrics(MeterRegistry registry) {
         this.registry = registry;
         this.decisionTime = Timer.builder(DECISION_TIME)

@@ -8,24 +8,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * A host that a rule is restricted to: {@code api.example.com}, {@code *.example.com} for the subdomains of
  * {@code example.com} at any depth (not {@code example.com} itself), or an IPv6 literal in brackets
- * ({@code [2001:db8::1]}); each optionally with a port. Server rules ({@link Rule}) and client rules (the Jersey client
- * filter's) match hosts through this one class, so they agree.
+ * ({@code [2001:db8::1]}); each optionally with a port. Server rules ({@link Rule}) and the Jersey client filter's
+ * rules match hosts through this one class, so they agree. Case and a trailing dot do not matter.
  *
- * <p>Hosts compare without regard to case and to a trailing dot: {@code API.Example.com.} is {@code api.example.com}.
- *
- * <p>Ports:
- * <ul>
- *   <li>A pattern <em>without a port</em> matches its host on any port, and without one.</li>
- *   <li>A pattern <em>with a port</em> matches a request that names that port. A request that names no port is sent
- *       to its scheme's default port; since the scheme is not known here, such a request matches a pattern whose port
- *       is 80 or 443 (the HTTP and HTTPS defaults) and no other: {@code api.example.com:443} matches {@code Host:
- *       api.example.com}, {@code api.example.com:8443} does not.</li>
- *   <li>A request's host is the authority as sent, such as the {@code Host} header or a URI's host and port:
- *       {@code host}, {@code host:port}, {@code [v6]} or {@code [v6]:port}. A bare IPv6 literal has no port. A port
- *       that is not a number matches no pattern with a port.</li>
- * </ul>
- *
- * <p>Immutable and thread-safe; equal when their normalized text ({@link #toString()}) is.
+ * <p>A pattern without a port matches its host on any port; one with a port matches a request naming that port, and
+ * a request naming none only when the port is 80 or 443. Immutable and thread-safe; equal when their normalized text
+ * ({@link #toString()}) is. Ports and request authorities in detail: {@code docs/design/rules.md}.
  */
 public final class HostPattern {
 

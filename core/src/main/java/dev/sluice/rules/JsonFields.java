@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.internal.DurationText;
 import dev.sluice.rules.JsonTree.Node;
 import dev.sluice.rules.JsonTree.Type;
 import java.math.BigInteger;

@@ -15,24 +15,16 @@ import java.util.Optional;
 
 /**
  * A JSON file of limits by id, as a limiter service offers them to its clients: each id a policy (on the stepped
- * sliding window unless it says otherwise), counted once for the id or once per key under it. Read with the rules
- * file's reader, as strictly, with the same errors (file, line, column, JSON path, what was expected):
+ * sliding window unless it says otherwise), counted once for the id or once per key under it.
  *
  * <pre>{@code
- * {
- *   "limits": {
- *     "partner-api": { "permits": 10, "period": "1m" },
- *     "github":      { "permits": 5000, "period": "1h", "perKey": true },
- *     "reports":     { "algorithm": "sliding_window_log",
- *                      "limits": [{ "permits": 2, "period": "1s" }, { "permits": 100, "period": "1d" }] }
- *   }
- * }
+ * {"limits": {"partner-api": {"permits": 10, "period": "1m"},
+ *             "github": {"permits": 5000, "period": "1h", "perKey": true}}}
  * }</pre>
  *
- * <p>An id takes either one limit inline ({@code permits}, {@code period}, {@code capacity}) or a {@code limits}
- * array of them (all must pass, as in a rule), and optionally {@code algorithm} (as in the rules file; default
- * {@code stepped_sliding_window}) and {@code perKey} (default false). Ids are spelled as rule ids. Immutable and
- * thread-safe.
+ * <p>An id takes one limit inline or a {@code limits} array of them (all must pass), and optionally {@code algorithm}
+ * and {@code perKey}. Read as strictly as the rules file, with the same errors (file, line, column, JSON path, what
+ * was expected). Immutable and thread-safe. The full form: {@code docs/design/rules.md}.
  */
 public final class LimitsFile {
 

@@ -27,18 +27,13 @@ import org.jspecify.annotations.Nullable;
  * changes to the file. The servlet filter and the Jersey binding both hold their rules in one of these.
  *
  * <pre>{@code
- * ReloadingRuleSet rules = ReloadingRuleSet.builder()
- *         .file(Path.of("/etc/myapp/rules.json"))            // or content(name, bytes), read once; or neither
- *         .annotationRules(AnnotationRules.forClass(SearchResource.class))
- *         .reloadInterval(Duration.ofSeconds(5))            // the default; Duration.ZERO: only on reload()
- *         .build();                                         // throws RulesException for invalid rules
+ * ReloadingRuleSet rules = ReloadingRuleSet.builder().file(Path.of("/etc/myapp/rules.json"))
+ *         .annotationRules(AnnotationRules.forClass(SearchResource.class)).build();  // throws RulesException
  * }</pre>
  *
- * <p>{@link #get()} returns one immutable set; an adapter takes it once per request, so a request sees the old or
- * the new rules, never a mix. {@link #reload()} checks the file now; a positive reload interval checks it periodically
- * on a daemon thread until {@link #close()}. A file that fails to read or parse leaves the current rules in force and
- * is reported to the {@link Listener}; the initial load, by contrast, throws. Client addresses are resolved as the
- * file says ({@code clientAddress}), unless {@link Builder#clientAddresses} overrides them. Thread-safe.
+ * <p>{@link #get()} returns one immutable set, so a request sees the old or the new rules, never a mix. A reload
+ * that fails leaves the current rules in force and is reported to the {@link Listener}; the initial load throws.
+ * Thread-safe. See {@code docs/design/rules.md}.
  */
 public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable {
 

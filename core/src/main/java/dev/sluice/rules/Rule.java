@@ -21,22 +21,14 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One rate-limiting rule as declared: which requests it matches, what it counts them by, and the limits they must all
- * pass.
- *
- * <p>A rule matches a request when the request's normalized path matches one of its {@linkplain #paths() path
- * patterns} (or the request was routed to one of its {@linkplain #resourceMethods() resource methods}), its HTTP
- * method is among {@link #methods()} (any when empty) and its host matches {@link #host()} (any when empty). Its key is
- * resolved from the request; the request is then counted under the policy of its {@linkplain #tierKey() tier}, or the
- * default {@link #policy()}, at {@link #cost()} permits.
+ * One rate-limiting rule as declared: which requests it matches (paths or resource methods, HTTP methods, host), what
+ * it counts them by (its key), and the limits they must all pass, per tier.
  *
  * <p>Counters are named by the rule's id and a fingerprint of the policy, such as {@code login@3f2a9c1b07de|}: after a
- * reload, a rule with the same id and limits keeps counting where it was, and changed limits start afresh.
- *
- * <p>Built by {@link #builder(String)}, which checks each value as it is given (parsing patterns and address ranges,
- * once) and their combination in {@link Builder#build()}, throwing {@link IllegalArgumentException}s that name the
- * field. What matching derives from a rule beyond that (counter names, key values escaped as requests' are) a
- * {@link RuleSet} makes once when it is built. Immutable and thread-safe.
+ * reload, a rule with the same id and limits keeps counting where it was, and changed limits start afresh. Built by
+ * {@link #builder(String)}, which checks each value as it is given and their combination in {@link Builder#build()},
+ * throwing {@link IllegalArgumentException}s that name the field. Immutable and thread-safe. Matching in detail:
+ * {@code docs/design/rules.md}.
  */
 public final class Rule {
 

@@ -18,27 +18,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds how long a remote {@link CounterStore} may take to decide, and decides by a configured {@link OnFailure}
- * rule when it fails or takes longer: allow, reject, or ask a local fallback store.
+ * rule when it fails or takes longer: allow, reject, or ask a local fallback store. Usually built with
+ * {@code CounterStores.of(store)}.
  *
- * <p>Each call waits for the remote store's {@link CounterStore#applyAsync} (or {@link CounterStore#peekAsync}) at
- * most the timeout (default {@link #DEFAULT_TIMEOUT}), counting the time the remote store keeps it queued. On timeout
- * the remote call's future is cancelled: a store that has not yet sent it (one that batches) never does, and one
- * already sent may still count when it completes later. The bound holds for stores whose async calls do not block the caller (the Hazelcast store's do
- * not); a store that decides on the calling thread is waited for.
- *
- * <p>A slow remote store would otherwise pile work up: each call that times out still waits in the cluster, and
- * callers keep adding more. So at most {@link #withMaxPending maxPending} remote calls are in flight at once (default
- * {@link #DEFAULT_MAX_PENDING}, far more than a healthy store ever has); beyond that, a call is decided by the failure
- * rule at once, without calling the remote store, and counted as {@link #shed()}. Failures, timeouts and shed calls are
- * counted, in total and over the last minute ({@link #health()}).
- *
- * <p>Never silent: a limit that quietly stops holding is worse than none. The first failure is logged at once, at
- * {@code WARNING}, with its cause and what the failure rule now does; after that at most one line per interval (a
- * minute by default; {@link #withFailureLogging}) gives the counts since the last line and the latest cause, and one
- * line says when the remote store answers again. No line names a key: a key is client data, and where a cause's
- * message repeats it, it is replaced by {@code <key>}. A request the allow or reject rule decides gets a decision
- * marked {@link Decision#storeUnavailable()}, so adapters can say that the limiter, not a limit, refused it.
- * Thread-safe.
+ * <p>Each call waits at most the timeout (default {@link #DEFAULT_TIMEOUT}), then its remote future is cancelled; at
+ * most {@link #withMaxPending maxPending} remote calls are in flight, beyond which the failure rule decides at once
+ * ({@link #shed()}). Failures are logged without keys (the first at once, then at most one line per interval) and
+ * counted in {@link #health()}; a decision the allow or reject rule made is marked
+ * {@link Decision#storeUnavailable()}. Thread-safe. Design: {@code docs/design/failure-handling.md}.
  */
 public final class FailurePolicyStore implements CounterStore {
 

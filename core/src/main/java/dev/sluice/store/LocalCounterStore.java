@@ -3,7 +3,7 @@ package dev.sluice.store;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Transition;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,18 +17,12 @@ import org.jspecify.annotations.Nullable;
  * A {@link CounterStore} in this JVM's heap: for a single instance, for tests, and as the fallback when a remote
  * store fails.
  *
- * <p>Decisions are optimistic, like a compare-and-set loop: read the key's immutable entry, run the pure algorithm on
- * it, and when the state changed, install the new entry only if the old one is still there ({@code putIfAbsent} or
- * {@code replace(key, old, new)}, which compare entries by identity); otherwise decide again. A rejection changes
- * nothing, so it takes no lock and writes nothing: a flood on one key costs a map read per request. Every grant is
- * decided on the state it replaces, so the decisions on a key are atomic as if made one after another.
- *
- * <p>Memory is bounded two ways. A key expires once its state is back to full capacity (its entry then means nothing
- * a fresh key would not): expired entries are treated as absent at once and removed by a sweep that runs at most once
- * per {@code sweepInterval}, on a background executor. And the map holds at most {@code maxKeys} keys: a new key
- * beyond that evicts the entry closest to expiry among a small sample. Eviction forgets the
- * consumed permits of that key (nearly refilled, by choice of victim): the price of a bound under a flood of
- * distinct keys. Expired entries, expiring soonest, are the first victims. Thread-safe.
+ * <p>Lock-free: a decision reads the key's immutable entry, runs the pure algorithm on it and, when the state
+ * changed, installs the new entry only if the old one is still there ({@code putIfAbsent}, or {@code replace} by
+ * identity), else decides again. A rejection writes nothing. Decisions on one key are atomic, as if made one after
+ * another. Memory is bounded: a key expires once back to full capacity (swept in the background), and beyond
+ * {@code maxKeys} a new key evicts the sampled entry closest to expiry. Thread-safe. The model and why it holds:
+ * {@code docs/design/local-store.md}.
  */
 public final class LocalCounterStore implements CounterStore {
 

@@ -13,19 +13,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Remembers rejections of a remote {@link CounterStore} and repeats them locally until their retry-after has
- * passed, sparing the remote call for a key that is over its limit (a client hammering while throttled).
- *
- * <p>Why this never changes an answer: a rejection "retry after T" for a cost c means the key's state cannot grant c
- * before T even if nothing else happens; other nodes can only consume more, which moves the grant later, never
- * earlier. That holds for every algorithm, for any cost of at least c and, for the leaky bucket (whose answer also
- * depends on the delay a caller accepts), for a maximum delay no longer than the remembered one; other requests go
- * to the remote store. Peeks are never answered from the cache. The deadline is counted from when the remote call
- * was sent, before the remote store read its time, so it can only end early. Rejections that can never succeed (cost
- * above capacity) are not cached: they cost the remote nothing to repeat. What is not covered: members whose clocks
- * disagree, where the next owner of a key may run ahead of the one that answered.
- *
- * <p>At most {@code maxEntries} rejections are kept; when full, expired ones are dropped (at most once a second), and
- * while none has expired a new rejection is simply not cached. Thread-safe.
+ * passed, sparing the remote call for a key that is over its limit (a client hammering while throttled). This never
+ * changes an answer: other nodes can only move a grant later. Peeks and rejections that can never succeed are not
+ * cached; at most {@code maxEntries} rejections are kept. Thread-safe. Why, and what is not covered (members whose
+ * clocks disagree): {@code docs/design/failure-handling.md}.
  */
 public final class RejectionCachingStore implements CounterStore {
 

@@ -1,22 +1,18 @@
 package dev.sluice.store;
 
 /**
- * How a counter store is doing, for health checks, metrics and status pages: what it is, how much of its cluster it
- * sees, how many calls in the last minute it could not decide, and what leasing does on this node. A store with nothing remote reports no members
- * and no failures. Immutable and thread-safe.
+ * How a counter store is doing, for health checks, metrics and status pages. A store with nothing remote reports no
+ * members and no failures. Immutable and thread-safe. See {@code docs/design/failure-handling.md}.
  *
- * @param mode what kind of store decides: {@code local}, {@code hazelcast-member}, {@code hazelcast-client},
- *     {@code hazelcast-instance}, {@code compare-and-set}, or a name a store of an application's own gives
- * @param membersSeen the cluster members the store sees now; 0 for a store that is no cluster member or client
- *     (the local store), and for a client that has lost its cluster
+ * @param mode {@code local}, {@code hazelcast-member}, {@code hazelcast-client}, {@code hazelcast-instance},
+ *     {@code compare-and-set}, or a name a store of an application's own gives
+ * @param membersSeen the cluster members the store sees now; 0 for the local store and a client that lost its cluster
  * @param failedLastMinute calls the store failed (threw or completed exceptionally) in the last minute
  * @param timedOutLastMinute calls the store did not answer within its timeout in the last minute
  * @param shedLastMinute calls not sent to the store in the last minute because too many were in flight
- * @param leasedGrants decisions this node granted from leased slices, with no call, since the store started; 0 for a
- *     store that does not lease
- * @param leasedPermitsHeld permits this node holds unused in leased slices now: counted at the keys' owners and not
- *     yet granted, so lost (until their window ends or refilling replaces them) if this node dies; 0 for a store that
- *     does not lease
+ * @param leasedGrants decisions this node granted from leased slices since the store started; 0 without leasing
+ * @param leasedPermitsHeld permits this node holds unused in leased slices now (counted at the owners, lost if this
+ *     node dies); 0 without leasing
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
                           long shedLastMinute, long leasedGrants, long leasedPermitsHeld) {

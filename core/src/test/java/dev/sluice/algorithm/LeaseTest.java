@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Lease;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,7 +46,7 @@ class LeaseTest {
         Policy policy = policy(algorithm);
         Lease lease = policy.lease(null, START, 1, 50, LIFETIME, 0);
 
-        assertThat(lease.permits()).isEqualTo(100 / Algorithm.SLICE_SHARE);
+        assertThat(lease.permits()).isEqualTo(100 / Lease.SLICE_SHARE);
         assertThat(lease.transition().changed()).isTrue();
         assertThat(lease.transition().decision().allowed()).isTrue();
         assertThat(lease.transition().decision().remaining()).isEqualTo(100 - 12);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;

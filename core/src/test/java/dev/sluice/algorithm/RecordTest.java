@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.Limit;
+import dev.sluice.internal.Durations;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,8 +3,9 @@ package dev.sluice.algorithm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.Limit;
+import dev.sluice.internal.Durations;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Random;

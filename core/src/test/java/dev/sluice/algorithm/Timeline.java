@@ -2,6 +2,7 @@ package dev.sluice.algorithm;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 
 /** One key's state under one policy, driven by hand along a timeline: the algorithms without any store. */

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
-import dev.sluice.rules.DurationText;
+import dev.sluice.internal.DurationText;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -6,7 +6,7 @@ import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

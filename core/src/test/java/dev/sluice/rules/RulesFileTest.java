@@ -8,6 +8,7 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.annotation.RateLimitExempt;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.internal.DurationText;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;

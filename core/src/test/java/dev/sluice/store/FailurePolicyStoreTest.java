@@ -10,8 +10,6 @@ import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -63,7 +61,7 @@ class FailurePolicyStoreTest {
 
     @Test
     void apply_remoteFails_rejectsAndCountsTheFailure() {
-        FailurePolicyStore store = FailurePolicyStore.rejecting(new Failing(), TIMEOUT);
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new DownStore(), TIMEOUT);
         Decision decision = store.apply("k", POLICY, 1, 0);
         assertThat(decision.allowed()).isFalse();
         assertThat(decision.retryAfter()).isEqualTo(FailurePolicyStore.REJECT_RETRY_AFTER);
@@ -72,7 +70,7 @@ class FailurePolicyStoreTest {
 
     @Test
     void apply_remoteDown_countsOnTheFallbackStore() {
-        FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new Failing(), TIMEOUT,
+        FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new DownStore(), TIMEOUT,
                 new LocalCounterStore(time, 100));
         for (int i = 0; i < 3; i++) {
             assertThat(store.apply("k", POLICY, 1, 0).allowed()).isTrue();
@@ -143,7 +141,7 @@ class FailurePolicyStoreTest {
 
     @Test
     void apply_remoteFailsEveryCall_freesEverySlot() {
-        FailurePolicyStore store = FailurePolicyStore.rejecting(new Failing(), TIMEOUT).withMaxPending(1);
+        FailurePolicyStore store = FailurePolicyStore.rejecting(new DownStore(), TIMEOUT).withMaxPending(1);
         for (int i = 0; i < 5; i++) {
             store.apply("k", POLICY, 1, 0);
         }
@@ -175,27 +173,5 @@ class FailurePolicyStoreTest {
         }
         assertThat(remote.calls).hasSize(4);
         assertThat(store.shed()).isEqualTo(28);
-    }
-
-    /** A remote store that fails every call. */
-    private static final class Failing implements CounterStore {
-        @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            throw new IllegalStateException("store down");
-        }
-
-        @Override
-        public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-            return CompletableFuture.failedFuture(new IllegalStateException("store down"));
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            throw new IllegalStateException("store down");
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

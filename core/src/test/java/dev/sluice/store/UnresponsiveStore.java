@@ -13,9 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * calls are sent at once, so cancelling one is refused (as the contract of {@link CounterStore#applyAsync} says), but
  * recorded in {@code cancelRequests}.
  */
-final class UnresponsiveStore implements CounterStore {
-    final List<CompletableFuture<Decision>> calls = new CopyOnWriteArrayList<>();
-    final AtomicInteger cancelRequests = new AtomicInteger();
+public final class UnresponsiveStore implements CounterStore {
+    public final List<CompletableFuture<Decision>> calls = new CopyOnWriteArrayList<>();
+    public final AtomicInteger cancelRequests = new AtomicInteger();
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {

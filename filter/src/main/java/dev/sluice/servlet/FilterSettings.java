@@ -2,13 +2,13 @@ package dev.sluice.servlet;
 
 import dev.sluice.TimeSource;
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.internal.DurationText;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.ClientAddresses;
-import dev.sluice.rules.DurationText;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
-import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.RejectionCachingStore;
@@ -23,45 +23,15 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a {@link RateLimitFilter} is set up: from {@code web.xml} init-params ({@link #fromInitParameters}) or in code
- * ({@link #builder()}). Immutable and thread-safe (given a thread-safe store settings function).
+ * How a {@link RateLimitFilter} is set up: from {@code web.xml} init-params ({@link #fromInitParameters}, which lists
+ * them) or in code ({@link #builder()}). Immutable and thread-safe (given a thread-safe store settings function).
  *
  * <p>The store comes from a plug-in point, never named here: a {@link CounterStore} given in code
  * ({@link Builder#store}), the built-in {@code local} store, or a {@link CounterStoreProvider} named by the
- * {@code store} init-param: one contributed by a library through {@link java.util.ServiceLoader} ({@code hazelcast}
- * and {@code hazelcast-client} come with {@code dev.sluice:sluice-hazelcast}, which documents their init-params such
- * as {@code hazelcast-members}), or the class name of the application's own provider. The provider reads its own
- * init-params; a store a provider opens is bounded by {@code store-timeout} and {@code failure-policy}.
- *
- * <table>
- *   <caption>init-params</caption>
- *   <tr><th>name</th><th>form</th><th>default</th></tr>
- *   <tr><td>{@code rules}</td><td>{@code classpath:sluice-rules.json}, {@code file:/etc/app/rules.json} or a web
- *       application path such as {@code /WEB-INF/sluice-rules.json}</td><td>no rules (nothing is limited)</td></tr>
- *   <tr><td>{@code rules-reload-interval}</td><td>a duration ({@code 5s}); {@code 0} turns reloading off; only files
- *       on disk are reloaded</td><td>{@code 5s}</td></tr>
- *   <tr><td>{@code store}</td><td>{@code local}, the name of a store provider on the class path such as
- *       {@code hazelcast} (an embedded member) or {@code hazelcast-client}, or the class name of a
- *       {@link CounterStoreProvider}; the provider's own init-params go to it</td><td>{@code local}</td></tr>
- *   <tr><td>{@code failure-policy}</td><td>{@code allow}, {@code reject} or {@code local} (count on a local store
- *       while the cluster is unreachable)</td><td>{@code allow}</td></tr>
- *   <tr><td>{@code store-timeout}</td><td>a duration</td><td>{@code 100ms}</td></tr>
- *   <tr><td>{@code rejection-cache}</td><td>how many rejections of a provider's store this instance repeats itself
- *       until their retry-after ({@link RejectionCachingStore}); {@code 0} turns it off</td>
- *       <td>{@link RejectionCachingStore#DEFAULT_MAX_ENTRIES}</td></tr>
- *   <tr><td>{@code header-style}</td><td>{@code both}, {@code draft}, {@code legacy} or {@code none}</td>
- *       <td>{@code both}</td></tr>
- *   <tr><td>{@code trusted-proxies}</td><td>comma-separated IPs and CIDRs whose forwarding headers are believed
- *       </td><td>the rules file's, else none</td></tr>
- *   <tr><td>{@code client-address-header}</td><td>{@code x-forwarded-for} or {@code forwarded} (RFC 7239): where
- *       a trusted proxy names the client</td><td>{@code x-forwarded-for}</td></tr>
- *   <tr><td>{@code max-keys}</td><td>keys the local store holds at most</td>
- *       <td>{@link LocalCounterStore#DEFAULT_MAX_KEYS}</td></tr>
- *   <tr><td>{@code metrics}</td><td>{@code none}, or {@code micrometer}: decision counters and a timer on
- *       Micrometer's global registry (Micrometer must be on the classpath)</td><td>{@code none}</td></tr>
- *   <tr><td>{@code namespace}</td><td>separates the counters of applications sharing one cluster</td>
- *       <td>the context path</td></tr>
- * </table>
+ * {@code store} init-param ({@code hazelcast} and {@code hazelcast-client} come with
+ * {@code dev.sluice:sluice-hazelcast}), or the class name of the application's own provider. A provider's store, and a
+ * given store with a failure policy, timeout or rejection cache set beside it, is bounded by them
+ * ({@code CounterStores}). See {@code docs/design/adapters.md}.
  */
 public final class FilterSettings {
 
@@ -81,6 +51,7 @@ public final class FilterSettings {
     private final ClientAddresses.Header clientAddressHeader;
     private final long maxKeys;
     private final int rejectionCache;
+    private final boolean boundsGivenStore;
     private final @Nullable String namespace;
     private final DecisionMetrics metrics;
 
@@ -98,6 +69,7 @@ public final class FilterSettings {
         this.clientAddressHeader = builder.clientAddressHeader;
         this.maxKeys = builder.maxKeys;
         this.rejectionCache = builder.rejectionCache;
+        this.boundsGivenStore = builder.store != null && builder.boundsSet;
         this.namespace = builder.namespace;
         this.metrics = builder.metrics;
     }
@@ -107,8 +79,38 @@ public final class FilterSettings {
     }
 
     /**
-     * Reads the init-params named in the class comment; unknown names are ignored (they may belong to the
-     * container, or to the store provider, which is given all of them when the filter starts).
+     * Reads these init-params; unknown names are ignored (they may belong to the container, or to the store provider,
+     * which is given all of them when the filter starts).
+     *
+     * <table>
+     *   <caption>init-params</caption>
+     *   <tr><th>name</th><th>form</th><th>default</th></tr>
+     *   <tr><td>{@code rules}</td><td>{@code classpath:sluice-rules.json}, {@code file:/etc/app/rules.json} or a web
+     *       application path such as {@code /WEB-INF/sluice-rules.json}</td><td>no rules (nothing is limited)</td></tr>
+     *   <tr><td>{@code rules-reload-interval}</td><td>a duration ({@code 5s}); {@code 0} turns reloading off; only
+     *       files on disk are reloaded</td><td>{@code 5s}</td></tr>
+     *   <tr><td>{@code store}</td><td>{@code local}, the name of a store provider on the class path such as
+     *       {@code hazelcast} (an embedded member) or {@code hazelcast-client}, or the class name of a
+     *       {@link CounterStoreProvider}; the provider's own init-params go to it</td><td>{@code local}</td></tr>
+     *   <tr><td>{@code failure-policy}</td><td>{@code allow}, {@code reject} or {@code local} (count on a local store
+     *       while the cluster is unreachable)</td><td>{@code allow}</td></tr>
+     *   <tr><td>{@code store-timeout}</td><td>a duration</td><td>{@code 100ms}</td></tr>
+     *   <tr><td>{@code rejection-cache}</td><td>how many rejections of a provider's store this instance repeats itself
+     *       until their retry-after ({@link RejectionCachingStore}); {@code 0} turns it off</td>
+     *       <td>{@link RejectionCachingStore#DEFAULT_MAX_ENTRIES}</td></tr>
+     *   <tr><td>{@code header-style}</td><td>{@code both}, {@code draft}, {@code legacy} or {@code none}</td>
+     *       <td>{@code both}</td></tr>
+     *   <tr><td>{@code trusted-proxies}</td><td>comma-separated IPs and CIDRs whose forwarding headers are believed
+     *       </td><td>the rules file's, else none</td></tr>
+     *   <tr><td>{@code client-address-header}</td><td>{@code x-forwarded-for} or {@code forwarded} (RFC 7239): where
+     *       a trusted proxy names the client</td><td>{@code x-forwarded-for}</td></tr>
+     *   <tr><td>{@code max-keys}</td><td>keys the local store holds at most</td>
+     *       <td>{@link LocalCounterStore#DEFAULT_MAX_KEYS}</td></tr>
+     *   <tr><td>{@code metrics}</td><td>{@code none}, or {@code micrometer}: decision counters and a timer on
+     *       Micrometer's global registry (Micrometer must be on the classpath)</td><td>{@code none}</td></tr>
+     *   <tr><td>{@code namespace}</td><td>separates the counters of applications sharing one cluster</td>
+     *       <td>the context path</td></tr>
+     * </table>
      *
      * @param initParameter the value of an init-param, or null when it is not set
      * @throws IllegalArgumentException naming the init-param and the expected form, for a value that is not
@@ -268,6 +270,14 @@ public final class FilterSettings {
         return rejectionCache;
     }
 
+    /**
+     * Whether the store given in code goes behind the failure policy, timeout and rejection cache: when one of them
+     * was set beside it ({@link Builder#store}).
+     */
+    boolean boundsGivenStore() {
+        return boundsGivenStore;
+    }
+
     /** The namespace; if empty, the context path. */
     public Optional<String> namespace() {
         return Optional.ofNullable(namespace);
@@ -294,6 +304,8 @@ public final class FilterSettings {
         private ClientAddresses.Header clientAddressHeader = ClientAddresses.Header.X_FORWARDED_FOR;
         private long maxKeys = LocalCounterStore.DEFAULT_MAX_KEYS;
         private int rejectionCache = RejectionCachingStore.DEFAULT_MAX_ENTRIES;
+        /** Whether the failure policy, the store timeout or the rejection cache was set. */
+        private boolean boundsSet;
         private @Nullable String namespace;
         private DecisionMetrics metrics = DecisionMetrics.NONE;
 
@@ -314,9 +326,10 @@ public final class FilterSettings {
         }
 
         /**
-         * The store to count in, used as it is: the filter neither wraps it in a failure policy nor closes it, so
-         * compose it as needed ({@link FailurePolicyStore}, {@link dev.sluice.store.RejectionCachingStore}, a
-         * Hazelcast store on the application's own instance) and close it after the filter. Excludes
+         * The store to count in, such as a Hazelcast store on the application's own instance; the filter never closes
+         * it. Used as it is, unless {@link #failurePolicy}, {@link #storeTimeout} or {@link #rejectionCache} is set
+         * beside it: then the filter bounds it as it bounds a provider's store, with all three (and {@link #metrics}).
+         * A store already composed ({@code CounterStores.of(store)...build()}) is given alone. Excludes
          * {@link #storeProvider}.
          */
         public Builder store(CounterStore counterStore) {
@@ -353,6 +366,7 @@ public final class FilterSettings {
 
         public Builder failurePolicy(FailurePolicyStore.OnFailure policy) {
             this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy");
+            this.boundsSet = true;
             return this;
         }
 
@@ -361,6 +375,7 @@ public final class FilterSettings {
                 throw new IllegalArgumentException("must be positive");
             }
             this.storeTimeout = timeout;
+            this.boundsSet = true;
             return this;
         }
 
@@ -393,6 +408,7 @@ public final class FilterSettings {
                 throw new IllegalArgumentException("must not be negative");
             }
             this.rejectionCache = maxEntries;
+            this.boundsSet = true;
             return this;
         }
 
@@ -410,11 +426,18 @@ public final class FilterSettings {
         /**
          * The settings.
          *
-         * @throws IllegalArgumentException if both a store and a store provider are given
+         * @throws IllegalArgumentException if both a store and a store provider are given, or a store already behind a
+         *     failure policy with a failure policy, store timeout or rejection cache beside it
          */
         public FilterSettings build() {
             if (store != null && storeProviderSet) {
                 throw new IllegalArgumentException("store and storeProvider both given: give one");
+            }
+            if (store instanceof FailurePolicyStore && boundsSet) {
+                throw new IllegalArgumentException("the store given is already behind a failure policy, so"
+                        + " failurePolicy, storeTimeout and rejectionCache cannot bound it again: give a bare store"
+                        + " with them, or compose the store with all of them in one place, CounterStores.of(store)"
+                        + ".rejectionCache(n).timeout(d).onFailure(policy).build(), and give that alone");
             }
             return new FilterSettings(this);
         }

@@ -35,20 +35,12 @@ import org.jspecify.annotations.Nullable;
  * A servlet filter that applies Sluice's rules to every request it sees: registered in {@code web.xml} with
  * init-params (see {@link FilterSettings}), or in code with {@link #RateLimitFilter(FilterSettings)}.
  *
- * <p>Per request it evaluates the rules once (on the {@code REQUEST} dispatch; forwards, includes, errors and async
- * dispatches pass through uncounted), then: lets the request through with rate-limit headers; or answers the
- * rejection ({@code 429}, {@code Retry-After}, an {@code application/problem+json} body); or, for a rule in delay
- * mode, holds the request until its slot without holding a container thread ({@code AsyncContext} and a scheduler;
- * the filter and the servlet must be {@code async-supported}, and the mapping should include the {@code ASYNC}
- * dispatcher). Shadow rules are counted but change nothing in the response.
- *
- * <p>The filter never throws to the container: a store that fails follows the configured failure policy, and any
- * other failure lets the request through and is logged. The evaluation is left in the request attribute
- * {@link #EVALUATION_ATTRIBUTE}, so the Jersey binding does not count a rule twice. While started, the filter
- * publishes its store in the servlet context attribute {@link #STORE_ATTRIBUTE}, so the application can count its own
- * limits in the same store (and cluster). A store opened by a provider is looked for through the thread context class
- * loader at {@link #init} (the web application's), and closed on {@link #destroy}; a store given in code is left open.
- * Thread-safe.
+ * <p>Per request (on the {@code REQUEST} dispatch) it evaluates the rules once, then lets the request through with
+ * rate-limit headers, answers the rejection ({@code 429}, {@code Retry-After}, a problem body), or holds the request
+ * until its slot without holding a container thread (the filter and servlet must be {@code async-supported}). It
+ * never throws to the container. The evaluation is left in {@link #EVALUATION_ATTRIBUTE} and, while started, the
+ * store in {@link #STORE_ATTRIBUTE}. A store a provider opened is closed on {@link #destroy}; a store given in code is
+ * left open. Thread-safe. See {@code docs/design/adapters.md}.
  */
 public class RateLimitFilter implements Filter {
 
@@ -253,12 +245,12 @@ public class RateLimitFilter implements Filter {
             Supplier<StoreHealth> health;
             DecisionMetrics.Watch healthWatch;
             try {
-                store = given != null ? given : Stores.open(settings, namespace, storeLoader);
+                store = Stores.open(settings, namespace, storeLoader);
                 health = store::health;
                 healthWatch = settings.metrics().watch(health);
             } catch (RuntimeException e) {
                 closeQuietly(rules);
-                if (given == null && store != null) {
+                if (store != null && store != given) {
                     closeQuietly(store);
                 }
                 throw e;
@@ -268,7 +260,7 @@ public class RateLimitFilter implements Filter {
                 thread.setDaemon(true);
                 return thread;
             });
-            return new FilterRuntime(rules, store, given == null, settings.headerStyle(), settings.metrics(), health,
+            return new FilterRuntime(rules, store, store != given, settings.headerStyle(), settings.metrics(), health,
                     healthWatch, scheduler);
         }
 

@@ -1,23 +1,22 @@
 package dev.sluice.servlet;
 
-import dev.sluice.metrics.DecisionMetrics;
-import dev.sluice.rules.Rule;
+import dev.sluice.limiter.CounterStores;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
-import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
-import dev.sluice.store.RejectionCachingStore;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
- * Opens the store the settings ask for: the built-in local store, or a {@link CounterStoreProvider} found by name
- * through {@link ServiceLoader} or by class name, whose store is bounded by the settings' failure policy. Names no
- * store library: an application on the local store needs none on its class path. Stateless.
+ * Opens the store the settings ask for: the store given in code, the built-in local store, or a
+ * {@link CounterStoreProvider} found by name through {@link ServiceLoader} or by class name, whose store is bounded
+ * by the settings' failure policy ({@link CounterStores}). Names no store library: an application on the local store
+ * needs none on its class path. Stateless.
  */
 final class Stores {
 
@@ -32,18 +31,23 @@ final class Stores {
     }
 
     /**
-     * The store the settings' provider opens (the caller closes it), unless it is the local store: behind a cache of
-     * its rejections (a client over its limit is answered here until its retry-after, as the store would answer it)
-     * and bounded by the failure policy.
+     * The store the filter counts in: the store given in code, as it is or, when the settings bound it, behind the
+     * failure policy (left open: its owner closes it); else the store the settings' provider opens (the caller closes
+     * it), unless it is the local store, behind a cache of its rejections (a client over its limit is answered here
+     * until its retry-after, as the store would answer it) and the failure policy.
      *
      * @param loader where providers are looked for, by service and by class name
      * @throws IllegalArgumentException naming the {@code store} init-param, when no such provider is found or it
      *     cannot be created or cannot load what it needs
      */
     static CounterStore open(FilterSettings settings, String namespace, ClassLoader loader) {
+        Optional<CounterStore> given = settings.store();
+        if (given.isPresent()) {
+            return settings.boundsGivenStore() ? bounded(given.get(), settings).leaveStoreOpen().build() : given.get();
+        }
         String name = settings.storeProvider();
         if (name.equals(FilterSettings.LOCAL_STORE)) {
-            return local(settings);
+            return new LocalCounterStore(settings.timeSource(), settings.maxKeys());
         }
         CounterStoreProvider provider = provider(name, loader);
         CounterStore remote;
@@ -54,20 +58,14 @@ final class Stores {
             throw new IllegalArgumentException("init-param 'store': the store '" + name + "' cannot load " + e
                     + "; put the library it needs on the class path", e);
         }
-        CounterStore cached = settings.rejectionCache() == 0 ? remote
-                : new RejectionCachingStore(remote, settings.timeSource(), settings.rejectionCache());
-        FailurePolicyStore guarded = switch (settings.failurePolicy()) {
-            case ALLOW -> FailurePolicyStore.allowing(cached, settings.storeTimeout());
-            case REJECT -> FailurePolicyStore.rejecting(cached, settings.storeTimeout());
-            case FALLBACK -> FailurePolicyStore.fallingBackTo(cached, settings.storeTimeout(), local(settings));
-        };
-        // The key itself is client data: only the rule id it starts with may become a tag.
-        return guarded.listeningTo((key, timedOut) -> settings.metrics().storeFailed(
-                Rule.idOfCounterKey(key).orElse(DecisionMetrics.NOT_A_RULE)));
+        return bounded(remote, settings).build();
     }
 
-    private static LocalCounterStore local(FilterSettings settings) {
-        return new LocalCounterStore(settings.timeSource(), settings.maxKeys());
+    /** The stack over {@code store} that the settings' failure policy, timeout, rejection cache and metrics make. */
+    private static CounterStores.Builder bounded(CounterStore store, FilterSettings settings) {
+        return CounterStores.of(store).timeSource(settings.timeSource()).maxKeys(settings.maxKeys())
+                .rejectionCache(settings.rejectionCache()).timeout(settings.storeTimeout())
+                .onFailure(settings.failurePolicy()).metrics(settings.metrics());
     }
 
     /** The provider named {@code name} among the services of {@code loader}, else the class of that name. */

@@ -2,9 +2,9 @@ package dev.sluice.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.algorithm.Algorithm;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.internal.state.Lease;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;
@@ -192,7 +192,7 @@ class ClusteredFilterTest {
         } finally {
             threads.shutdownNow();
         }
-        long largestSlice = 200 / Algorithm.SLICE_SHARE;
+        long largestSlice = 200 / Lease.SLICE_SHARE;
         assertThat(admitted.get()).isLessThanOrEqualTo(200)
                 .isGreaterThanOrEqualTo((int) (200 - 2 * (largestSlice + largestSlice / 2)));
     }

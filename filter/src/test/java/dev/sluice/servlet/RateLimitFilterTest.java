@@ -3,21 +3,22 @@ package dev.sluice.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.limiter.CounterStores;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.DownStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.RejectionCachingStore;
 import dev.sluice.store.StoreHealth;
+import dev.sluice.store.UnresponsiveStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.net.http.HttpRequest;
@@ -348,9 +349,75 @@ class RateLimitFilterTest {
     }
 
     @Test
+    void filter_givenStoreDownWithRejectPolicyBesideIt_refusesEveryRequestAsLimiterUnavailable() throws Exception {
+        DownStore down = new DownStore();
+        JettyServer server = start(PER_IP, s -> s.store(down).failurePolicy(FailurePolicyStore.OnFailure.REJECT));
+
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> refused = server.get("/api/items");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.body()).contains("limiter-unavailable");
+        }
+        assertThat(down.calls).hasValue(5);
+        assertThat(filter.health().decidedByFailurePolicyLastMinute()).isEqualTo(5);
+    }
+
+    @Test
+    void filter_givenStoreDownWithLocalPolicyBesideIt_limitsOnThisInstance() throws Exception {
+        JettyServer server = start(PER_IP, s -> s.store(new DownStore())
+                .failurePolicy(FailurePolicyStore.OnFailure.FALLBACK));
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(server.get("/api/items").statusCode()).isEqualTo(200);
+        }
+        assertThat(server.get("/api/items").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void filter_givenStoreSilentBeyondTheTimeoutBesideIt_decidesByTheFailurePolicy() throws Exception {
+        UnresponsiveStore silent = new UnresponsiveStore();
+        JettyServer server = start(PER_IP, s -> s.store(silent).storeTimeout(Duration.ofMillis(1))
+                .failurePolicy(FailurePolicyStore.OnFailure.REJECT));
+
+        assertThat(server.get("/api/items").statusCode()).isEqualTo(503);
+        assertThat(filter.health().decidedByFailurePolicyLastMinute()).isEqualTo(1);
+    }
+
+    @Test
+    void filter_givenStoreAlone_isUsedAsItIs() throws Exception {
+        CounterStore given = new LocalCounterStore();
+        start(PER_IP, s -> s.store(given));
+
+        assertThat(filter.store()).isSameAs(given);
+    }
+
+    @Test
+    void destroy_givenStoreBoundByTheFilter_leavesTheGivenStoreOpen() throws Exception {
+        DownStore down = new DownStore();
+        ServletContextHandler context = context("/", PER_IP, s -> s.store(down)
+                .failurePolicy(FailurePolicyStore.OnFailure.REJECT));
+        try (JettyServer server = JettyServer.start(50, context)) {
+            assertThat(server.get("/api/items").statusCode()).isEqualTo(503);
+        }
+
+        assertThat(down.closed).isFalse();
+    }
+
+    @Test
+    void settings_storeBehindAFailurePolicyWithAFailurePolicyBesideIt_isRefusedSayingHowToCompose() {
+        CounterStore composed = CounterStores.of(new DownStore()).build();
+
+        assertThatThrownBy(() -> FilterSettings.builder().store(composed)
+                .failurePolicy(FailurePolicyStore.OnFailure.REJECT).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("already behind a failure policy")
+                .hasMessageContaining("CounterStores.of(store)");
+    }
+
+    @Test
     void filter_storeDownWithRejectPolicy_answers503LimiterUnavailableAndPublishesHealth() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        CounterStore down = FailurePolicyStore.rejecting(new Down(), Duration.ofMillis(50));
+        CounterStore down = FailurePolicyStore.rejecting(new DownStore(), Duration.ofMillis(50));
         ServletContextHandler context = context("/", PER_IP,
                 s -> s.store(down).metrics(new MicrometerDecisionMetrics(registry)));
         JettyServer server = JettyServer.start(50, context);
@@ -377,7 +444,7 @@ class RateLimitFilterTest {
     void destroy_withMicrometer_removesTheStoreGaugesSoAFreshFilterPublishesItsOwnStore() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         MicrometerDecisionMetrics metrics = new MicrometerDecisionMetrics(registry);
-        CounterStore firstStore = FailurePolicyStore.rejecting(new Down(), Duration.ofMillis(50));
+        CounterStore firstStore = FailurePolicyStore.rejecting(new DownStore(), Duration.ofMillis(50));
         ServletContextHandler firstContext = context("/", PER_IP, s -> s.store(firstStore).metrics(metrics));
         try (JettyServer first = JettyServer.start(50, firstContext)) {
             first.get("/api/items");
@@ -388,7 +455,7 @@ class RateLimitFilterTest {
         assertThat(storeGauges(registry)).as("after the filter's destroy").isEmpty();
 
         // Redeployed: same registry and store mode, a fresh store that has failed nothing.
-        start(PER_IP, s -> s.store(FailurePolicyStore.rejecting(new Down(), Duration.ofMillis(50))).metrics(metrics));
+        start(PER_IP, s -> s.store(FailurePolicyStore.rejecting(new DownStore(), Duration.ofMillis(50))).metrics(metrics));
         assertThat(storeGauges(registry)).hasSize(6);
         assertThat(failedGauge(registry)).as("the new store's, not the old one's").isZero();
     }
@@ -404,7 +471,7 @@ class RateLimitFilterTest {
 
     @Test
     void filter_storeDownWithAllowPolicy_letsRequestsThroughWithoutInventedRemainingPermits() throws Exception {
-        CounterStore down = FailurePolicyStore.allowing(new Down(), Duration.ofMillis(50));
+        CounterStore down = FailurePolicyStore.allowing(new DownStore(), Duration.ofMillis(50));
         JettyServer server = start(PER_IP, s -> s.store(down));
 
         HttpResponse<String> passed = server.get("/api/items");
@@ -412,23 +479,6 @@ class RateLimitFilterTest {
         assertThat(passed.statusCode()).isEqualTo(200);
         assertThat(passed.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
         assertThat(passed.headers().firstValue("RateLimit")).isEmpty();
-    }
-
-    /** A store whose every call fails, as a cluster that cannot run Sluice's processors does. */
-    private static final class Down implements CounterStore {
-        @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            throw new IllegalStateException("cluster unreachable");
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            throw new IllegalStateException("cluster unreachable");
-        }
-
-        @Override
-        public void close() {
-        }
     }
 
     @ParameterizedTest

@@ -2,9 +2,9 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
-import dev.sluice.Durations;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.Durations;
+import dev.sluice.internal.state.Transition;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;

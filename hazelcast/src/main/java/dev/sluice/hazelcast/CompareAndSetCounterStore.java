@@ -5,7 +5,7 @@ import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Transition;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import java.time.Duration;

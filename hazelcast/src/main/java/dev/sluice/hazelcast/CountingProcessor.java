@@ -2,7 +2,7 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.map.EntryProcessor;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Transition;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 

@@ -2,8 +2,8 @@ package dev.sluice.hazelcast;
 
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
-import dev.sluice.algorithm.Lease;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.internal.state.Lease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  * last two spans' permits), at most {@link StoreOptions#maxSlice()}: at a steady rate a slice is used up in half a
  * lifetime, and the next one, taken when the current one is half used, well within its own; the owner grants at most
  * that (scaled down to the slice's validity when its window or step ends within a lifetime) and at most
- * {@code 1/}{@value dev.sluice.algorithm.Algorithm#SLICE_SHARE} of what it has left, and decides the request alone when that
+ * {@code 1/}{@value Lease#SLICE_SHARE} of what it has left, and decides the request alone when that
  * is not more than the request's cost. So slices shrink as the key runs out or its window ends, and the last permits of
  * a window are decided one by one at the owner. A request costing more than what is left of the slice goes to the
  * owner; the slice keeps the rest for smaller ones.

@@ -1,7 +1,7 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.TimeSource;
-import dev.sluice.rules.DurationText;
+import dev.sluice.internal.DurationText;
 import dev.sluice.store.CounterStoreProvider.Context;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -9,7 +9,7 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Transition;
 import java.io.IOException;
 import java.util.Map;
 

@@ -1,7 +1,7 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Transition;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -6,7 +6,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.algorithm.Algorithm;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Transition;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -6,9 +6,9 @@ import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
-import dev.sluice.algorithm.Lease;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Lease;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,10 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One node's slices against an owner in this JVM that runs the very steps the processors run ({@link Policy#lease},

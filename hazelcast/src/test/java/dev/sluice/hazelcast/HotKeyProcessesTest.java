@@ -2,7 +2,7 @@ package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.algorithm.Algorithm;
+import dev.sluice.internal.state.Lease;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -49,7 +49,7 @@ class HotKeyProcessesTest {
                 admitted += Integer.parseInt(cluster.awaitLine(member, "admitted=", Duration.ofSeconds(120)));
             }
             long limit = MemberProcess.LEASED_HOT_POLICY.capacity();
-            long largestSlice = Math.min(StoreOptions.DEFAULT_MAX_SLICE, limit / Algorithm.SLICE_SHARE);
+            long largestSlice = Math.min(StoreOptions.DEFAULT_MAX_SLICE, limit / Lease.SLICE_SHARE);
             System.out.printf("LEASED hot key: processes=3 threadsEach=%d attempts=%d limit=%d admitted=%d slices=%d%n",
                     THREADS, 3 * THREADS * ATTEMPTS, limit, admitted, slices);
             assertThat(admitted).isLessThanOrEqualTo((int) limit)

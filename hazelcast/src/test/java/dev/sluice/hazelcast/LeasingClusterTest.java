@@ -7,7 +7,8 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.algorithm.Transition;
+import dev.sluice.internal.state.Lease;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -191,7 +192,7 @@ class LeasingClusterTest {
 
     /** The most permits one node holds of a key of this capacity: a slice and half of one. */
     private static long held(long capacity) {
-        long largestSlice = Math.min(MAX_SLICE, capacity / Algorithm.SLICE_SHARE);
+        long largestSlice = Math.min(MAX_SLICE, capacity / Lease.SLICE_SHARE);
         return largestSlice + largestSlice / 2;
     }
 

@@ -13,33 +13,19 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Rate-limits a Jersey application: every resource method under {@link dev.sluice.annotation.RateLimited} (class or
- * method level), and, when a rules file is configured, every resource method whose request a rule of the file
- * matches.
+ * Rate-limits a Jersey application: every resource method under {@link dev.sluice.annotation.RateLimited}, and, with
+ * a rules file, every resource method whose request a rule of the file matches.
  *
  * <pre>{@code
- * ResourceConfig app = new ResourceConfig(SearchResource.class)
- *         .register(RateLimitFeature.builder()
- *                 .rulesFile(Path.of("/etc/myapp/rules.json"))
- *                 .store(hazelcastStore)
- *                 .build());
+ * ResourceConfig app = new ResourceConfig(SearchResource.class).register(RateLimitFeature.builder()
+ *         .rulesFile(Path.of("/etc/myapp/rules.json")).store(hazelcastStore).build());
  * }</pre>
  *
- * <p>Without explicit registration the feature is discovered (Jersey's auto-discovery) with the defaults: the
- * annotations only, the store of the Sluice servlet filter in the same web application (else a local one), both header
- * styles. An explicitly registered
- * feature replaces the discovered one.
- *
- * <p>At deployment the annotations of every resource class are read; a mistake fails the deployment with a message
- * naming the class and method. Per request, a filter at priority {@link #PRIORITY} (after authentication, before
- * authorization) evaluates the rules: a rejection aborts with the same status, {@code Retry-After}, header fields and
- * {@code application/problem+json} body as the servlet filter; an allowed response carries the header fields.
- * Rules the servlet filter already counted for the request are not counted again.
- *
- * <p>Requests are never held: a filter cannot suspend a request, so a leaky-bucket rule's {@code maxDelay} is
- * treated as zero here, and a request that would have to wait for its slot is rejected with the wait as
- * {@code Retry-After}, consuming nothing. Put the servlet filter in front to queue requests. Immutable and
- * thread-safe; a store given to the builder is not closed by the feature, a default one is closed on shutdown.
+ * <p>Without registration the feature is discovered with the defaults (annotations only, the Sluice servlet filter's
+ * store, else a local one). Annotation mistakes fail the deployment. A rejection gets the servlet filter's status,
+ * headers and body; rules the filter already counted are not counted again. Requests are never held: a leaky-bucket
+ * slot in the future is a rejection. Immutable and thread-safe; a given store is not closed, a default one is on
+ * shutdown. See {@code docs/design/adapters.md}.
  */
 @ConstrainedTo(RuntimeType.SERVER)
 public final class RateLimitFeature implements Feature {
@@ -119,8 +105,11 @@ public final class RateLimitFeature implements Feature {
         }
 
         /**
-         * Where counters live (a Hazelcast store to share them); the caller closes it. Default: the store a Sluice
-         * servlet filter of the same web application published, else a local store of the feature's own.
+         * Where counters live, used as it is; the caller closes it. A remote store goes behind a timeout and a failure
+         * policy first: {@code CounterStores.of(hazelcastStore).timeout(d).onFailure(policy).build()}
+         * ({@link dev.sluice.limiter.CounterStores}). Default: the store a Sluice servlet filter of the same web
+         * application published (already bounded by the filter's failure policy), else a local store of the
+         * feature's own.
          */
         public Builder store(CounterStore counterStore) {
             this.store = Objects.requireNonNull(counterStore, "store");

@@ -1,6 +1,6 @@
 package dev.sluice.service;
 
-import dev.sluice.http.Json;
+import dev.sluice.internal.Json;
 
 /** A JSON object written member by member, strings escaped; what the service's answers need, nothing more. */
 final class JsonObject {

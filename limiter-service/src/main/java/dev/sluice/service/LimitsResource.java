@@ -1,12 +1,12 @@
 package dev.sluice.service;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
-import dev.sluice.http.Json;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitHeaders;
+import dev.sluice.internal.Durations;
+import dev.sluice.internal.Json;
 import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.CounterStore;
 import jakarta.ws.rs.GET;

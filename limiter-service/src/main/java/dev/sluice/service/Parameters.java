@@ -1,7 +1,7 @@
 package dev.sluice.service;
 
 import dev.sluice.Limit;
-import dev.sluice.http.Json;
+import dev.sluice.internal.Json;
 import dev.sluice.rules.LimitsFile;
 import java.time.Duration;
 import java.time.Instant;

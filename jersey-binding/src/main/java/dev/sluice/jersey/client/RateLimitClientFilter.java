@@ -1,8 +1,8 @@
 package dev.sluice.jersey.client;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.TimeSource;
+import dev.sluice.internal.Durations;
 import dev.sluice.limiter.RateLimitExceededException;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.store.CounterStore;
@@ -34,25 +34,13 @@ import org.jspecify.annotations.Nullable;
  * Client client = ClientBuilder.newClient().register(RateLimitClientFilter.builder()
  *         .rule(ClientRule.builder("github").host("api.github.com")
  *                 .policy(Policy.of(Algorithm.GCRA, Limit.of(5000, Duration.ofHours(1)))).build())
- *         .store(hazelcastStore)                  // shared by every worker of the fleet
- *         .maxWait(Duration.ofSeconds(30))
- *         .build());
+ *         .store(hazelcastStore).maxWait(Duration.ofSeconds(30)).build());
  * }</pre>
  *
- * <p>Before a request is sent, every rule matching its host and path takes a permit from its counter, waiting for
- * the next free slot (on the calling thread) for at most {@link Builder#maxWait}; when none is free in time the call
- * fails at once with a {@link RateLimitExceededException} naming the limit, which Jersey surfaces wrapped in a
- * {@code ProcessingException}. Rules are taken in order and a permit taken is not given back when a later rule fails
- * (the fleet errs on the side of sending less).
- *
- * <p>When the remote answers {@code 429} with {@code Retry-After} (seconds or an HTTP date), the keys of that request
- * are paused in the store until then: every worker sharing the store waits (within its own maximum wait) before its
- * next call under those keys. A permit taken before a pause began is not used after it: the worker takes a fresh one
- * once the pause ends, so the remote sees the limit counted from the time requests actually leave.
- *
- * <p>Counters live in any {@link CounterStore}: a Hazelcast store shares them across nodes. Requests take time to
- * reach the remote, and that time varies: configure a window somewhat longer (or a limit somewhat lower) than the
- * remote's, by the worst variation you expect. Thread-safe.
+ * <p>Before a request is sent, every matching rule takes a permit, waiting at most {@link Builder#maxWait}, else the
+ * call fails with a {@link RateLimitExceededException}. A {@code 429} with {@code Retry-After} pauses the request's
+ * keys in the store, for every worker sharing it. Configure a window somewhat longer than the remote's, by the
+ * variation in transit time. Thread-safe. See {@code docs/design/adapters.md}.
  */
 @ConstrainedTo(RuntimeType.CLIENT)
 public final class RateLimitClientFilter implements ClientRequestFilter, ClientResponseFilter {

@@ -1,10 +1,10 @@
 package dev.sluice.jersey.client;
 
 import dev.sluice.Decision;
-import dev.sluice.Durations;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.internal.Durations;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
 import java.util.Map;

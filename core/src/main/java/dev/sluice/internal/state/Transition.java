@@ -1,4 +1,4 @@
-package dev.sluice.algorithm;
+package dev.sluice.internal.state;
 
 import dev.sluice.Decision;
 import org.jspecify.annotations.Nullable;
@@ -17,7 +17,7 @@ public final class Transition {
     private final boolean changed;
     private final long idleAfterNanos;
 
-    Transition(long @Nullable [][] state, Decision decision, boolean changed, long idleAfterNanos) {
+    public Transition(long @Nullable [][] state, Decision decision, boolean changed, long idleAfterNanos) {
         this.state = state;
         this.decision = decision;
         this.changed = changed;

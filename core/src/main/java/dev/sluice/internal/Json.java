@@ -1,4 +1,4 @@
-package dev.sluice.http;
+package dev.sluice.internal;
 
 /**
  * The one piece of JSON writing the HTTP contract and the limiter service need: a correctly escaped string (U+2028

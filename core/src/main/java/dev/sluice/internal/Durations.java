@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.internal;
 
 /**
  * Arithmetic on nanosecond counts shared by every module: division rounded up (a wait in whole seconds or ticks) and
@@ -33,7 +33,7 @@ public final class Durations {
     }
 
     /** The largest unit that divides {@code nanos} exactly, e.g. {@code 90s} or {@code 2m}. */
-    static String format(long nanos) {
+    public static String format(long nanos) {
         for (int i = 0; i < UNIT_NANOS.length; i++) {
             if (nanos % UNIT_NANOS[i] == 0) {
                 return nanos / UNIT_NANOS[i] + UNIT_NAMES[i];

@@ -1,4 +1,4 @@
-package dev.sluice.rules;
+package dev.sluice.internal;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;

@@ -1,0 +1,75 @@
+package dev.sluice.limiter;
+
+import dev.sluice.Decision;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.StoreHealth;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A view of a store that passes every call on except {@link #close}, which leaves the store open: for a stack built
+ * over a store its owner closes ({@link CounterStores.Builder#leaveStoreOpen}). Thread-safe as the store is.
+ */
+final class LeftOpenStore implements CounterStore {
+
+    private final CounterStore store;
+
+    LeftOpenStore(CounterStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        return store.apply(key, policy, cost, maxDelayNanos);
+    }
+
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return store.applyAsync(key, policy, cost, maxDelayNanos);
+    }
+
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        return store.peek(key, policy, cost);
+    }
+
+    @Override
+    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        return store.peekAsync(key, policy, cost);
+    }
+
+    @Override
+    public Decision record(String key, Policy policy, long cost, long ageNanos) {
+        return store.record(key, policy, cost, ageNanos);
+    }
+
+    @Override
+    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        return store.recordAsync(key, policy, cost, ageNanos);
+    }
+
+    @Override
+    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        return store.reserve(key, policy, cost, maxWaitNanos);
+    }
+
+    @Override
+    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        return store.reserveAsync(key, policy, cost, maxWaitNanos);
+    }
+
+    @Override
+    public void reset(String key) {
+        store.reset(key);
+    }
+
+    @Override
+    public StoreHealth health() {
+        return store.health();
+    }
+
+    /** Leaves the store open. */
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,50 @@
+package dev.sluice.store;
+
+import dev.sluice.Decision;
+import dev.sluice.algorithm.Policy;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A store whose every call fails, as an unreachable cluster's does (synchronously and as a failed future), for tests
+ * of failure policies and of the adapters in front of them. Counts the calls it got and whether it was closed.
+ */
+public final class DownStore implements CounterStore {
+
+    /** Calls to {@link #apply}, {@link #applyAsync}, {@link #peek} and {@link #peekAsync} so far. */
+    public final AtomicInteger calls = new AtomicInteger();
+    /** Whether {@link #close} was called. */
+    public final AtomicBoolean closed = new AtomicBoolean();
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        throw down();
+    }
+
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return CompletableFuture.failedFuture(down());
+    }
+
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        throw down();
+    }
+
+    @Override
+    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        return CompletableFuture.failedFuture(down());
+    }
+
+    @Override
+    public void close() {
+        closed.set(true);
+    }
+
+    private IllegalStateException down() {
+        calls.incrementAndGet();
+        return new IllegalStateException("cluster unreachable");
+    }
+}
