@@ -1,8 +1,12 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
 import dev.sluice.TimeSource;
+import dev.sluice.hazelcast.internal.wire.MemberClock;
+import java.io.FileNotFoundException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -61,7 +65,49 @@ public final class MemberOptions {
      * @throws java.io.UncheckedIOException if the configuration file cannot be read
      */
     public Config toConfig() {
-        return ClusterSetup.memberConfig(this);
+        Config given = config();
+        Path file = configFile();
+        Config config = given != null ? given : file != null ? loadMemberConfig(file) : simpleMemberConfig();
+        if (config.getMapConfigOrNull(store().mapName()) == null) {
+            config.addMapConfig(store().toMapConfig());
+        }
+        properties().forEach(config::setProperty);
+        if (timeSource() != null) {
+            config.getUserContext().put(MemberClock.TIME_SOURCE_KEY, timeSource());
+        }
+        return config;
+    }
+
+    private Config simpleMemberConfig() {
+        Config config = new Config().setClusterName(clusterName());
+        config.getSerializationConfig().setJavaSerializationFilterConfig(
+                ClusterSetup.javaSerializationFilter());
+        // Counters expire all the time (each once back to full capacity). Hazelcast's background sweep is tuned for
+        // rare expiry: each 5 s round it visits a few partitions and scans a tenth of each, so idle counters would
+        // linger up to the size bound. Scan every partition whole each round instead: a check per entry per 5 s.
+        config.setProperty("hazelcast.internal.map.expiration.cleanup.operation.count",
+                String.valueOf(Integer.MAX_VALUE));
+        config.setProperty("hazelcast.internal.map.expiration.cleanup.percentage", "100");
+        NetworkConfig network = config.getNetworkConfig().setPort(port());
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        String bindAddress = bindAddress();
+        join.getTcpIpConfig().setEnabled(true).setMembers(members().isEmpty() && bindAddress != null
+                ? List.of(bindAddress) : members());
+        if (bindAddress != null) {
+            network.getInterfaces().setEnabled(true).addInterface(bindAddress);
+            config.setProperty("hazelcast.socket.bind.any", "false");
+        }
+        return config;
+    }
+
+    private static Config loadMemberConfig(Path file) {
+        try {
+            return Config.loadFromFile(file.toFile());
+        } catch (FileNotFoundException e) {
+            throw new UncheckedIOException("no Hazelcast member configuration at " + file, e);
+        }
     }
 
     String clusterName() {
