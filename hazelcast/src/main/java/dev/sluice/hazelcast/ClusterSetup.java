@@ -44,7 +44,7 @@ final class ClusterSetup {
     private ClusterSetup() {
     }
 
-    /** The Java deserialization filter of the simple settings; see {@code HazelcastCounterStore.javaSerializationFilter}. */
+    /** The Java deserialization filter of the simple settings; see HazelcastCounterStore.javaSerializationFilter. */
     static JavaSerializationFilterConfig javaSerializationFilter() {
         return new JavaSerializationFilterConfig()
                 .setWhitelist(new ClassFilter().addPrefixes("java.", "com.hazelcast."));

@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link CounterStore} in a Hazelcast {@link IMap}, shared by every application instance that joins the cluster.
  * Each decision runs atomically on the member that owns the key, on that member's clock ({@link #TIME_SOURCE_KEY}),
  * with one synchronous backup by default; hot keys of leased policies are granted from slices held on this node
- * ({@link StoreOptions#leasing()}), and decisions that wait on one key travel in one call ({@link StoreOptions#batching()}).
+ * ({@link StoreOptions#leasing()}), and decisions that wait on one key travel in one call
+ * ({@link StoreOptions#batching()}).
  *
  * <p>Three entry points: {@link #startMember} starts an embedded member, {@link #connectClient} connects a client to an
  * existing cluster, {@link #using} takes an instance the application has. The store probes the members when it starts
@@ -135,7 +136,8 @@ public final class HazelcastCounterStore implements CounterStore {
             LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map ''{0}'' now.",
                     options.compareAndSetMapName());
             // On the members' timeline when they were given one (tests, simulations), as the processors would be.
-            TimeSource time = MemberClock.given(instance).orElseGet(() -> CompareAndSetCounterStore.clusterTime(instance));
+            TimeSource time = MemberClock.given(instance)
+                    .orElseGet(() -> CompareAndSetCounterStore.clusterTime(instance));
             decider = new CompareAndSetCounterStore(instance, options.compareAndSetMapName(),
                     CompareAndSetCounterStore.DEFAULT_RETRY_TIMEOUT, time);
             return;

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
 public final class MemberOptions {
 
     /** The cluster a member forms or joins, and a client connects to, unless set: {@code sluice}. */
-    public static final String DEFAULT_CLUSTER_NAME = "sluice";
+    public static final String DEFAULT_CLUSTER_NAME = ClusterOptionsBuilder.DEFAULT_CLUSTER_NAME;
 
     /** The port a member listens on unless set (the next free one above it if taken): 5701. */
     public static final int DEFAULT_PORT = NetworkConfig.DEFAULT_PORT;
@@ -147,25 +147,18 @@ public final class MemberOptions {
     }
 
     /** Builds {@link MemberOptions}; every value is checked when set, combinations by {@link #build()}. */
-    public static final class Builder {
-        private String clusterName = DEFAULT_CLUSTER_NAME;
+    public static final class Builder extends ClusterOptionsBuilder<Builder> {
         private int port = DEFAULT_PORT;
         private @Nullable String bindAddress;
-        private final List<String> members = new ArrayList<>();
-        private final List<String> simpleSettingsSet = new ArrayList<>();
-        private @Nullable Path configFile;
         private @Nullable Config config;
-        private final Map<String, String> properties = new LinkedHashMap<>();
-        private StoreOptions store = StoreOptions.defaults();
         private @Nullable TimeSource timeSource;
 
         private Builder() {
         }
 
-        /** The cluster to form or join; default {@value MemberOptions#DEFAULT_CLUSTER_NAME}. A simple setting. */
-        public Builder clusterName(String name) {
-            this.clusterName = Checks.text(name, "clusterName");
-            return simple("clusterName");
+        @Override
+        Builder self() {
+            return this;
         }
 
         /**
@@ -187,49 +180,11 @@ public final class MemberOptions {
         }
 
         /**
-         * Adds cluster members to join over TCP-IP: {@code host} or {@code host:port}. A simple setting.
-         *
-         * @throws IllegalArgumentException for an address that is empty or has a port outside 1 to 65535
-         */
-        public Builder members(String... addresses) {
-            return members(List.of(addresses));
-        }
-
-        /** As {@link #members(String...)}. */
-        public Builder members(List<String> addresses) {
-            members.addAll(Checks.addresses(addresses, "members"));
-            return simple("members");
-        }
-
-        /**
-         * Configures the member entirely by a {@code hazelcast.yaml}, {@code .yml} or {@code .xml} file instead of the
-         * simple settings. The counters map is added unless the file has a map of its name, and the file's
-         * serialization settings are used as they are: set {@link HazelcastCounterStore#javaSerializationFilter()}
-         * there.
-         */
-        public Builder configFile(Path file) {
-            this.configFile = Objects.requireNonNull(file, "configFile");
-            return this;
-        }
-
-        /**
          * Configures the member entirely by this configuration (used, and changed, as it is) instead of the simple
          * settings, as {@link #configFile}.
          */
         public Builder config(Config memberConfig) {
             this.config = Objects.requireNonNull(memberConfig, "config");
-            return this;
-        }
-
-        /** A Hazelcast property ({@code hazelcast.*}), set on top of any configuration. */
-        public Builder property(String name, String value) {
-            properties.put(Checks.text(name, "property name"), Objects.requireNonNull(value, "property value"));
-            return this;
-        }
-
-        /** The counters map; default {@link StoreOptions#defaults()}. */
-        public Builder store(StoreOptions options) {
-            this.store = Objects.requireNonNull(options, "store");
             return this;
         }
 
@@ -239,13 +194,6 @@ public final class MemberOptions {
          */
         public Builder timeSource(TimeSource time) {
             this.timeSource = Objects.requireNonNull(time, "timeSource");
-            return this;
-        }
-
-        private Builder simple(String setting) {
-            if (!simpleSettingsSet.contains(setting)) {
-                simpleSettingsSet.add(setting);
-            }
             return this;
         }
 
@@ -259,9 +207,8 @@ public final class MemberOptions {
             if (configFile != null && config != null) {
                 throw new IllegalArgumentException("configFile and config both given: give one configuration");
             }
-            if ((configFile != null || config != null) && !simpleSettingsSet.isEmpty()) {
-                throw new IllegalArgumentException((configFile != null ? "configFile" : "config") + " given together"
-                        + " with " + String.join(", ", simpleSettingsSet) + ": the configuration sets these itself");
+            if (configFile != null || config != null) {
+                refuseSimpleSettingsBeside(configFile != null ? "configFile" : "config");
             }
             return new MemberOptions(this);
         }

@@ -148,7 +148,8 @@ class LeasingClusterTest {
                     before += member.apply(key, policy, 1, 0).allowed() ? 1 : 0;
                 }
             }
-            ClusterSupport.await(() -> !doomed.leases().orElseThrow().taking(), Duration.ofSeconds(10), "the slices on their way");
+            ClusterSupport.await(() -> !doomed.leases().orElseThrow().taking(), Duration.ofSeconds(10),
+                "the slices on their way");
             long held = doomed.leases().orElseThrow().heldPermits();
             assertThat(held).isPositive();
 
@@ -174,12 +175,14 @@ class LeasingClusterTest {
             for (int i = 0; i < 20; i++) {
                 leaving.apply(key, policy, 1, 0);
             }
-            ClusterSupport.await(() -> !leaving.leases().orElseThrow().taking(), Duration.ofSeconds(10), "the slices on their way");
+            ClusterSupport.await(() -> !leaving.leases().orElseThrow().taking(), Duration.ofSeconds(10),
+                "the slices on their way");
             long held = leaving.leases().orElseThrow().heldPermits();
             assertThat(held).isPositive();
             assertThat(cluster.get(0).peek(key, policy, 0).remaining()).isEqualTo(300 - 20 - held);
             assertThat(leaving.health().leasedPermitsHeld()).isEqualTo(held);
-            assertThat(leaving.health().leasedGrants()).isEqualTo(leaving.leases().orElseThrow().grantedFromSlices()).isPositive();
+            assertThat(leaving.health().leasedGrants()).isEqualTo(leaving.leases().orElseThrow().grantedFromSlices())
+                .isPositive();
 
             leaving.close();
 

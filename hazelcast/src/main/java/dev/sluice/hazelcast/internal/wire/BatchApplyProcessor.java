@@ -51,8 +51,8 @@ public final class BatchApplyProcessor
     /** A batch of {@code requests}, in this order; at most {@link WireFormat#MAX_BATCH_REQUESTS}. */
     public BatchApplyProcessor(List<? extends BatchRequest> requests) {
         if (requests.isEmpty() || requests.size() > WireFormat.MAX_BATCH_REQUESTS) {
-            throw new IllegalArgumentException("a batch carries 1 to " + WireFormat.MAX_BATCH_REQUESTS + " requests, got "
-                    + requests.size());
+            throw new IllegalArgumentException("a batch carries 1 to " + WireFormat.MAX_BATCH_REQUESTS
+                    + " requests, got " + requests.size());
         }
         policies = new ArrayList<>(1);
         policyIndexes = new int[requests.size()];

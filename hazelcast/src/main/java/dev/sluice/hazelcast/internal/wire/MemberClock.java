@@ -12,7 +12,7 @@ import java.util.Optional;
  */
 public final class MemberClock {
 
-    /** The user-context key of a member's {@link TimeSource}; every member of a cluster must then share one timeline. */
+    /** The user-context key of a member's {@link TimeSource}; every member must then share one timeline. */
     public static final String TIME_SOURCE_KEY = "dev.sluice.timeSource";
 
     private static final long NANOS_PER_MILLI = 1_000_000L;

@@ -34,7 +34,8 @@ class SlicesTest {
     private static final String KEY = "hot";
     private static final Limit HUNDRED_PER_SECOND = Limit.of(100, Duration.ofSeconds(1));
     private static final int MAX_KEYS = 10_000;
-    private static final StoreOptions OPTIONS = StoreOptions.builder().leasing(true).leaseLifetime(Duration.ofMillis(10))
+    private static final StoreOptions OPTIONS = StoreOptions.builder().leasing(true)
+            .leaseLifetime(Duration.ofMillis(10))
             .maxSlice(16).hotKeyRate(1_000).build();
 
     private final ManualTimeSource clock = new ManualTimeSource(START);
