@@ -8,8 +8,6 @@ import dev.sluice.hazelcast.internal.wire.MemberClock;
 import java.io.FileNotFoundException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
