@@ -2,11 +2,8 @@ package dev.sluice.hazelcast;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,48 +62,14 @@ public final class ClientOptions {
     }
 
     /** Builds {@link ClientOptions}; every value is checked when set, combinations by {@link #build()}. */
-    public static final class Builder {
-        private String clusterName = MemberOptions.DEFAULT_CLUSTER_NAME;
-        private final List<String> members = new ArrayList<>();
-        private final List<String> simpleSettingsSet = new ArrayList<>();
-        private @Nullable Path configFile;
+    public static final class Builder extends ClusterOptionsBuilder<Builder> {
         private Duration startWait = DEFAULT_START_WAIT;
-        private final Map<String, String> properties = new LinkedHashMap<>();
-        private StoreOptions store = StoreOptions.defaults();
 
         private Builder() {
         }
 
-        /** The cluster to connect to; default {@value MemberOptions#DEFAULT_CLUSTER_NAME}. A simple setting. */
-        public Builder clusterName(String name) {
-            this.clusterName = Checks.text(name, "clusterName");
-            return simple("clusterName");
-        }
-
-        /**
-         * Adds members to connect to: {@code host} or {@code host:port}; default Hazelcast's, this machine's ports
-         * 5701 to 5703. A simple setting.
-         *
-         * @throws IllegalArgumentException for an address that is empty or has a port outside 1 to 65535
-         */
-        public Builder members(String... addresses) {
-            return members(List.of(addresses));
-        }
-
-        /** As {@link #members(String...)}. */
-        public Builder members(List<String> addresses) {
-            members.addAll(Checks.addresses(addresses, "members"));
-            return simple("members");
-        }
-
-        /**
-         * Configures the client entirely by a {@code hazelcast-client.yaml}, {@code .yml} or {@code .xml} file instead
-         * of the simple settings; the file decides whether the client starts without a connection
-         * ({@code async-start}) and its serialization settings (set
-         * {@link HazelcastCounterStore#javaSerializationFilter()} there).
-         */
-        public Builder configFile(Path file) {
-            this.configFile = Objects.requireNonNull(file, "configFile");
+        @Override
+        Builder self() {
             return this;
         }
 
@@ -123,28 +86,6 @@ public final class ClientOptions {
             return this;
         }
 
-        /** A Hazelcast property ({@code hazelcast.*}), set on top of any configuration. */
-        public Builder property(String name, String value) {
-            properties.put(Checks.text(name, "property name"), Objects.requireNonNull(value, "property value"));
-            return this;
-        }
-
-        /**
-         * The counters map, whose configuration the client adds to the cluster; default
-         * {@link StoreOptions#defaults()}.
-         */
-        public Builder store(StoreOptions options) {
-            this.store = Objects.requireNonNull(options, "store");
-            return this;
-        }
-
-        private Builder simple(String setting) {
-            if (!simpleSettingsSet.contains(setting)) {
-                simpleSettingsSet.add(setting);
-            }
-            return this;
-        }
-
         /**
          * The options.
          *
@@ -152,9 +93,8 @@ public final class ClientOptions {
          *     file holds itself)
          */
         public ClientOptions build() {
-            if (configFile != null && !simpleSettingsSet.isEmpty()) {
-                throw new IllegalArgumentException("configFile given together with "
-                        + String.join(", ", simpleSettingsSet) + ": the configuration sets these itself");
+            if (configFile != null) {
+                refuseSimpleSettingsBeside("configFile");
             }
             return new ClientOptions(this);
         }

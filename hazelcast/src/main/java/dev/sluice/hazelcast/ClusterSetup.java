@@ -5,21 +5,18 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig.ReconnectMode;
 import com.hazelcast.client.config.XmlClientConfigBuilder;
 import com.hazelcast.client.config.YamlClientConfigBuilder;
-import com.hazelcast.config.Config;
+import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.InvalidConfigurationException;
-import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.ListenerConfig;
-import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.core.LifecycleListener;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,7 +26,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /*
- * The cluster set-up behind HazelcastCounterStore's three entry points: the member configuration of MemberOptions, the
+ * The cluster set-up behind HazelcastCounterStore's entry points (a member's configuration is MemberOptions'): the
  * client of ClientOptions (started waiting at most its start wait for the cluster, its map configuration sent on every
  * connection),
  * and the counters map configuration added to a running cluster. Kept apart from the store, which only makes calls.
@@ -42,56 +39,15 @@ final class ClusterSetup {
     private static final Duration MAP_CONFIG_RETRY = Duration.ofSeconds(10);
 
     // Under the store's name, where its users look for its messages.
-    private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
+    private static final System.Logger LOG = System.getLogger("dev.sluice.hazelcast.HazelcastCounterStore");
 
     private ClusterSetup() {
     }
 
-    /** The configuration a member of {@code options} starts with; see {@link MemberOptions#toConfig()}. */
-    static Config memberConfig(MemberOptions options) {
-        Config given = options.config();
-        Path file = options.configFile();
-        Config config = given != null ? given : file != null ? loadMemberConfig(file) : simpleMemberConfig(options);
-        if (config.getMapConfigOrNull(options.store().mapName()) == null) {
-            config.addMapConfig(options.store().toMapConfig());
-        }
-        options.properties().forEach(config::setProperty);
-        if (options.timeSource() != null) {
-            config.getUserContext().put(HazelcastCounterStore.TIME_SOURCE_KEY, options.timeSource());
-        }
-        return config;
-    }
-
-    private static Config simpleMemberConfig(MemberOptions options) {
-        Config config = new Config().setClusterName(options.clusterName());
-        config.getSerializationConfig().setJavaSerializationFilterConfig(
-                HazelcastCounterStore.javaSerializationFilter());
-        // Counters expire all the time (each once back to full capacity). Hazelcast's background sweep is tuned for
-        // rare expiry: each 5 s round it visits a few partitions and scans a tenth of each, so idle counters would
-        // linger up to the size bound. Scan every partition whole each round instead: a check per entry per 5 s.
-        config.setProperty("hazelcast.internal.map.expiration.cleanup.operation.count",
-                String.valueOf(Integer.MAX_VALUE));
-        config.setProperty("hazelcast.internal.map.expiration.cleanup.percentage", "100");
-        NetworkConfig network = config.getNetworkConfig().setPort(options.port());
-        JoinConfig join = network.getJoin();
-        join.getMulticastConfig().setEnabled(false);
-        join.getAutoDetectionConfig().setEnabled(false);
-        String bindAddress = options.bindAddress();
-        join.getTcpIpConfig().setEnabled(true).setMembers(options.members().isEmpty() && bindAddress != null
-                ? List.of(bindAddress) : options.members());
-        if (bindAddress != null) {
-            network.getInterfaces().setEnabled(true).addInterface(bindAddress);
-            config.setProperty("hazelcast.socket.bind.any", "false");
-        }
-        return config;
-    }
-
-    private static Config loadMemberConfig(Path file) {
-        try {
-            return Config.loadFromFile(file.toFile());
-        } catch (FileNotFoundException e) {
-            throw new UncheckedIOException("no Hazelcast member configuration at " + file, e);
-        }
+    /** The Java deserialization filter of the simple settings; see HazelcastCounterStore.javaSerializationFilter. */
+    static JavaSerializationFilterConfig javaSerializationFilter() {
+        return new JavaSerializationFilterConfig()
+                .setWhitelist(new ClassFilter().addPrefixes("java.", "com.hazelcast."));
     }
 
     /**
@@ -217,7 +173,7 @@ final class ClusterSetup {
         } else {
             config = new ClientConfig().setClusterName(options.clusterName());
             config.getSerializationConfig().setJavaSerializationFilterConfig(
-                    HazelcastCounterStore.javaSerializationFilter());
+                    javaSerializationFilter());
             config.getNetworkConfig().setAddresses(new ArrayList<>(options.members()));
             // While the cluster is unreachable, fail calls at once (the failure policy decides) rather than queueing
             // them until the client reconnects.

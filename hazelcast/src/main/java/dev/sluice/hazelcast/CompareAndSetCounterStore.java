@@ -5,6 +5,7 @@ import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
 import dev.sluice.internal.state.Transition;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
@@ -17,53 +18,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link CounterStore} in a Hazelcast {@link IMap} that needs nothing on the members: for a managed cluster, or
- * one you may not put the Sluice jar on. The decision is computed by the caller and written with a conditional
- * replace; the members only store strings.
+ * one you may not put the Sluice jar on. The caller computes each decision and writes it with a conditional replace
+ * (a compare-and-set loop, exact from any number of callers); the members only store strings ({@code StateText}).
+ * "Now" is {@link #clusterTime(HazelcastInstance)} (a client's is its own clock: keep clocks synchronized). A grant
+ * costs up to four round trips plus a retry per conflicting writer, bounded by the retry timeout
+ * ({@link #DEFAULT_RETRY_TIMEOUT} unless given), after which {@code apply} throws a
+ * {@link ConcurrentModificationException} for a {@link FailurePolicyStore} to decide. Prefer
+ * {@link HazelcastCounterStore} where the members can have the Sluice jar.
  *
- * <p>Each decision is a compare-and-set loop, like {@link dev.sluice.store.LocalCounterStore}'s but across the
- * network: read the key's value ({@code get}), run {@link Policy#apply} on it here, and when the state changed, write
- * the new value only if the old one is still there ({@code putIfAbsent} for a fresh key, {@code replace(key, old,
- * new)} otherwise); if another caller wrote first, decide again on its value. A rejection, or a decision that changes
- * nothing, writes nothing. Exact: every grant is a successful conditional write of the very state that counted it, so
- * the decisions on a key are atomic as if made one after another, from any number of callers and members.
- *
- * <p>Values are {@code String}s ({@code StateText}: a format version, then the state in base 36), a type every
- * member deserializes without our classes. Not {@code byte[]} or {@code long[]}: Hazelcast's {@code replace}
- * compares the expected value with the stored one as serialized bytes in a map of the default {@code BINARY}
- * in-memory format, but with {@code Objects.equals} in an {@code OBJECT}-format map (its {@code
- * ObjectValueComparator}), where arrays are equal only to themselves: there every replace of an array would fail.
- * Strings are equal by content in both. No entry processor, serializer or merge policy of ours is involved, so the
- * map's configuration is the cluster's: after a split brain its merge policy (Hazelcast's default, put-if-absent,
- * keeps the value of the cluster merged into) may forget permits counted on the other side.
- *
- * <p>Time: the caller reads "now" from {@link #clusterTime(HazelcastInstance)}, Hazelcast's cluster time, the
- * timeline of the entry-processor store's members, on which members agree to within their clock-sync error. A
- * Hazelcast <em>client</em> has no cluster clock: its cluster time is its own wall clock, so clients decide by their
- * own clocks, and one whose clock runs ahead sees permits refill early by its skew (a clock behind grants nothing
- * extra: algorithms treat a time before the state's as the state's). Keep client clocks synchronized (NTP).
- *
- * <p>Expiry: an entry lives until its state is back to full capacity ({@link Transition#idleAfterNanos()}), rounded
- * up to whole seconds plus one as the entry-processor store does, since Hazelcast keeps expiry times in seconds. A
- * fresh key gets it from {@code putIfAbsent(key, value, ttl)}; {@code replace} has no time-to-live and resets the
- * entry's to the map's default (none), so a replace is followed by {@code setTtl}. That pair is not atomic: another
- * caller may replace the value between our replace and our setTtl and set its own, longer TTL first, which ours would
- * then cut short, dropping its counts early. So after setTtl the store reads the value again; when it is no longer
- * ours, it gives the entry the TTL of the state it now holds and checks again, until its TTL was the last one set on
- * the value it read. A caller that stops between replace and setTtl leaves the entry without expiry until the key's
- * next grant: harmless to exactness, a key kept longer.
- *
- * <p>Cost, against one entry-processor call per decision: a rejection or a peek is a read; a grant on a fresh key a
- * read and a {@code putIfAbsent}; any other grant four round trips (get, replace, setTtl, get); plus a retry for every
- * conflicting writer. Under contention on one key the retries grow with the number of callers; they are bounded by
- * the retry timeout ({@link #DEFAULT_RETRY_TIMEOUT} unless given), after which {@code apply} throws a {@link
- * ConcurrentModificationException} and a {@link FailurePolicyStore} around this store decides. Use it where the
- * members cannot have the Sluice jar; otherwise prefer {@link HazelcastCounterStore}. Sliding-window-log policies
- * keep a timestamp per permit, which here crosses the network several times per grant: keep their limits small.
- *
- * <p>Calls block for as long as Hazelcast takes; {@link #applyAsync} and {@link #peekAsync} are the blocking calls
- * (completing on the calling thread), so {@code FailurePolicyStore} cannot cut one short: bound a call with
- * Hazelcast's invocation timeout. The store does not own the instance it is given: {@link #close()} leaves it
- * running. Thread-safe.
+ * <p>The asynchronous methods block (completing on the calling thread). {@link #close()} leaves the instance running.
+ * Thread-safe. Design, time, expiry and cost: {@code docs/design/compare-and-set.md}.
  */
 @NullMarked
 public final class CompareAndSetCounterStore implements CounterStore {
@@ -165,7 +129,7 @@ public final class CompareAndSetCounterStore implements CounterStore {
                 return transition.decision();
             }
             String next = StateText.encode(transition.state());
-            long ttlSeconds = ApplyProcessor.ttlSeconds(transition.idleAfterNanos());
+            long ttlSeconds = WriteStateProcessor.ttlSeconds(transition.idleAfterNanos());
             if (current == null) {
                 if (counters.putIfAbsent(key, next, ttlSeconds, TimeUnit.SECONDS) == null) {
                     return transition.decision();
@@ -203,7 +167,7 @@ public final class CompareAndSetCounterStore implements CounterStore {
             }
             expected = found;
             try {
-                ttl = System.nanoTime() - deadline >= 0 ? NO_EXPIRY : ApplyProcessor.ttlSeconds(
+                ttl = System.nanoTime() - deadline >= 0 ? NO_EXPIRY : WriteStateProcessor.ttlSeconds(
                         policy.apply(StateText.decode(found), time.nanos(), 0, Long.MAX_VALUE).idleAfterNanos());
             } catch (IllegalStateException foreignValue) {
                 ttl = NO_EXPIRY;

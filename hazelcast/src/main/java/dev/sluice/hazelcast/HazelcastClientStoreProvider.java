@@ -1,8 +1,5 @@
 package dev.sluice.hazelcast;
 
-import dev.sluice.store.CounterStore;
-import dev.sluice.store.CounterStoreProvider;
-
 /**
  * The store provider {@code hazelcast-client}: a client of an existing cluster started by
  * {@link HazelcastCounterStore#connectClient}, configured by the adapter's init-params. Found through
@@ -22,18 +19,13 @@ import dev.sluice.store.CounterStoreProvider;
  * <p>{@code hazelcast-port} and {@code hazelcast-interface} belong to a member and are refused. The counters live in
  * the map {@value HazelcastCounterStore#DEFAULT_MAP_NAME} followed by the namespace (none for {@code /}).
  */
-public final class HazelcastClientStoreProvider implements CounterStoreProvider {
+public final class HazelcastClientStoreProvider extends HazelcastStoreProvider {
 
     /** This provider's name. */
-    public static final String NAME = "hazelcast-client";
+    public static final String NAME = InitParams.CLIENT_STORE;
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public CounterStore open(Context context) {
-        return HazelcastCounterStore.connectClient(InitParams.client(context));
+    /** Made by {@link java.util.ServiceLoader}. */
+    public HazelcastClientStoreProvider() {
+        super(NAME, context -> HazelcastCounterStore.connectClient(InitParams.client(context)));
     }
 }

@@ -1,59 +1,45 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.cluster.Member;
-import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
+import dev.sluice.hazelcast.internal.calls.Slices;
+import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
+import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
+import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link CounterStore} in a Hazelcast {@link IMap}, shared by every application instance that joins the cluster.
+ * Each decision runs atomically on the member that owns the key, on that member's clock ({@link #TIME_SOURCE_KEY}),
+ * with one synchronous backup by default; hot keys of leased policies are granted from slices held on this node
+ * ({@link StoreOptions#leasing()}), and decisions that wait on one key travel in one call
+ * ({@link StoreOptions#batching()}).
  *
- * <p>Each decision is one entry-processor call on the key ({@code executeOnKey}, or an asynchronous call for
- * {@link #applyAsync} and its siblings, {@code ProcessorCalls}): the member that owns the key reads its own time (see {@link #TIME_SOURCE_KEY}), runs
- * {@link Policy#apply} on the key's state and stores the result, atomically, then writes the computed state to one
- * synchronous backup (by default). Entries expire once their state is back to full capacity (their time to live is
- * set by the processor), and each member holds at most {@link StoreOptions#maxKeysPerMember()} keys (least recently
- * used keys are evicted first, forgetting what they had consumed). All values and processors use Hazelcast's
- * {@code IdentifiedDataSerializable}, registered by the jar itself: members need the Sluice jar on their class path
- * and nothing else.
+ * <p>Three entry points: {@link #startMember} starts an embedded member, {@link #connectClient} connects a client to an
+ * existing cluster, {@link #using} takes an instance the application has. The store probes the members when it starts
+ * and whenever a client (re)connects; members that cannot run Sluice's processors get what
+ * {@link StoreOptions#onIncompatibleMembers()} says: refuse, or decide here with a {@link CompareAndSetCounterStore}.
  *
- * <p>Three ways to reach a cluster, one entry point each: {@link #startMember} starts an embedded member,
- * {@link #connectClient} connects as a client to an existing cluster, {@link #using} takes a {@link HazelcastInstance}
- * the application already has. The cluster set-up they share lives apart, in {@code ClusterSetup}.
- *
- * <p>Members without Sluice's classes (a plain or managed cluster), or with a release that cannot read this one's
- * wire format, cannot run the processors. So the store probes the members once when it starts and again whenever a
- * client (re)connects, and when they cannot, logs an ERROR naming the cause and the fix, then follows
- * {@link StoreOptions#onIncompatibleMembers()}: refuse (fail to start, or fail every call so the failure policy
- * decides), or decide on the callers with a {@link CompareAndSetCounterStore} in a map of its own.
- *
- * <p>With {@link StoreOptions#leasing()} on, hot keys of policies that ask for it ({@link Policy#leased()}) are
- * granted from slices this node takes from each key's owner, with no call per decision: see {@code HotKeyLeases} and
- * the README's Leasing for how, and for the bounds.
- *
- * <p>Calls block for as long as Hazelcast takes (its invocation timeout is two minutes by default): wrap the store
- * in a {@link dev.sluice.store.FailurePolicyStore} to bound the wait and decide what happens when the cluster fails.
- * Thread-safe.
+ * <p>Calls block as long as Hazelcast takes (two minutes by default): wrap the store in a
+ * {@link dev.sluice.store.FailurePolicyStore} to bound the wait. Thread-safe. Design: {@code docs/design/leasing.md},
+ * {@code docs/design/batching.md}, {@code docs/design/wire-format.md}, {@code docs/design/compare-and-set.md}.
  */
 public final class HazelcastCounterStore implements CounterStore {
 
@@ -62,32 +48,21 @@ public final class HazelcastCounterStore implements CounterStore {
      * for the decisions that member makes, instead of Hazelcast's cluster time. For tests and simulations; every
      * member of a cluster must then share one timeline.
      */
-    public static final String TIME_SOURCE_KEY = "dev.sluice.timeSource";
+    public static final String TIME_SOURCE_KEY = MemberClock.TIME_SOURCE_KEY;
 
     /** The name of the counters map unless {@link StoreOptions.Builder#mapName} says otherwise. */
-    public static final String DEFAULT_MAP_NAME = "sluice-counters";
+    public static final String DEFAULT_MAP_NAME = StoreOptions.DEFAULT_MAP_NAME;
 
     private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
-
-    /** Batched calls in flight on one key: one decided by the owner while the next gathers. */
-    private static final int CALLS_IN_FLIGHT_PER_KEY = 2;
 
     /** How long a compatibility probe waits for the members' answer. */
     private static final Duration PROBE_WAIT = Duration.ofSeconds(5);
 
-    /** Who decides: the members' entry processors, this instance with compare-and-set writes, or nobody. */
-    private enum Decider { PROCESSORS, COMPARE_AND_SET, REFUSED }
-
     private final HazelcastInstance instance;
     private final StoreOptions options;
-    /** Got on first use: a client that has not yet connected cannot make the proxy. */
-    private volatile @Nullable IMap<String, CounterState> map;
-    /** Made with {@link #map}. */
-    private volatile @Nullable ProcessorCalls calls;
     private final boolean ownsInstance;
     /** What {@link #health()} calls this store: how it reaches the cluster. */
     private final String connection;
-    private volatile Decider decider = Decider.PROCESSORS;
     /**
      * False, for a client, from a (dis)connection until the counters map's configuration is on the cluster: a call in
      * between would make the members create the map with Hazelcast's defaults (no size bound, no merge policy), for
@@ -96,37 +71,28 @@ public final class HazelcastCounterStore implements CounterStore {
     private final AtomicBoolean mapConfigured;
     /** The listener following a given client's connections, removed on {@link #close()}; null otherwise. */
     private volatile @Nullable UUID connectionListener;
-    /** Made when the members turn out to be incompatible and the options say to decide here instead. */
-    private volatile @Nullable CompareAndSetCounterStore compareAndSet;
-    /** What every member reads: batches go only to a cluster that reads them. */
+    /** What every member reads: batches and slices go only to a cluster that reads them. */
     private final ClusterWireVersion wireVersion;
-    /** Null when the options turn batching off. */
-    private final @Nullable SameKeyBatcher batcher;
-    /** Calls that carried more than one decision. */
-    private final LongAdder batchesSent = new LongAdder();
-    /** Null when the options leave leasing off. */
-    private final @Nullable HotKeyLeases leases;
+    /** The members' processors: the decider while the members can run them. */
+    private final ProcessorDecider processors;
+    /** Who decides now: {@link #processors}, a {@link CompareAndSetCounterStore}, or {@link Refusing}. */
+    private volatile CounterStore decider;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured) {
-        CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.options = options;
         this.ownsInstance = ownsInstance;
         this.connection = connection;
         this.mapConfigured = mapConfigured;
         this.wireVersion = new ClusterWireVersion(instance).following();
-        this.batcher = options.batching() ? new SameKeyBatcher(this::send, options.maxBatch(), CALLS_IN_FLIGHT_PER_KEY) : null;
-        this.leases = options.leasing() ? new HotKeyLeases(new LeaseCalls(this::calls,
-                this::withoutLeasing), localTime(instance), options)
-                .sweeping() : null;
-    }
-
-    /** This process's clock for slices: a member's test time source when it has one, else the system's. */
-    private static TimeSource localTime(HazelcastInstance instance) {
-        return instance.getLocalEndpoint() instanceof Member
-                && instance.getConfig().getUserContext().get(TIME_SOURCE_KEY) instanceof TimeSource given
-                ? given : TimeSource.system();
+        this.processors = new ProcessorDecider(instance, options.mapName(), wireVersion::current,
+                options.batching() ? Optional.of(options.maxBatch()) : Optional.empty(),
+                options.leasing() ? Optional.of(new ProcessorDecider.Leasing(
+                        MemberClock.given(instance).orElseGet(TimeSource::system), options.leaseLifetime(),
+                        options.hotKeyRate(), options.maxSlice(), StoreOptions.DEFAULT_MAX_LEASED_KEYS))
+                        : Optional.empty());
+        this.decider = processors;
     }
 
     /** Probes the members now; see the class comment. */
@@ -142,11 +108,11 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     private synchronized void checkMembers(boolean starting) {
-        MemberCompatibility.Result result = MemberCompatibility.probe(this::map, PROBE_WAIT);
+        MemberCompatibility.Result result = MemberCompatibility.probe(processors::map, PROBE_WAIT);
         switch (result.verdict()) {
             case COMPATIBLE -> {
-                if (decider != Decider.PROCESSORS) {
-                    decider = Decider.PROCESSORS;
+                if (decider != processors) {
+                    decider = processors;
                     LOG.log(System.Logger.Level.WARNING, "Sluice: the cluster's members run Sluice's entry processors"
                             + " again; decisions go to them (counting afresh in map ''{0}'')", options.mapName());
                 }
@@ -158,7 +124,7 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     private void incompatible(String cause, boolean starting) {
-        if (decider != Decider.PROCESSORS) {
+        if (decider != processors) {
             return; // already said, and already deciding as the options say
         }
         String problem = "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
@@ -170,39 +136,28 @@ public final class HazelcastCounterStore implements CounterStore {
             LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map ''{0}'' now.",
                     options.compareAndSetMapName());
             // On the members' timeline when they were given one (tests, simulations), as the processors would be.
-            // (A client has no user context of its own.)
-            TimeSource time = instance.getLocalEndpoint() instanceof Member
-                    && instance.getConfig().getUserContext().get(TIME_SOURCE_KEY) instanceof TimeSource given
-                    ? given : CompareAndSetCounterStore.clusterTime(instance);
-            compareAndSet = new CompareAndSetCounterStore(instance, options.compareAndSetMapName(),
+            TimeSource time = MemberClock.given(instance)
+                    .orElseGet(() -> CompareAndSetCounterStore.clusterTime(instance));
+            decider = new CompareAndSetCounterStore(instance, options.compareAndSetMapName(),
                     CompareAndSetCounterStore.DEFAULT_RETRY_TIMEOUT, time);
-            decider = Decider.COMPARE_AND_SET;
             return;
         }
         LOG.log(System.Logger.Level.ERROR, problem + (starting ? " The store does not start."
                 : " Every call fails until they can; the failure policy decides."));
-        decider = Decider.REFUSED;
+        decider = new Refusing();
         if (starting) {
             close();
             throw new IllegalStateException(problem);
         }
     }
 
-    private void requireMapConfigured() {
+    /** The decider now, once the counters map's configuration is on the cluster. */
+    private CounterStore decider() {
         if (!mapConfigured.get()) {
             throw new IllegalStateException("Sluice: the counters map's configuration is not on the cluster yet after"
                     + " the client's connection");
         }
-    }
-
-    /** The decider when the members' processors do not decide: the compare-and-set store, or a refusal. */
-    private CounterStore elsewhere() {
-        CompareAndSetCounterStore onCallers = compareAndSet;
-        if (decider == Decider.COMPARE_AND_SET && onCallers != null) {
-            return onCallers;
-        }
-        throw new IllegalStateException("Sluice: the Hazelcast members cannot run Sluice's entry processors; see the"
-                + " ERROR logged when this was found");
+        return decider;
     }
 
     /**
@@ -212,7 +167,7 @@ public final class HazelcastCounterStore implements CounterStore {
      * @throws java.io.UncheckedIOException if the member's configuration file cannot be read
      */
     public static HazelcastCounterStore startMember(MemberOptions options) {
-        HazelcastInstance member = Hazelcast.newHazelcastInstance(ClusterSetup.memberConfig(options));
+        HazelcastInstance member = Hazelcast.newHazelcastInstance(options.toConfig());
         return new HazelcastCounterStore(member, options.store(), true, "hazelcast-member", new AtomicBoolean(true))
                 .checkingMembers();
     }
@@ -262,19 +217,7 @@ public final class HazelcastCounterStore implements CounterStore {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            return elsewhere().apply(key, policy, cost, maxDelayNanos);
-        }
-        CompletableFuture<Decision> leased = leased(key, policy, cost);
-        if (leased != null) {
-            return await(leased);
-        }
-        SameKeyBatcher batching = batcherIfReadable();
-        if (batching != null) {
-            return await(batching.submit(key, policy, cost, maxDelayNanos));
-        }
-        return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
+        return decider().apply(key, policy, cost, maxDelayNanos);
     }
 
     /**
@@ -284,172 +227,47 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            return elsewhere().applyAsync(key, policy, cost, maxDelayNanos);
-        }
-        CompletableFuture<Decision> leased = leased(key, policy, cost);
-        return leased != null ? leased : unleased(key, policy, cost, maxDelayNanos);
-    }
-
-    /**
-     * What {@link #applyAsync} does without leasing, for a request that waited for a slice in vain: the decider may
-     * have changed meanwhile.
-     */
-    private CompletableFuture<Decision> withoutLeasing(String key, Policy policy, long cost) {
-        return decider != Decider.PROCESSORS
-                ? elsewhere().applyAsync(key, policy, cost, 0).toCompletableFuture()
-                : unleased(key, policy, cost, 0);
-    }
-
-    /** The decision on the owner, batched when batching is on and every member reads batches. */
-    private CompletableFuture<Decision> unleased(String key, Policy policy, long cost, long maxDelayNanos) {
-        SameKeyBatcher batching = batcherIfReadable();
-        if (batching != null) {
-            return batching.submit(key, policy, cost, maxDelayNanos);
-        }
-        return calls().submit(key, new ApplyProcessor(policy, cost, maxDelayNanos))
-                .thenApply(DecisionResult::decision);
-    }
-
-    /**
-     * A decision from this node's slice of the key, or the call that takes a slice; null when the request goes to the
-     * owner as without leasing (leasing off, a policy that does not ask for it, a key that is not hot, or a member
-     * that does not read slices). Leasing algorithms do not queue, so the maximum delay plays no part.
-     */
-    private @Nullable CompletableFuture<Decision> leased(String key, Policy policy, long cost) {
-        HotKeyLeases slices = leases;
-        return slices != null && policy.leased() && wireVersion.current() >= WireFormat.LEASES
-                ? slices.decide(key, policy, cost) : null;
-    }
-
-    /** The batcher, when batching is on and every member reads batches. */
-    private @Nullable SameKeyBatcher batcherIfReadable() {
-        return wireVersion.current() >= WireFormat.BATCHES ? batcher : null;
-    }
-
-    /**
-     * One call on {@code key} for {@code requests}, completing each request's answer: a batch processor when there are
-     * several and the members read it (they may have stopped since the requests were queued: a member of an older
-     * release joined), else one processor each.
-     */
-    private CompletableFuture<?> send(String key, List<SameKeyBatcher.Request> requests) {
-        if (requests.size() > 1 && wireVersion.current() >= WireFormat.BATCHES) {
-            batchesSent.increment();
-            return calls().submit(key, new BatchApplyProcessor(requests)).thenAccept(result -> {
-                if (result.size() != requests.size()) {
-                    throw new IllegalStateException("a batch of " + requests.size() + " got " + result.size()
-                            + " decisions");
-                }
-                for (int i = 0; i < requests.size(); i++) {
-                    SameKeyBatcher.Request request = requests.get(i);
-                    request.answer().complete(result.decision(i, request.policy()));
-                }
-            });
-        }
-        CompletableFuture<?>[] calls = new CompletableFuture<?>[requests.size()];
-        for (int i = 0; i < calls.length; i++) {
-            SameKeyBatcher.Request request = requests.get(i);
-            calls[i] = calls().submit(key,
-                    new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos()))
-                    .whenComplete((result, failure) -> {
-                        if (failure == null) {
-                            request.answer().complete(result.decision());
-                        } else {
-                            request.answer().completeExceptionally(failure);
-                        }
-                    });
-        }
-        return calls.length == 1 ? calls[0] : CompletableFuture.allOf(calls);
-    }
-
-    /** Waits for a batched decision, throwing what the call threw, as an unbatched call does. */
-    private static Decision await(CompletableFuture<Decision> answer) {
-        try {
-            return answer.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException thrown) {
-                throw thrown;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
-        }
+        return decider().applyAsync(key, policy, cost, maxDelayNanos);
     }
 
     @Override
     public Decision peek(String key, Policy policy, long cost) {
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            return elsewhere().peek(key, policy, cost);
-        }
-        return map().executeOnKey(key, new PeekProcessor(policy, cost)).decision();
+        return decider().peek(key, policy, cost);
     }
 
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            return elsewhere().peekAsync(key, policy, cost);
-        }
-        return calls().submit(key, new PeekProcessor(policy, cost))
-                .thenApply(DecisionResult::decision);
+        return decider().peekAsync(key, policy, cost);
     }
 
-    /**
-     * Counts a past request on the key's owner ({@code RecordProcessor}): the caller's age of the request, placed on
-     * the member's timeline.
-     */
+    /** Counts a past request on the key's owner: the caller's age of the request, placed on the member's timeline. */
     @Override
     public Decision record(String key, Policy policy, long cost, long ageNanos) {
         policy.algorithm().checkRecord(cost, ageNanos);
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            return elsewhere().record(key, policy, cost, ageNanos);
-        }
-        return map().executeOnKey(key, new RecordProcessor(policy, cost, ageNanos)).decision();
+        return decider().record(key, policy, cost, ageNanos);
     }
 
     @Override
     public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
         policy.algorithm().checkRecord(cost, ageNanos);
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            return elsewhere().recordAsync(key, policy, cost, ageNanos);
-        }
-        return calls().submit(key, new RecordProcessor(policy, cost, ageNanos)).thenApply(DecisionResult::decision);
+        return decider().recordAsync(key, policy, cost, ageNanos);
     }
 
-    /** Takes the earliest slot within {@code maxWaitNanos} on the key's owner ({@code ReserveProcessor}). */
+    /** Takes the earliest slot within {@code maxWaitNanos} on the key's owner. */
     @Override
     public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            return elsewhere().reserve(key, policy, cost, maxWaitNanos);
-        }
-        return map().executeOnKey(key, new ReserveProcessor(policy, cost, maxWaitNanos)).decision();
+        return decider().reserve(key, policy, cost, maxWaitNanos);
     }
 
     @Override
     public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            return elsewhere().reserveAsync(key, policy, cost, maxWaitNanos);
-        }
-        return calls().submit(key, new ReserveProcessor(policy, cost, maxWaitNanos))
-                .thenApply(DecisionResult::decision);
+        return decider().reserveAsync(key, policy, cost, maxWaitNanos);
     }
 
-    /** Deletes the key's entry (and its backup), atomically with the processors on that key. */
+    /** Deletes the key's entry (and its backup), atomically with the decisions on that key. */
     @Override
     public void reset(String key) {
-        requireMapConfigured();
-        if (decider != Decider.PROCESSORS) {
-            elsewhere().reset(key);
-            return;
-        }
-        map().delete(key);
+        decider().reset(key);
     }
 
     /**
@@ -460,8 +278,7 @@ public final class HazelcastCounterStore implements CounterStore {
      * {@code config.getSerializationConfig().setJavaSerializationFilterConfig(...)}.
      */
     public static JavaSerializationFilterConfig javaSerializationFilter() {
-        return new JavaSerializationFilterConfig()
-                .setWhitelist(new ClassFilter().addPrefixes("java.", "com.hazelcast."));
+        return ClusterSetup.javaSerializationFilter();
     }
 
     /**
@@ -480,49 +297,28 @@ public final class HazelcastCounterStore implements CounterStore {
                 // A client between connections may refuse the question: it sees no member.
             }
         }
-        String mode = switch (decider) {
-            case PROCESSORS -> connection;
-            case COMPARE_AND_SET -> connection + " compare-and-set";
-            case REFUSED -> connection + " refused: incompatible members";
-        };
-        HotKeyLeases slices = leases;
-        return new StoreHealth(mode, members, 0, 0, 0, slices == null ? 0 : slices.grantedFromSlices(),
-                slices == null ? 0 : slices.heldPermits());
+        CounterStore now = decider;
+        String mode = now == processors ? connection
+                : now instanceof CompareAndSetCounterStore ? connection + " compare-and-set"
+                : connection + " refused: incompatible members";
+        Optional<Slices> slices = processors.slices();
+        return new StoreHealth(mode, members, 0, 0, 0, slices.map(Slices::grantedFromSlices).orElse(0L),
+                slices.map(Slices::heldPermits).orElse(0L));
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
     public int size() {
-        requireMapConfigured();
-        CompareAndSetCounterStore onCallers = compareAndSet;
-        return decider == Decider.COMPARE_AND_SET && onCallers != null ? onCallers.size() : map().size();
-    }
-
-    private IMap<String, CounterState> map() {
-        IMap<String, CounterState> known = map;
-        if (known == null) {
-            known = instance.getMap(options.mapName());
-            map = known;
-        }
-        return known;
-    }
-
-    private ProcessorCalls calls() {
-        ProcessorCalls known = calls;
-        if (known == null) {
-            known = new ProcessorCalls(map());
-            calls = known;
-        }
-        return known;
+        return decider() instanceof CompareAndSetCounterStore onCallers ? onCallers.size() : processors.map().size();
     }
 
     /** How many calls carried more than one decision, since the store started. */
     long batchesSent() {
-        return batchesSent.sum();
+        return processors.batchesSent();
     }
 
-    /** This node's slices; null when leasing is off. */
-    @Nullable HotKeyLeases leases() {
-        return leases;
+    /** This node's slices, when leasing is on. */
+    Optional<Slices> leases() {
+        return processors.slices();
     }
 
     /** The newest wire format version every member reads, as last found. */
@@ -541,10 +337,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public void close() {
-        HotKeyLeases slices = leases;
-        if (slices != null && instance.getLifecycleService().isRunning()) {
-            slices.close();
-        }
+        processors.close();
         wireVersion.stop();
         UUID listener = connectionListener;
         if (listener != null) {
@@ -553,6 +346,65 @@ public final class HazelcastCounterStore implements CounterStore {
         }
         if (ownsInstance) {
             instance.shutdown();
+        }
+    }
+
+    /** The decider while the members cannot run Sluice's processors and the options say refuse: every call throws. */
+    private static final class Refusing implements CounterStore {
+
+        private static IllegalStateException refused() {
+            return new IllegalStateException("Sluice: the Hazelcast members cannot run Sluice's entry processors; see"
+                    + " the ERROR logged when this was found");
+        }
+
+        @Override
+        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+            throw refused();
+        }
+
+        @Override
+        public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+            throw refused();
+        }
+
+        @Override
+        public Decision peek(String key, Policy policy, long cost) {
+            throw refused();
+        }
+
+        @Override
+        public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+            throw refused();
+        }
+
+        @Override
+        public Decision record(String key, Policy policy, long cost, long ageNanos) {
+            throw refused();
+        }
+
+        @Override
+        public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+            throw refused();
+        }
+
+        @Override
+        public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+            throw refused();
+        }
+
+        @Override
+        public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+            throw refused();
+        }
+
+        @Override
+        public void reset(String key) {
+            throw refused();
+        }
+
+        @Override
+        public void close() {
+            // Holds nothing.
         }
     }
 }

@@ -1,8 +1,5 @@
 package dev.sluice.hazelcast;
 
-import dev.sluice.store.CounterStore;
-import dev.sluice.store.CounterStoreProvider;
-
 /**
  * The store provider {@code hazelcast}: an embedded member started by {@link HazelcastCounterStore#startMember},
  * configured by the adapter's init-params. Found through {@link java.util.ServiceLoader}. Stateless and thread-safe.
@@ -26,18 +23,13 @@ import dev.sluice.store.CounterStoreProvider;
  * for {@code /}). An adapter time source other than the system's becomes the member's time
  * ({@link MemberOptions.Builder#timeSource}).
  */
-public final class HazelcastMemberStoreProvider implements CounterStoreProvider {
+public final class HazelcastMemberStoreProvider extends HazelcastStoreProvider {
 
     /** This provider's name. */
-    public static final String NAME = "hazelcast";
+    public static final String NAME = InitParams.MEMBER_STORE;
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public CounterStore open(Context context) {
-        return HazelcastCounterStore.startMember(InitParams.member(context));
+    /** Made by {@link java.util.ServiceLoader}. */
+    public HazelcastMemberStoreProvider() {
+        super(NAME, context -> HazelcastCounterStore.startMember(InitParams.member(context)));
     }
 }

@@ -16,6 +16,10 @@ import java.util.stream.Stream;
  */
 final class InitParams {
 
+    /** The member store's name. */
+    static final String MEMBER_STORE = "hazelcast";
+    /** The client store's name. */
+    static final String CLIENT_STORE = "hazelcast-client";
     static final String CONFIG = "hazelcast-config";
     static final String CLUSTER_NAME = "hazelcast-cluster-name";
     static final String MEMBERS = "hazelcast-members";
@@ -62,7 +66,7 @@ final class InitParams {
 
     /** A client: {@link #CONFIG}, or {@link #CLUSTER_NAME} and {@link #MEMBERS}. */
     static ClientOptions client(Context context) {
-        refuseBeside(context, "store '" + HazelcastClientStoreProvider.NAME + "'", PORT, INTERFACE);
+        refuseBeside(context, "store '" + CLIENT_STORE + "'", PORT, INTERFACE);
         ClientOptions.Builder options = ClientOptions.builder().store(store(context));
         Optional<Path> file = context.setting(CONFIG, Path::of, FILE);
         if (file.isPresent()) {

@@ -1,11 +1,13 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
 import dev.sluice.TimeSource;
+import dev.sluice.hazelcast.internal.wire.MemberClock;
+import java.io.FileNotFoundException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,7 +23,7 @@ import org.jspecify.annotations.Nullable;
 public final class MemberOptions {
 
     /** The cluster a member forms or joins, and a client connects to, unless set: {@code sluice}. */
-    public static final String DEFAULT_CLUSTER_NAME = "sluice";
+    public static final String DEFAULT_CLUSTER_NAME = ClusterOptionsBuilder.DEFAULT_CLUSTER_NAME;
 
     /** The port a member listens on unless set (the next free one above it if taken): 5701. */
     public static final int DEFAULT_PORT = NetworkConfig.DEFAULT_PORT;
@@ -61,7 +63,49 @@ public final class MemberOptions {
      * @throws java.io.UncheckedIOException if the configuration file cannot be read
      */
     public Config toConfig() {
-        return ClusterSetup.memberConfig(this);
+        Config given = config();
+        Path file = configFile();
+        Config config = given != null ? given : file != null ? loadMemberConfig(file) : simpleMemberConfig();
+        if (config.getMapConfigOrNull(store().mapName()) == null) {
+            config.addMapConfig(store().toMapConfig());
+        }
+        properties().forEach(config::setProperty);
+        if (timeSource() != null) {
+            config.getUserContext().put(MemberClock.TIME_SOURCE_KEY, timeSource());
+        }
+        return config;
+    }
+
+    private Config simpleMemberConfig() {
+        Config config = new Config().setClusterName(clusterName());
+        config.getSerializationConfig().setJavaSerializationFilterConfig(
+                ClusterSetup.javaSerializationFilter());
+        // Counters expire all the time (each once back to full capacity). Hazelcast's background sweep is tuned for
+        // rare expiry: each 5 s round it visits a few partitions and scans a tenth of each, so idle counters would
+        // linger up to the size bound. Scan every partition whole each round instead: a check per entry per 5 s.
+        config.setProperty("hazelcast.internal.map.expiration.cleanup.operation.count",
+                String.valueOf(Integer.MAX_VALUE));
+        config.setProperty("hazelcast.internal.map.expiration.cleanup.percentage", "100");
+        NetworkConfig network = config.getNetworkConfig().setPort(port());
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        String bindAddress = bindAddress();
+        join.getTcpIpConfig().setEnabled(true).setMembers(members().isEmpty() && bindAddress != null
+                ? List.of(bindAddress) : members());
+        if (bindAddress != null) {
+            network.getInterfaces().setEnabled(true).addInterface(bindAddress);
+            config.setProperty("hazelcast.socket.bind.any", "false");
+        }
+        return config;
+    }
+
+    private static Config loadMemberConfig(Path file) {
+        try {
+            return Config.loadFromFile(file.toFile());
+        } catch (FileNotFoundException e) {
+            throw new UncheckedIOException("no Hazelcast member configuration at " + file, e);
+        }
     }
 
     String clusterName() {
@@ -101,25 +145,18 @@ public final class MemberOptions {
     }
 
     /** Builds {@link MemberOptions}; every value is checked when set, combinations by {@link #build()}. */
-    public static final class Builder {
-        private String clusterName = DEFAULT_CLUSTER_NAME;
+    public static final class Builder extends ClusterOptionsBuilder<Builder> {
         private int port = DEFAULT_PORT;
         private @Nullable String bindAddress;
-        private final List<String> members = new ArrayList<>();
-        private final List<String> simpleSettingsSet = new ArrayList<>();
-        private @Nullable Path configFile;
         private @Nullable Config config;
-        private final Map<String, String> properties = new LinkedHashMap<>();
-        private StoreOptions store = StoreOptions.defaults();
         private @Nullable TimeSource timeSource;
 
         private Builder() {
         }
 
-        /** The cluster to form or join; default {@value MemberOptions#DEFAULT_CLUSTER_NAME}. A simple setting. */
-        public Builder clusterName(String name) {
-            this.clusterName = Checks.text(name, "clusterName");
-            return simple("clusterName");
+        @Override
+        Builder self() {
+            return this;
         }
 
         /**
@@ -141,49 +178,11 @@ public final class MemberOptions {
         }
 
         /**
-         * Adds cluster members to join over TCP-IP: {@code host} or {@code host:port}. A simple setting.
-         *
-         * @throws IllegalArgumentException for an address that is empty or has a port outside 1 to 65535
-         */
-        public Builder members(String... addresses) {
-            return members(List.of(addresses));
-        }
-
-        /** As {@link #members(String...)}. */
-        public Builder members(List<String> addresses) {
-            members.addAll(Checks.addresses(addresses, "members"));
-            return simple("members");
-        }
-
-        /**
-         * Configures the member entirely by a {@code hazelcast.yaml}, {@code .yml} or {@code .xml} file instead of the
-         * simple settings. The counters map is added unless the file has a map of its name, and the file's
-         * serialization settings are used as they are: set {@link HazelcastCounterStore#javaSerializationFilter()}
-         * there.
-         */
-        public Builder configFile(Path file) {
-            this.configFile = Objects.requireNonNull(file, "configFile");
-            return this;
-        }
-
-        /**
          * Configures the member entirely by this configuration (used, and changed, as it is) instead of the simple
          * settings, as {@link #configFile}.
          */
         public Builder config(Config memberConfig) {
             this.config = Objects.requireNonNull(memberConfig, "config");
-            return this;
-        }
-
-        /** A Hazelcast property ({@code hazelcast.*}), set on top of any configuration. */
-        public Builder property(String name, String value) {
-            properties.put(Checks.text(name, "property name"), Objects.requireNonNull(value, "property value"));
-            return this;
-        }
-
-        /** The counters map; default {@link StoreOptions#defaults()}. */
-        public Builder store(StoreOptions options) {
-            this.store = Objects.requireNonNull(options, "store");
             return this;
         }
 
@@ -193,13 +192,6 @@ public final class MemberOptions {
          */
         public Builder timeSource(TimeSource time) {
             this.timeSource = Objects.requireNonNull(time, "timeSource");
-            return this;
-        }
-
-        private Builder simple(String setting) {
-            if (!simpleSettingsSet.contains(setting)) {
-                simpleSettingsSet.add(setting);
-            }
             return this;
         }
 
@@ -213,9 +205,8 @@ public final class MemberOptions {
             if (configFile != null && config != null) {
                 throw new IllegalArgumentException("configFile and config both given: give one configuration");
             }
-            if ((configFile != null || config != null) && !simpleSettingsSet.isEmpty()) {
-                throw new IllegalArgumentException((configFile != null ? "configFile" : "config") + " given together"
-                        + " with " + String.join(", ", simpleSettingsSet) + ": the configuration sets these itself");
+            if (configFile != null || config != null) {
+                refuseSimpleSettingsBeside(configFile != null ? "configFile" : "config");
             }
             return new MemberOptions(this);
         }

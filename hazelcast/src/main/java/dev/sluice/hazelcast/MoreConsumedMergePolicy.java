@@ -5,6 +5,9 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import com.hazelcast.spi.merge.MergingValue;
 import com.hazelcast.spi.merge.SplitBrainMergePolicy;
+import dev.sluice.hazelcast.internal.wire.CounterState;
+import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
+import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.io.IOException;
 
 /**

@@ -6,6 +6,7 @@ import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
+import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -37,6 +38,9 @@ public final class StoreOptions {
 
     /** The rate (permits per second, on one node) above which a key is hot and leased, unless set: 1,000. */
     public static final int DEFAULT_HOT_KEY_RATE = 1_000;
+
+    /** The name of the counters map unless {@link Builder#mapName} says otherwise. */
+    public static final String DEFAULT_MAP_NAME = "sluice-counters";
 
     /** The most keys one node follows for leasing at once. */
     static final int DEFAULT_MAX_LEASED_KEYS = 10_000;
@@ -84,7 +88,7 @@ public final class StoreOptions {
         this.hotKeyRate = builder.hotKeyRate;
     }
 
-    /** The map {@value HazelcastCounterStore#DEFAULT_MAP_NAME}, with the default backups and bound. */
+    /** The map {@value #DEFAULT_MAP_NAME}, with the default backups and bound. */
     public static StoreOptions defaults() {
         return DEFAULTS;
     }
@@ -182,7 +186,7 @@ public final class StoreOptions {
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
     public static final class Builder {
-        private String mapName = HazelcastCounterStore.DEFAULT_MAP_NAME;
+        private String mapName = DEFAULT_MAP_NAME;
         private int backupCount = DEFAULT_BACKUP_COUNT;
         private int maxKeysPerMember = DEFAULT_MAX_KEYS_PER_MEMBER;
         private OnIncompatibleMembers onIncompatibleMembers = OnIncompatibleMembers.REFUSE;
@@ -245,8 +249,8 @@ public final class StoreOptions {
 
         /** The most decisions one batched call carries, 1 to 4,096; default {@value #DEFAULT_MAX_BATCH}. */
         public Builder maxBatch(int max) {
-            if (max < 1 || max > BatchApplyProcessor.MAX_REQUESTS) {
-                throw new IllegalArgumentException("maxBatch must be from 1 to " + BatchApplyProcessor.MAX_REQUESTS
+            if (max < 1 || max > WireFormat.MAX_BATCH_REQUESTS) {
+                throw new IllegalArgumentException("maxBatch must be from 1 to " + WireFormat.MAX_BATCH_REQUESTS
                         + ", got " + max);
             }
             this.maxBatch = max;
@@ -259,7 +263,7 @@ public final class StoreOptions {
             return this;
         }
 
-        /** The name of the counters map; default {@value HazelcastCounterStore#DEFAULT_MAP_NAME}. */
+        /** The name of the counters map; default {@value #DEFAULT_MAP_NAME}. */
         public Builder mapName(String name) {
             this.mapName = Checks.text(name, "mapName");
             return this;

@@ -1,13 +1,18 @@
 package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.calls.CallAnswer;
+import dev.sluice.hazelcast.internal.calls.SameKeyBatcher;
+import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.BatchResult;
+import dev.sluice.hazelcast.internal.wire.CounterState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,12 +1,12 @@
 package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.internal.state.Lease;
 import dev.sluice.internal.state.Transition;
 import java.time.Duration;
@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Leased slices on a real three-member cluster (TCP-IP on loopback, multicast off) on one manual clock: eight threads
- * on each member share one hot key, and the admissions stay within the stated bounds (see {@code HotKeyLeases} and
+ * on each member share one hot key, and the admissions stay within the stated bounds (see {@code Slices} and
  * {@code Lease}): for the window algorithms never more than the exact count and at most {@code members * (s + s / 2)}
  * fewer, s the largest slice; for the token bucket and GCRA, never more in any interval than the algorithm's envelope of
  * that interval plus the lease lifetime. Each node holds at most {@code s + s / 2} permits of a key (a slice, and the
@@ -111,7 +111,7 @@ class LeasingClusterTest {
     }
 
     /**
-     * What {@code remaining} means under a slice (see {@code HotKeyLeases}): when this node's grants are the only ones,
+     * What {@code remaining} means under a slice (see {@code Slices}): when this node's grants are the only ones,
      * a leased decision says exactly what the unleased one says, request by request, down to the last permit.
      */
     @ParameterizedTest
@@ -122,7 +122,7 @@ class LeasingClusterTest {
         Policy exact = Policy.of(algorithm, limit);
         HazelcastCounterStore node = members.get(0);
         String key = ClusterSupport.keyOwnedBy(members.get(1).instance(), "alone-" + algorithm + "-");
-        long fromSlicesBefore = node.leases().grantedFromSlices();
+        long fromSlicesBefore = node.leases().orElseThrow().grantedFromSlices();
 
         long[][] state = null;
         for (int i = 0; i < 300; i++) {
@@ -133,7 +133,7 @@ class LeasingClusterTest {
             assertThat(leased.allowed()).as("request %d", i).isEqualTo(unleased.decision().allowed());
             assertThat(leased.remaining()).as("request %d", i).isEqualTo(unleased.decision().remaining());
         }
-        assertThat(node.leases().grantedFromSlices() - fromSlicesBefore).isGreaterThan(100);
+        assertThat(node.leases().orElseThrow().grantedFromSlices() - fromSlicesBefore).isGreaterThan(100);
     }
 
     @Test
@@ -149,8 +149,9 @@ class LeasingClusterTest {
                     before += member.apply(key, policy, 1, 0).allowed() ? 1 : 0;
                 }
             }
-            ClusterSupport.await(() -> !doomed.leases().taking(), Duration.ofSeconds(10), "the slices on their way");
-            long held = doomed.leases().heldPermits();
+            ClusterSupport.await(() -> !doomed.leases().orElseThrow().taking(), Duration.ofSeconds(10),
+                "the slices on their way");
+            long held = doomed.leases().orElseThrow().heldPermits();
             assertThat(held).isPositive();
 
             doomed.instance().getLifecycleService().terminate();
@@ -175,12 +176,14 @@ class LeasingClusterTest {
             for (int i = 0; i < 20; i++) {
                 leaving.apply(key, policy, 1, 0);
             }
-            ClusterSupport.await(() -> !leaving.leases().taking(), Duration.ofSeconds(10), "the slices on their way");
-            long held = leaving.leases().heldPermits();
+            ClusterSupport.await(() -> !leaving.leases().orElseThrow().taking(), Duration.ofSeconds(10),
+                "the slices on their way");
+            long held = leaving.leases().orElseThrow().heldPermits();
             assertThat(held).isPositive();
             assertThat(cluster.get(0).peek(key, policy, 0).remaining()).isEqualTo(300 - 20 - held);
             assertThat(leaving.health().leasedPermitsHeld()).isEqualTo(held);
-            assertThat(leaving.health().leasedGrants()).isEqualTo(leaving.leases().grantedFromSlices()).isPositive();
+            assertThat(leaving.health().leasedGrants()).isEqualTo(leaving.leases().orElseThrow().grantedFromSlices())
+                .isPositive();
 
             leaving.close();
 
@@ -197,7 +200,7 @@ class LeasingClusterTest {
     }
 
     private long slicesTaken() {
-        return members.stream().mapToLong(member -> member.leases().slicesTaken()).sum();
+        return members.stream().mapToLong(member -> member.leases().orElseThrow().slicesTaken()).sum();
     }
 
     /** Admissions per phase: every thread asks {@code attempts} times per phase; the clock moves between phases. */

@@ -6,6 +6,7 @@ import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -103,7 +104,7 @@ public final class MemberProcess {
             if (hotThreads > 0) {
                 int admitted = hammer(store, lease ? LEASED_HOT_POLICY : HOT_POLICY, hotThreads, hotAttempts);
                 if (lease) {
-                    System.out.println("slices=" + store.leases().slicesTaken());
+                    System.out.println("slices=" + store.leases().orElseThrow().slicesTaken());
                 }
                 System.out.println("admitted=" + admitted);
                 System.out.flush();

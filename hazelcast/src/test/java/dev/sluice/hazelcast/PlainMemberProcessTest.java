@@ -2,7 +2,6 @@ package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
@@ -12,6 +11,9 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterState;
+import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import com.hazelcast.core.EntryView;
 import com.hazelcast.internal.util.ConcurrencyUtil;
 import dev.sluice.Decision;
@@ -7,6 +8,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.RejectionCachingStore;
 import java.lang.management.ManagementFactory;
@@ -21,8 +23,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Behaviour of one healthy three-member cluster, shared by the tests (each uses its own keys). */
 class SharedClusterTest {

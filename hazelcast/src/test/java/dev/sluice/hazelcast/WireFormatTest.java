@@ -2,7 +2,6 @@ package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.hazelcast.internal.serialization.InternalSerializationService;
 import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
 import com.hazelcast.internal.serialization.impl.HeapData;
@@ -11,6 +10,22 @@ import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.calls.CallAnswer;
+import dev.sluice.hazelcast.internal.calls.SameKeyBatcher;
+import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.BatchResult;
+import dev.sluice.hazelcast.internal.wire.CounterState;
+import dev.sluice.hazelcast.internal.wire.DecisionResult;
+import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
+import dev.sluice.hazelcast.internal.wire.PeekProcessor;
+import dev.sluice.hazelcast.internal.wire.RecordProcessor;
+import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
+import dev.sluice.hazelcast.internal.wire.SliceResult;
+import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
+import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.hazelcast.internal.wire.WireVersionQuestion;
+import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
@@ -90,11 +105,11 @@ class WireFormatTest {
             + " 0000000000000001" // cost
             + " 000000012a05f200"; // longest wait: 5 s
 
-    private static final String LEASE_PROCESSOR_V3 = HEADER + "0000000c 03" + SECOND_POLICY
+    private static final String TAKE_SLICE_PROCESSOR_V3 = HEADER + "0000000c 03" + SECOND_POLICY
             + " 0000000000000001" // the asking request's cost
             + " 0000000000000020" // the slice asked for: 32
             + " 0000000000989680"; // lifetime: 10 ms
-    private static final String LEASE_RESULT_V3 = HEADER + "0000000d 03"
+    private static final String SLICE_RESULT_V3 = HEADER + "0000000d 03"
             + " 01 0000000000000064 0000000000000058" // allowed, limit 100, remaining 88
             + " 0000000000000000 0000000017d78400" // no retry, next permit in 400 ms
             + " 0000000017d78400 0000000000000000" // reset after 400 ms, no delay
@@ -102,7 +117,7 @@ class WireFormatTest {
             + " 000000000000000c" // a slice of 12 permits
             + " 0000000017c841c0" // valid for 399 ms
             + " 1886725211bd4600"; // counted at 1,767,225,600.6 s
-    private static final String RETURN_PROCESSOR_V3 = HEADER + "0000000e 03" + SECOND_POLICY
+    private static final String GIVE_BACK_PROCESSOR_V3 = HEADER + "0000000e 03" + SECOND_POLICY
             + " 0000000000000007" // permits given back
             + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600"; // the slice's time on the owner
@@ -137,10 +152,10 @@ class WireFormatTest {
                         new int[] {0, 1}), BATCH_RESULT_V2),
                 Arguments.of(new RecordProcessor(policy, 2, 30_000_000_000L), RECORD_PROCESSOR_V1),
                 Arguments.of(new ReserveProcessor(policy, 1, 5_000_000_000L), RESERVE_PROCESSOR_V1),
-                Arguments.of(new LeaseProcessor(second, 1, 32, 10_000_000L), LEASE_PROCESSOR_V3),
-                Arguments.of(new LeaseResult(new Decision(true, 100, 88, 0, 400_000_000L, 400_000_000L, 0, "second",
-                        false), 12, 399_000_000L, 1_767_225_600_600_000_000L), LEASE_RESULT_V3),
-                Arguments.of(new ReturnProcessor(second, 7, 1_767_225_600_600_000_000L), RETURN_PROCESSOR_V3));
+                Arguments.of(new TakeSliceProcessor(second, 1, 32, 10_000_000L), TAKE_SLICE_PROCESSOR_V3),
+                Arguments.of(new SliceResult(new Decision(true, 100, 88, 0, 400_000_000L, 400_000_000L, 0, "second",
+                        false), 12, 399_000_000L, 1_767_225_600_600_000_000L), SLICE_RESULT_V3),
+                Arguments.of(new GiveBackProcessor(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_PROCESSOR_V3));
     }
 
     private static SameKeyBatcher.Request request(Policy policy, long cost, long maxDelayNanos) {
@@ -186,7 +201,7 @@ class WireFormatTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {LEASE_PROCESSOR_V3, LEASE_RESULT_V3, RETURN_PROCESSOR_V3})
+    @ValueSource(strings = {TAKE_SLICE_PROCESSOR_V3, SLICE_RESULT_V3, GIVE_BACK_PROCESSOR_V3})
     void toObject_leaseTypeInVersion2_isRefused(String hex) {
         byte[] version2 = bytes(hex);
         version2[VERSION_OFFSET] = 2;
@@ -204,7 +219,7 @@ class WireFormatTest {
 
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(bytes)))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("requests: 1 to " + BatchApplyProcessor.MAX_REQUESTS);
+                .hasMessageContaining("requests: 1 to " + WireFormat.MAX_BATCH_REQUESTS);
     }
 
     @Test

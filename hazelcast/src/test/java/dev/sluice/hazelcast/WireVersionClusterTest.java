@@ -2,7 +2,6 @@ package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.map.IMap;
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
@@ -11,6 +10,8 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterState;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

@@ -1,0 +1,31 @@
+package dev.sluice.hazelcast.internal.calls;
+
+import com.hazelcast.internal.util.ConcurrencyUtil;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * Keeps Hazelcast's callbacks off a thread-per-task executor: a process-wide setting changed only where Hazelcast
+ * would otherwise start a thread per task (see {@code docs/design/batching.md}, Threads). Thread-safe.
+ */
+final class CallbackExecutor {
+
+    private static final int PARALLELISM = 2;
+
+    private CallbackExecutor() {
+    }
+
+    /** Installs the pool as Hazelcast's default async executor if Hazelcast would otherwise start a thread per task. */
+    static synchronized void avoidThreadPerTask() {
+        try {
+            // Hazelcast's thread-per-task default is a lambda of ConcurrencyUtil; anything else was chosen on purpose.
+            Executor current = ConcurrencyUtil.getDefaultAsyncExecutor();
+            if (current.getClass().getName().startsWith(ConcurrencyUtil.class.getName() + "$$Lambda")) {
+                ConcurrencyUtil.setDefaultAsyncExecutor(new ForkJoinPool(PARALLELISM,
+                        ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, true));
+            }
+        } catch (LinkageError otherHazelcastVersion) {
+            // This Hazelcast has no such setting: it is used as it is.
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.sluice.hazelcast.internal.calls;
+
+import com.hazelcast.internal.serialization.SerializationService;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.impl.proxy.MapProxyImpl;
+import dev.sluice.hazelcast.internal.wire.CounterState;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sends entry-processor calls on one map, each answer completed on the Hazelcast thread that gets it (a member's own
+ * call future, not {@code submitToKey}'s hand-over to a pool thread; see {@code docs/design/batching.md}, Threads).
+ * Thread-safe.
+ */
+public final class ProcessorCalls {
+
+    private final IMap<String, CounterState> map;
+    /** The member's proxy and its serialization service, or null on a client (or another Hazelcast version). */
+    private final @Nullable MapProxyImpl<String, CounterState> member;
+    private final @Nullable SerializationService serialization;
+
+    @SuppressWarnings("unchecked")
+    public ProcessorCalls(IMap<String, CounterState> map) {
+        this.map = map;
+        MapProxyImpl<String, CounterState> proxy = null;
+        SerializationService service = null;
+        try {
+            if (map instanceof MapProxyImpl<?, ?> memberProxy) {
+                proxy = (MapProxyImpl<String, CounterState>) memberProxy;
+                service = memberProxy.getNodeEngine().getSerializationService();
+            }
+        } catch (LinkageError otherHazelcastVersion) {
+            proxy = null;
+        }
+        this.member = proxy;
+        this.serialization = service;
+    }
+
+    /** The map the calls run on. */
+    IMap<String, CounterState> map() {
+        return map;
+    }
+
+    /**
+     * Runs {@code processor} on {@code key}'s owner. The answer is completed by the Hazelcast thread that gets it
+     * (stages chained without an executor run there) and refuses cancelling: the call is sent.
+     */
+    public <R> CompletableFuture<R> submit(String key, EntryProcessor<String, CounterState, R> processor) {
+        CompletionStage<R> call;
+        if (member != null && serialization != null) {
+            SerializationService deserializer = serialization;
+            call = member.executeOnKeyInternal(key, processor)
+                    .thenApplyAsync(result -> deserializer.<R>toObject(result), Runnable::run);
+        } else {
+            call = map.submitToKey(key, processor);
+        }
+        CompletableFuture<R> answer = CallAnswer.sent();
+        call.whenCompleteAsync((result, failure) -> {
+            if (failure == null) {
+                answer.complete(result);
+            } else {
+                answer.completeExceptionally(unwrapped(failure));
+            }
+        }, Runnable::run);
+        return answer;
+    }
+
+    private static Throwable unwrapped(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+}

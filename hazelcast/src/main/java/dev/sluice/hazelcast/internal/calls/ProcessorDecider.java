@@ -1,0 +1,260 @@
+package dev.sluice.hazelcast.internal.calls;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.Decision;
+import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterState;
+import dev.sluice.hazelcast.internal.wire.DecisionResult;
+import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
+import dev.sluice.hazelcast.internal.wire.PeekProcessor;
+import dev.sluice.hazelcast.internal.wire.RecordProcessor;
+import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
+import dev.sluice.hazelcast.internal.wire.SliceResult;
+import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
+import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.store.CounterStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decisions made by the members' entry processors, and the one place that sends them. A decision takes the first of
+ * these routes that applies: a leased slice of the key on this node ({@link Slices}), a same-key batch
+ * ({@link SameKeyBatcher}), or one processor call. Leasing and batching are used only while every member reads their
+ * wire format version ({@code wireVersion}); peek, record, reserve and reset are one call each.
+ *
+ * <p>Asynchronous answers complete on the Hazelcast thread that receives them; calls that follow a completed one
+ * start on {@link SameKeyBatcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
+ * {@code docs/design/batching.md}.
+ */
+public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
+
+    /** Batched calls in flight on one key: one decided by the owner while the next gathers. */
+    private static final int CALLS_IN_FLIGHT_PER_KEY = 2;
+
+    private final HazelcastInstance instance;
+    private final String mapName;
+    private final IntSupplier wireVersion;
+    /** Got on first use: a client that has not yet connected cannot make the proxy. */
+    private volatile @Nullable ProcessorCalls calls;
+    private final Optional<SameKeyBatcher> batcher;
+    private final Optional<Slices> slices;
+    /** Calls that carried more than one decision. */
+    private final LongAdder batchesSent = new LongAdder();
+
+    /** The leasing settings; see {@link Slices#Slices}. */
+    public record Leasing(TimeSource time, Duration lifetime, double hotKeyRate, long maxSlice, int maxKeys) {
+    }
+
+    /**
+     * @param wireVersion the newest wire format version every member reads, as last found
+     * @param maxBatch the most requests one batch carries; empty turns same-key batching off
+     * @param leasing empty turns leasing off
+     */
+    public ProcessorDecider(HazelcastInstance instance, String mapName, IntSupplier wireVersion,
+                            Optional<Integer> maxBatch, Optional<Leasing> leasing) {
+        CallbackExecutor.avoidThreadPerTask();
+        this.instance = instance;
+        this.mapName = mapName;
+        this.wireVersion = wireVersion;
+        this.batcher = maxBatch.map(max -> new SameKeyBatcher(this::send, max, CALLS_IN_FLIGHT_PER_KEY));
+        this.slices = leasing.map(given -> new Slices(this, given.time(), given.lifetime(), given.hotKeyRate(),
+                given.maxSlice(), given.maxKeys()).sweeping());
+    }
+
+    @Override
+    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (leases(policy)) {
+            SliceAnswer answer = slices.orElseThrow().grant(key, policy, cost);
+            if (!(answer instanceof SliceAnswer.ToOwner)) {
+                return await(follow(answer, key, policy, cost, maxDelayNanos));
+            }
+        }
+        if (batches()) {
+            return await(batcher.orElseThrow().submit(key, policy, cost, maxDelayNanos));
+        }
+        return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
+    }
+
+    /**
+     * Completes when the owning member answers, on the Hazelcast thread that receives the answer (or at once when
+     * granted from a slice).
+     */
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return leases(policy) ? follow(slices.orElseThrow().grant(key, policy, cost), key, policy, cost, maxDelayNanos)
+                : unleased(key, policy, cost, maxDelayNanos);
+    }
+
+    /** The decision {@code answer} leads to; a request that waited for a slice in vain is sent from a pool thread. */
+    private CompletableFuture<Decision> follow(SliceAnswer answer, String key, Policy policy, long cost,
+                                               long maxDelayNanos) {
+        if (answer instanceof SliceAnswer.Decided decided) {
+            return decided.decision();
+        }
+        if (answer instanceof SliceAnswer.Waiting waiting) {
+            return waiting.slice().thenCompose(next -> next instanceof SliceAnswer.Decided decided ? decided.decision()
+                    : CompletableFuture.supplyAsync(() -> unleased(key, policy, cost, maxDelayNanos),
+                            SameKeyBatcher.SENDERS).thenCompose(Function.identity()));
+        }
+        return unleased(key, policy, cost, maxDelayNanos);
+    }
+
+    /** The decision on the owner: batched when batching is on and every member reads batches, else one call. */
+    private CompletableFuture<Decision> unleased(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (batches()) {
+            return batcher.orElseThrow().submit(key, policy, cost, maxDelayNanos);
+        }
+        return calls().submit(key, new ApplyProcessor(policy, cost, maxDelayNanos))
+                .thenApply(DecisionResult::decision);
+    }
+
+    /** Leasing is on, the policy asks for it, and every member reads slices. Leasing algorithms do not queue. */
+    private boolean leases(Policy policy) {
+        return slices.isPresent() && policy.leased() && wireVersion.getAsInt() >= WireFormat.LEASES;
+    }
+
+    private boolean batches() {
+        return batcher.isPresent() && wireVersion.getAsInt() >= WireFormat.BATCHES;
+    }
+
+    /**
+     * One call on {@code key} for {@code requests}, completing each request's answer: a batch processor when there are
+     * several and the members read it (they may have stopped since the requests were queued: a member of an older
+     * release joined), else one processor each.
+     */
+    private CompletableFuture<?> send(String key, List<SameKeyBatcher.Request> requests) {
+        if (requests.size() > 1 && wireVersion.getAsInt() >= WireFormat.BATCHES) {
+            batchesSent.increment();
+            return calls().submit(key, new BatchApplyProcessor(requests)).thenAccept(result -> {
+                if (result.size() != requests.size()) {
+                    throw new IllegalStateException("a batch of " + requests.size() + " got " + result.size()
+                            + " decisions");
+                }
+                for (int i = 0; i < requests.size(); i++) {
+                    SameKeyBatcher.Request request = requests.get(i);
+                    request.answer().complete(result.decision(i, request.policy()));
+                }
+            });
+        }
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[requests.size()];
+        for (int i = 0; i < sent.length; i++) {
+            SameKeyBatcher.Request request = requests.get(i);
+            sent[i] = calls().submit(key,
+                    new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos()))
+                    .whenComplete((result, failure) -> {
+                        if (failure == null) {
+                            request.answer().complete(result.decision());
+                        } else {
+                            request.answer().completeExceptionally(failure);
+                        }
+                    });
+        }
+        return sent.length == 1 ? sent[0] : CompletableFuture.allOf(sent);
+    }
+
+    @Override
+    public CompletableFuture<SliceResult> take(String key, Policy policy, long cost, long wanted, long lifetimeNanos) {
+        return calls().submit(key, new TakeSliceProcessor(policy, cost, wanted, lifetimeNanos));
+    }
+
+    @Override
+    public CompletableFuture<?> giveBack(String key, Policy policy, long permits, long countedAtNanos) {
+        return calls().submit(key, new GiveBackProcessor(policy, permits, countedAtNanos));
+    }
+
+    /** Waits for an asynchronous decision, throwing what the call threw, as a synchronous call does. */
+    private static Decision await(CompletableFuture<Decision> answer) {
+        try {
+            return answer.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException thrown) {
+                throw thrown;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public Decision peek(String key, Policy policy, long cost) {
+        return map().executeOnKey(key, new PeekProcessor(policy, cost)).decision();
+    }
+
+    @Override
+    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        return calls().submit(key, new PeekProcessor(policy, cost)).thenApply(DecisionResult::decision);
+    }
+
+    @Override
+    public Decision record(String key, Policy policy, long cost, long ageNanos) {
+        return map().executeOnKey(key, new RecordProcessor(policy, cost, ageNanos)).decision();
+    }
+
+    @Override
+    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        return calls().submit(key, new RecordProcessor(policy, cost, ageNanos)).thenApply(DecisionResult::decision);
+    }
+
+    @Override
+    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        return map().executeOnKey(key, new ReserveProcessor(policy, cost, maxWaitNanos)).decision();
+    }
+
+    @Override
+    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        return calls().submit(key, new ReserveProcessor(policy, cost, maxWaitNanos))
+                .thenApply(DecisionResult::decision);
+    }
+
+    /** Deletes the key's entry (and its backup), atomically with the processors on that key. */
+    @Override
+    public void reset(String key) {
+        map().delete(key);
+    }
+
+    /** The counters map; made on first use. */
+    public IMap<String, CounterState> map() {
+        return calls().map();
+    }
+
+    private ProcessorCalls calls() {
+        ProcessorCalls known = calls;
+        if (known == null) {
+            known = new ProcessorCalls(instance.getMap(mapName));
+            calls = known;
+        }
+        return known;
+    }
+
+    /** How many calls carried more than one decision, since the start. */
+    public long batchesSent() {
+        return batchesSent.sum();
+    }
+
+    /** This node's slices, when leasing is on. */
+    public Optional<Slices> slices() {
+        return slices;
+    }
+
+    /** Gives this node's unused window slices back to their owners (waiting a few seconds at most), if it can. */
+    @Override
+    public void close() {
+        if (instance.getLifecycleService().isRunning()) {
+            slices.ifPresent(Slices::close);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package dev.sluice.hazelcast.internal.wire;
+
+import com.hazelcast.internal.serialization.DataSerializerHook;
+import com.hazelcast.nio.serialization.DataSerializableFactory;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.hazelcast.MoreConsumedMergePolicy;
+
+/**
+ * Registers Sluice's {@link IdentifiedDataSerializable} types with Hazelcast. Listed in
+ * {@code META-INF/services/com.hazelcast.DataSerializerHook}, so a member or client that has the Sluice jar on its
+ * class path can (de)serialize the store's entry processors, values and merge policy with no serialization config on
+ * either side, and Java serialization is never used. Their layout, versioned, is {@link WireFormat}'s.
+ *
+ * <p>Public only because Hazelcast instantiates it by reflection; not part of Sluice's API. Thread-safe.
+ */
+public final class SluiceSerializerHook implements DataSerializerHook {
+
+    /** Sluice's factory id; must not collide with another hook in the same cluster. */
+    public static final int FACTORY_ID = 1_517_423;
+
+    public static final int COUNTER_STATE = 1;
+    public static final int APPLY_PROCESSOR = 2;
+    public static final int PEEK_PROCESSOR = 3;
+    public static final int WRITE_STATE_PROCESSOR = 4;
+    public static final int DECISION_RESULT = 5;
+    public static final int MERGE_POLICY = 6;
+    public static final int WIRE_VERSION_QUESTION = 7;
+    public static final int BATCH_APPLY_PROCESSOR = 8;
+    public static final int BATCH_RESULT = 9;
+    public static final int RECORD_PROCESSOR = 10;
+    public static final int RESERVE_PROCESSOR = 11;
+    public static final int TAKE_SLICE_PROCESSOR = 12;
+    public static final int SLICE_RESULT = 13;
+    public static final int GIVE_BACK_PROCESSOR = 14;
+
+    @Override
+    public int getFactoryId() {
+        return FACTORY_ID;
+    }
+
+    @Override
+    public DataSerializableFactory createFactory() {
+        return typeId -> switch (typeId) {
+            case COUNTER_STATE -> new CounterState();
+            case APPLY_PROCESSOR -> new ApplyProcessor();
+            case PEEK_PROCESSOR -> new PeekProcessor();
+            case WRITE_STATE_PROCESSOR -> new WriteStateProcessor<>();
+            case DECISION_RESULT -> new DecisionResult();
+            case MERGE_POLICY -> new MoreConsumedMergePolicy();
+            case WIRE_VERSION_QUESTION -> new WireVersionQuestion();
+            case BATCH_APPLY_PROCESSOR -> new BatchApplyProcessor();
+            case BATCH_RESULT -> new BatchResult();
+            case RECORD_PROCESSOR -> new RecordProcessor();
+            case RESERVE_PROCESSOR -> new ReserveProcessor();
+            case TAKE_SLICE_PROCESSOR -> new TakeSliceProcessor();
+            case SLICE_RESULT -> new SliceResult();
+            case GIVE_BACK_PROCESSOR -> new GiveBackProcessor();
+            default -> null;
+        };
+    }
+}
