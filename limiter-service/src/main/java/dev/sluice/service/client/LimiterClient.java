@@ -33,7 +33,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Every result says whether the limiter was unavailable: the service's store failed and the failure policy the
  * application set answered in its place (granting under {@code allow}, refusing under {@code reject}). Such an answer
  * counted nothing and comes from no counter, so its {@code remaining} is empty.
- * Thread-safe as the {@link WebTarget} is (Jersey's are).
+ *
+ * <p>Needs a JAX-RS client; with Jersey's, {@code jersey-client} with {@code jersey-hk2} (without it Jersey warns
+ * that it falls back to an injection-less client) and {@code jakarta.activation-api} (without it Jersey warns that
+ * its {@code DataSource} provider is not available). Thread-safe as the {@link WebTarget} is (Jersey's are).
  */
 public final class LimiterClient {
 
