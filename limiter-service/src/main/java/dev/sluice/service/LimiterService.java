@@ -3,6 +3,8 @@ package dev.sluice.service;
 import dev.sluice.TimeSource;
 import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.FailurePolicyStore;
+import dev.sluice.store.StoreHealth;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import java.nio.file.Path;
@@ -38,6 +40,10 @@ import org.jspecify.annotations.Nullable;
  *       unless a bearer token or a role is configured, and 401 without it.
  * </ul>
  *
+ * <p>Each application that registers it logs one {@code INFO} line as it starts: the store's mode and the members it
+ * sees, the limits and their file, the failure policy, the operations and the longest wait. The service takes its
+ * settings from this builder only, by no names (no init-params or properties).
+ *
  * <p>Immutable and thread-safe; one instance may be registered on several applications.
  */
 public final class LimiterService implements Feature {
@@ -48,23 +54,53 @@ public final class LimiterService implements Feature {
     /** How far ahead of the service's clock an {@code at} may be and still count as now, unless told otherwise. */
     public static final Duration DEFAULT_MAX_FUTURE_SKEW = Duration.ofSeconds(1);
 
+    private static final System.Logger LOG = System.getLogger(LimiterService.class.getName());
+
+    private final LimitsFile limits;
+    private final CounterStore store;
+    private final OperationsAccess operations;
+    private final Duration maxWait;
     private final LimitsResource resource;
 
     private LimiterService(Builder builder) {
-        this.resource = new LimitsResource(Objects.requireNonNull(builder.limits, "limits"),
-                Objects.requireNonNull(builder.store, "store"), builder.time, builder.maxWait.toNanos(),
-                builder.maxFutureSkew.toNanos(), new OperationsAccess(builder.token, builder.role));
+        this.limits = Objects.requireNonNull(builder.limits, "limits");
+        this.store = Objects.requireNonNull(builder.store, "store");
+        this.operations = new OperationsAccess(builder.token, builder.role);
+        this.maxWait = builder.maxWait;
+        this.resource = new LimitsResource(limits, store, builder.time, maxWait.toNanos(),
+                builder.maxFutureSkew.toNanos(), operations);
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Registers the service's resource on the application. */
+    /** Registers the service's resource on the application, and logs the start line. */
     @Override
     public boolean configure(FeatureContext context) {
         context.register(resource);
+        context.register(new ProblemBodies());
+        LOG.log(System.Logger.Level.INFO, startLine());
         return true;
+    }
+
+    /**
+     * What the service counts with, now: {@code Sluice limiter service started: store hazelcast-client (2 members),
+     * 3 limit ids from limits.json, failure policy of the application's FailurePolicyStore, operations off, longest
+     * wait 60000 ms}.
+     */
+    String startLine() {
+        StoreHealth health = store.health();
+        int members = health.membersSeen();
+        String seen = health.mode().equals(StoreHealth.LOCAL.mode()) ? "this instance only"
+                : members + (members == 1 ? " member" : " members");
+        int ids = limits.entries().size();
+        String failure = store instanceof FailurePolicyStore
+                ? "failure policy of the application's " + FailurePolicyStore.class.getSimpleName()
+                : "no failure policy (a store failure answers 503)";
+        return "Sluice limiter service started: store " + health.mode() + " (" + seen + "), " + ids
+                + (ids == 1 ? " limit id" : " limit ids") + " from " + limits.name() + ", " + failure + ", operations "
+                + operations.describe() + ", longest wait " + maxWait.toMillis() + " ms";
     }
 
     /** Settings of a {@link LimiterService}; not thread-safe. */

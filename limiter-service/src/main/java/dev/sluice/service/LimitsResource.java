@@ -30,7 +30,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -51,9 +50,12 @@ import org.jspecify.annotations.Nullable;
  * The limiter service's endpoints; see {@link LimiterService}. Public only because Jersey invokes it; not part of
  * Sluice's API. Immutable and thread-safe.
  */
-@Path("limits")
+@Path(LimitsResource.PATH)
 @Produces(MediaType.APPLICATION_JSON)
 public final class LimitsResource {
+
+    /** The service's path under the application's base path. */
+    static final String PATH = "limits";
 
     private static final String OPENAPI = "openapi.json";
 
@@ -128,8 +130,8 @@ public final class LimitsResource {
         LimitsFile.Entry entry = entry(id, key);
         long permits = Parameters.cost(cost, entry);
         if (!entry.policy().algorithm().countsPastRequests()) {
-            throw Problems.invalid("Limit '" + id + "' uses " + algorithm(entry) + ", which keeps no record of when"
-                    + " its permits were taken and cannot count a request after it was made; use acquire.");
+            throw Problems.invalid("id", "limit '" + id + "' uses " + algorithm(entry) + ", which keeps no record of"
+                    + " when its permits were taken and cannot count a request after it was made; use acquire");
         }
         long now = time.nanos();
         long age = Parameters.ageNanos(at, entry, now, maxFutureSkewNanos);
@@ -181,6 +183,8 @@ public final class LimitsResource {
                 LimitsFile.Entry entry = entry(item.id(), item.key());
                 entries.add(entry);
                 costs.add(Parameters.cost(item.cost(), entry));
+            } catch (Problems.InvalidRequest e) {
+                throw e.inItem("requests[" + i + "]");
             } catch (WebApplicationException e) {
                 throw new WebApplicationException(prefixed(e.getResponse(), "requests[" + i + "]: "));
             }
@@ -219,6 +223,10 @@ public final class LimitsResource {
         LimitsFile.Entry entry = entry(id, key);
         long now = time.nanos();
         Decision state = call(() -> store.peek(entry.counterKey(keyOf(key)), entry.policy(), 0));
+        if (state.storeUnavailable()) {
+            // A failure policy's answer describes no counter: an operator reading a key must not be shown one.
+            throw Problems.unavailable();
+        }
         long nextPermit = state.nextPermitNanos();
         return answer(entry, key).put("limit", state.limit()).put("remaining", state.remaining())
                 .put("used", state.limit() - state.remaining())
@@ -250,14 +258,17 @@ public final class LimitsResource {
         return Response.noContent().build();
     }
 
-    /** The id's limits; 404 for an unknown id, 400 for a key where there are none, or none where there must be. */
+    /**
+     * The id's limits; 404 for an unknown id, 400 naming {@code key} for a key where there are none, or none where
+     * there must be.
+     */
     private LimitsFile.Entry entry(String id, @Nullable String key) {
         LimitsFile.Entry entry = limits.find(id).orElseThrow(() -> Problems.unknownLimit(id));
         if (entry.perKey() && key == null) {
-            throw Problems.invalid("Limit '" + id + "' counts per key: use limits/" + id + "/{key}/...");
+            throw Problems.invalid("key", "limit '" + id + "' counts per key; expected a key");
         }
         if (!entry.perKey() && key != null) {
-            throw Problems.invalid("Limit '" + id + "' has one counter and no keys: use limits/" + id + "/...");
+            throw Problems.invalid("key", "limit '" + id + "' has one counter and no keys; expected none");
         }
         return entry;
     }
@@ -266,16 +277,18 @@ public final class LimitsResource {
         return key == null ? "" : key;
     }
 
-    /** A store call; its failures become problems (nothing about them, such as a key, reaches the caller). */
+    /**
+     * A store call; its failures become problems (nothing about them, such as a key, reaches the caller). Every
+     * argument a Sluice store refuses is checked before the call, so a store that refuses one
+     * ({@link IllegalArgumentException}) cannot do what the service asks, as one that does not support it.
+     */
     private static <T> T call(Supplier<T> call) {
         try {
             return call.get();
-        } catch (UnsupportedOperationException e) {
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
             throw Problems.notSupported("The application's counter store cannot do this: " + e.getMessage());
         } catch (CompletionException e) {
             throw Problems.unavailable();
-        } catch (IllegalArgumentException e) {
-            throw Problems.invalid(Objects.toString(e.getMessage()) + ".");
         } catch (WebApplicationException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -289,33 +302,37 @@ public final class LimitsResource {
     }
 
     /**
+     * The limit, and the permits {@code remaining} when a counter decided; when none did (the store failed and its
+     * failure policy answered), {@code limiterUnavailable} instead, since the policy's numbers count nothing.
+     */
+    private static JsonObject counts(JsonObject answer, Decision decision, long remaining) {
+        answer.put("limit", decision.limit());
+        return decision.storeUnavailable() ? answer.put("limiterUnavailable", true)
+                : answer.put("remaining", remaining);
+    }
+
+    /**
      * The members of a peek for {@code cost} permits: the limit, the permits remaining now, and when a request of that
      * cost fits (the delay from now, and the instant).
      */
     private static JsonObject next(JsonObject answer, Decision decision, long cost, long now) {
         long delay = decision.allowed() ? 0 : decision.retryAfterNanos();
         long remaining = decision.allowed() ? decision.remaining() + cost : decision.remaining();
-        answer.put("limit", decision.limit()).put("remaining", Math.min(decision.limit(), remaining))
-                .put("delayMs", millisCeil(delay)).put("nextAt", epochMillisCeil(now + delay))
-                .put("nextAtTime", rfc3339(now + delay));
-        return decision.storeUnavailable() ? answer.put("limiterUnavailable", true) : answer;
+        return counts(answer, decision, Math.min(decision.limit(), remaining)).put("delayMs", millisCeil(delay))
+                .put("nextAt", epochMillisCeil(now + delay)).put("nextAtTime", rfc3339(now + delay));
     }
 
     /** A granted slot: wait {@code delayMs}, then send at {@code sendAt}. */
     private static JsonObject slot(LimitsFile.Entry entry, @Nullable String key, Decision decision, long now) {
         long delay = decision.delayNanos();
-        JsonObject slot = answer(entry, key).put("granted", true).put("limit", decision.limit())
-                .put("remaining", decision.remaining()).put("delayMs", millisCeil(delay))
-                .put("sendAt", epochMillisCeil(now + delay)).put("sendAtTime", rfc3339(now + delay));
-        return decision.storeUnavailable() ? slot.put("limiterUnavailable", true) : slot;
+        return counts(answer(entry, key).put("granted", true), decision, decision.remaining())
+                .put("delayMs", millisCeil(delay)).put("sendAt", epochMillisCeil(now + delay))
+                .put("sendAtTime", rfc3339(now + delay));
     }
 
     /** A refused acquire's members: nothing counted, and when the same request would be granted. */
     private static JsonObject refusal(JsonObject answer, Decision decision, long now) {
-        answer.put("granted", false).put("limit", decision.limit()).put("remaining", decision.remaining());
-        if (decision.storeUnavailable()) {
-            answer.put("limiterUnavailable", true);
-        }
+        counts(answer.put("granted", false), decision, decision.remaining());
         if (decision.canSucceed()) {
             long retry = decision.retryAfterNanos();
             answer.put("retryAfterMs", millisCeil(retry)).put("nextAt", epochMillisCeil(now + retry))

@@ -32,14 +32,23 @@ final class OperationsAccess {
         return tokenDigest != null || role != null;
     }
 
+    /** For the start line: {@code off}, or on for whom (never the token). */
+    String describe() {
+        if (!enabled()) {
+            return "off";
+        }
+        String byToken = tokenDigest != null ? "bearer token" : "";
+        String byRole = role != null ? "role '" + role + "'" : "";
+        return "on (" + byToken + (byToken.isEmpty() || byRole.isEmpty() ? "" : " or ") + byRole + ")";
+    }
+
     /**
      * Returns when the caller may operate; else throws 404 (operations off), 401 (no or a wrong credential, with
      * {@code WWW-Authenticate}) or 403 (authenticated, but not in the role).
      */
     void check(HttpHeaders headers, SecurityContext security) {
         if (!enabled()) {
-            throw new WebApplicationException(Problems.response(404, "about:blank", "Not Found",
-                    "No such resource.", new JsonObject()));
+            throw Problems.notFound();
         }
         if (tokenDigest != null) {
             @Nullable String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);

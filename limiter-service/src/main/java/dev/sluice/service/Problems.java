@@ -23,16 +23,19 @@ final class Problems {
     private Problems() {
     }
 
-    /** 400: a parameter (or body member) the service cannot take; nothing was counted. */
-    static WebApplicationException invalid(String parameter, String detail) {
-        return new WebApplicationException(response(400, INVALID_REQUEST, "Invalid Request",
-                parameter + ": " + detail + ". Nothing was counted.", new JsonObject().put("parameter", parameter)));
+    /**
+     * 400: a parameter (or body member) the service cannot take, named in the member {@code parameter} as the OpenAPI
+     * document promises; nothing was counted. {@code reason} says what was expected and what came, without a final
+     * period.
+     */
+    static InvalidRequest invalid(String parameter, String reason) {
+        return new InvalidRequest(parameter, reason);
     }
 
-    /** 400 about the request as a whole, such as a key where the limit has none. */
-    static WebApplicationException invalid(String detail) {
-        return new WebApplicationException(response(400, INVALID_REQUEST, "Invalid Request",
-                detail + " Nothing was counted.", new JsonObject()));
+    /** 404 for a path the service does not have, alike for every such path (operations that are off included). */
+    static WebApplicationException notFound() {
+        return new WebApplicationException(response(404, "about:blank", "Not Found", "No such resource.",
+                new JsonObject()));
     }
 
     static WebApplicationException unknownLimit(String id) {
@@ -60,5 +63,26 @@ final class Problems {
                 ? problem.toString().substring(0, problem.toString().length() - 1) + "," + members.substring(1)
                 : problem.toString();
         return Response.status(status).type(ProblemDetails.MEDIA_TYPE).entity(body).build();
+    }
+
+    /** A 400 that knows its parameter, so that an item of a batch can name the body member it came from. */
+    static final class InvalidRequest extends WebApplicationException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final String parameter;
+        private final String reason;
+
+        private InvalidRequest(String parameter, String reason) {
+            super(response(400, INVALID_REQUEST, "Invalid Request", parameter + ": " + reason
+                    + ". Nothing was counted.", new JsonObject().put("parameter", parameter)));
+            this.parameter = parameter;
+            this.reason = reason;
+        }
+
+        /** The same problem for an item of a batch, such as {@code requests[1]}: parameter {@code requests[1].cost}. */
+        InvalidRequest inItem(String item) {
+            return new InvalidRequest(item + "." + parameter, reason);
+        }
     }
 }

@@ -7,6 +7,7 @@ import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.rules.LimitsFile;
 import dev.sluice.service.client.LimiterClient;
+import dev.sluice.store.FailurePolicyStore;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,7 +83,7 @@ class ClusterServiceTest {
 
         for (int i = 0; i < 2; i++) {
             LimiterClient.Delay full = client(i).delay("remote-stepped", key, 1);
-            assertThat(full.remaining()).isZero();
+            assertThat(full.remaining()).hasValue(0);
             assertThat(full.delay()).as("made 1.5 s ago, they leave the 2 s window in 0.5 s")
                     .isEqualTo(Duration.ofMillis(500));
             assertThat(full.nextAt()).isEqualTo(made.plusSeconds(2));
@@ -155,17 +156,27 @@ class ClusterServiceTest {
 
         LimiterClient.KeyState state = client(0).withBearerToken(TOKEN).state("partner-api", null);
         assertThat(state.used()).isZero();
-        assertThat(client(1).delay("partner-api", null, 1).remaining()).isEqualTo(10);
+        assertThat(client(1).delay("partner-api", null, 1).remaining()).hasValue(10);
+    }
+
+    @Test
+    void startLine_clusterStoreBehindAFailurePolicy_namesModeMembersLimitsAndPolicy() {
+        LimiterService service = LimiterService.builder().limits(LimitsFile.parse("limits.json", LIMITS))
+                .store(FailurePolicyStore.allowing(members.get(0), Duration.ofSeconds(1))).build();
+
+        assertThat(service.startLine()).isEqualTo("Sluice limiter service started: store "
+                + members.get(0).health().mode() + " (2 members), 3 limit ids from limits.json, failure policy of the"
+                + " application's FailurePolicyStore, operations off, longest wait 60000 ms");
     }
 
     @Test
     void reset_onOneInstance_isSeenByTheOther() {
         String key = "reset-" + ++run;
         client(0).increment("remote-log", key, 5, null);
-        assertThat(client(1).delay("remote-log", key, 1).remaining()).isZero();
+        assertThat(client(1).delay("remote-log", key, 1).remaining()).hasValue(0);
 
         client(1).withBearerToken(TOKEN).reset("remote-log", key);
 
-        assertThat(client(0).delay("remote-log", key, 1).remaining()).isEqualTo(5);
+        assertThat(client(0).delay("remote-log", key, 1).remaining()).hasValue(5);
     }
 }

@@ -68,10 +68,11 @@ class LimiterServiceTest {
         LimiterClient.Delay delay = client.delay("partner-api", null, 1);
 
         assertThat(delay.limit()).isEqualTo(10);
-        assertThat(delay.remaining()).isEqualTo(10);
+        assertThat(delay.remaining()).hasValue(10);
+        assertThat(delay.limiterUnavailable()).isFalse();
         assertThat(delay.delay()).isZero();
         assertThat(delay.nextAt()).isEqualTo(Instant.ofEpochMilli(nowMillis()));
-        assertThat(client.delay("partner-api", null, 1).remaining()).isEqualTo(10);
+        assertThat(client.delay("partner-api", null, 1).remaining()).hasValue(10);
     }
 
     @Test
@@ -87,12 +88,12 @@ class LimiterServiceTest {
         assertThat(raw.body()).contains("\"counted\":true", "\"remaining\":0", "\"delayMs\":15000");
 
         LimiterClient.Delay full = client.delay("partner-api", null, 1);
-        assertThat(full.remaining()).isZero();
+        assertThat(full.remaining()).hasValue(0);
         assertThat(full.delay()).as("made 45 s ago, they leave the 1-minute window in 15 s")
                 .isEqualTo(Duration.ofSeconds(15));
         assertThat(full.nextAt()).isEqualTo(made.plus(Duration.ofMinutes(1)));
         time.advance(Duration.ofSeconds(15));
-        assertThat(client.delay("partner-api", null, 1).remaining()).isEqualTo(10);
+        assertThat(client.delay("partner-api", null, 1).remaining()).hasValue(10);
     }
 
     @Test
@@ -101,7 +102,7 @@ class LimiterServiceTest {
         client.increment("github", "acct-1", 2, made);
 
         LimiterClient.Delay next = client.delay("github", "acct-1", 2);
-        assertThat(next.remaining()).isEqualTo(1);
+        assertThat(next.remaining()).hasValue(1);
         assertThat(next.nextAt()).isEqualTo(made.plusSeconds(10));
     }
 
@@ -111,7 +112,7 @@ class LimiterServiceTest {
         for (int i = 0; i < 12; i++) {
             last = client.increment("partner-api", null, 1, null);
         }
-        assertThat(last.remaining()).isZero();
+        assertThat(last.remaining()).hasValue(0);
         assertThat(last.delay()).isEqualTo(Duration.ofMinutes(1));
         assertThat(store.peek(counterKey("partner-api", ""), policy("partner-api"), 0).remaining()).isZero();
         assertThat(client.acquire("partner-api", null, 1, Duration.ZERO).granted()).isFalse();
@@ -130,13 +131,13 @@ class LimiterServiceTest {
         assertThat(response.body()).contains("\"type\":\"https://sluice.dev/problems/invalid-request\"",
                 "\"status\":400", "\"detail\":\"" + parameter + ": ", "Nothing was counted.",
                 "\"parameter\":\"" + parameter + "\"");
-        assertThat(client.delay("partner-api", null, 1).remaining()).isEqualTo(10);
+        assertThat(client.delay("partner-api", null, 1).remaining()).hasValue(10);
     }
 
     @Test
     void increment_atSlightlyAhead_countsAsNow() {
         client.increment("partner-api", null, 1, Instant.ofEpochMilli(nowMillis() + 900));
-        assertThat(client.delay("partner-api", null, 1).remaining()).isEqualTo(9);
+        assertThat(client.delay("partner-api", null, 1).remaining()).hasValue(9);
     }
 
     @Test
@@ -159,8 +160,8 @@ class LimiterServiceTest {
     void perKeyLimit_countsEachKeyApartAndNeedsAKey() throws Exception {
         client.increment("github", "acct-1", 3, null);
 
-        assertThat(client.delay("github", "acct-1", 1).remaining()).isZero();
-        assertThat(client.delay("github", "acct 2:ü", 1).remaining()).isEqualTo(3);
+        assertThat(client.delay("github", "acct-1", 1).remaining()).hasValue(0);
+        assertThat(client.delay("github", "acct 2:ü", 1).remaining()).hasValue(3);
         assertThatThrownBy(() -> client.delay("github", "acct/2", 1)).isInstanceOf(IllegalArgumentException.class);
         assertThat(server.get("limits/github/delay").statusCode()).isEqualTo(400);
         assertThat(server.get("limits/partner-api/acct-1/delay").body()).contains("has one counter and no keys");
@@ -183,7 +184,7 @@ class LimiterServiceTest {
         assertThat(later.delay()).isEqualTo(Duration.ofMinutes(1));
         assertThat(later.at()).isEqualTo(Instant.ofEpochMilli(nowMillis() + 60_000));
         // The reserved slot counts from now on; nine more fit when the first ten leave.
-        assertThat(client.delay("partner-api", null, 1).remaining()).isZero();
+        assertThat(client.delay("partner-api", null, 1).remaining()).hasValue(0);
         for (int i = 0; i < 9; i++) {
             assertThat(client.acquire("partner-api", null, 1, Duration.ofMinutes(1)).delay())
                     .isEqualTo(Duration.ofMinutes(1));
@@ -208,7 +209,8 @@ class LimiterServiceTest {
 
         assertThat(slots).extracting(LimiterClient.Slot::granted).containsExactly(true, false, true);
         assertThat(slots.get(1).delay()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(slots.get(2).remaining()).isEqualTo(8);
+        assertThat(slots.get(2).remaining()).hasValue(8);
+        assertThat(slots).extracting(LimiterClient.Slot::limiterUnavailable).containsOnly(false);
     }
 
     @Test
@@ -218,8 +220,8 @@ class LimiterServiceTest {
                 "Content-Type", "application/json");
 
         assertThat(response.statusCode()).isEqualTo(400);
-        assertThat(response.body()).contains("requests[1]: cost: expected an integer from 1 to 3");
-        assertThat(client.delay("partner-api", null, 1).remaining()).isEqualTo(10);
+        assertThat(response.body()).contains("requests[1].cost: expected an integer from 1 to 3");
+        assertThat(client.delay("partner-api", null, 1).remaining()).hasValue(10);
     }
 
     @Test
@@ -259,7 +261,7 @@ class LimiterServiceTest {
                 "Bearer " + TOKEN + "x");
         assertThat(wrong.statusCode()).isEqualTo(401);
         assertThat(wrong.body()).doesNotContain(TOKEN);
-        assertThat(client.delay("github", "acct-1", 1).remaining()).as("nothing reset").isEqualTo(1);
+        assertThat(client.delay("github", "acct-1", 1).remaining()).as("nothing reset").hasValue(1);
 
         LimiterClient operator = client.withBearerToken(TOKEN);
         LimiterClient.KeyState state = operator.state("github", "acct-1");
@@ -267,7 +269,7 @@ class LimiterServiceTest {
         assertThat(state.remaining()).isEqualTo(1);
         assertThat(state.nextPermit()).isEqualTo(Duration.ofSeconds(10));
         operator.reset("github", "acct-1");
-        assertThat(client.delay("github", "acct-1", 1).remaining()).isEqualTo(3);
+        assertThat(client.delay("github", "acct-1", 1).remaining()).hasValue(3);
     }
 
     @Test

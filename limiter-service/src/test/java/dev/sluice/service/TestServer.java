@@ -47,6 +47,11 @@ final class TestServer implements AutoCloseable {
         return new TestServer(server, URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/api/"));
     }
 
+    /** The application's base URI, such as {@code http://127.0.0.1:40123/api/}. */
+    URI base() {
+        return base;
+    }
+
     LimiterClient client() {
         return LimiterClient.of(jaxrs.target(base));
     }
@@ -58,6 +63,12 @@ final class TestServer implements AutoCloseable {
     HttpResponse<String> post(String path, String body, String... headers) throws Exception {
         return send(HttpRequest.newBuilder(base.resolve(path)).POST(HttpRequest.BodyPublishers.ofString(body)),
                 headers);
+    }
+
+    /** A request of any method, with {@code body} (none when empty). */
+    HttpResponse<String> request(String method, String path, String body, String... headers) throws Exception {
+        return send(HttpRequest.newBuilder(base.resolve(path)).method(method, body.isEmpty()
+                ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)), headers);
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request, String... headers) throws Exception {

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,8 +28,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Ids and keys go into the path, percent-encoded; they cannot hold a {@code /}, which servlet containers refuse
  * even encoded ({@link IllegalArgumentException}). Error answers throw {@link LimiterServiceException};
- * an acquire that finds no slot within its wait is not an error, but a {@link Slot} not granted. Thread-safe as the
- * {@link WebTarget} is (Jersey's are).
+ * an acquire that finds no slot within its wait is not an error, but a {@link Slot} not granted.
+ *
+ * <p>Every result says whether the limiter was unavailable: the service's store failed and the failure policy the
+ * application set answered in its place (granting under {@code allow}, refusing under {@code reject}). Such an answer
+ * counted nothing and comes from no counter, so its {@code remaining} is empty.
+ *
+ * <p>Needs a JAX-RS client; with Jersey's, {@code jersey-client} with {@code jersey-hk2} (without it Jersey warns
+ * that it falls back to an injection-less client) and {@code jakarta.activation-api} (without it Jersey warns that
+ * its {@code DataSource} provider is not available). Thread-safe as the {@link WebTarget} is (Jersey's are).
  */
 public final class LimiterClient {
 
@@ -51,30 +59,44 @@ public final class LimiterClient {
     }
 
     /**
-     * When a request of {@code cost} permits fits; counts nothing.
+     * When a request of {@code cost} permits fits (for an increment: the next one-permit request); a delay counts
+     * nothing.
      *
      * @param limit the capacity of the deciding limit
-     * @param remaining the permits available now
+     * @param remaining the permits available now; empty when the limiter was unavailable
      * @param delay how long until the request fits; zero when it fits now
      * @param nextAt the instant it fits, on the service's clock
+     * @param limiterUnavailable true when no counter answered: the service's store failed, and its failure policy
+     *     ({@code allow}) says the request fits now without knowing how many permits remain
      */
-    public record Delay(String id, @Nullable String key, long limit, long remaining, Duration delay, Instant nextAt) {
+    public record Delay(String id, @Nullable String key, long limit, OptionalLong remaining, Duration delay,
+                        Instant nextAt, boolean limiterUnavailable) {
     }
 
     /**
      * The answer to an acquire: when {@code granted}, the slot was taken and counted; wait {@code delay} (until
      * {@code at}) and send. When not, nothing was counted, and {@code delay} and {@code at} say when the same request
      * would be granted (zero and the current instant when it never can be).
+     *
+     * <p>When {@code limiterUnavailable}, no counter decided: the service's store failed and its failure policy did.
+     * Granted so, the request was let through uncounted (policy {@code allow}): it is limited by nothing until the
+     * store answers again, and {@code remaining} is empty. Refused so (policy {@code reject}, in a batch), the store,
+     * not a limit, refused it.
+     *
+     * @param remaining the permits left after this acquire; empty when the limiter was unavailable
      */
-    public record Slot(String id, @Nullable String key, boolean granted, long limit, long remaining, Duration delay,
-                       Instant at) {
+    public record Slot(String id, @Nullable String key, boolean granted, long limit, OptionalLong remaining,
+                       Duration delay, Instant at, boolean limiterUnavailable) {
     }
 
     /** One request of a batch acquire; {@code key} null for an id without keys. */
     public record SlotRequest(String id, @Nullable String key, long cost) {
     }
 
-    /** A counter's state, from the operations endpoint. */
+    /**
+     * A counter's state, from the operations endpoint: always a counter's, since the service answers 503
+     * ({@link LimiterServiceException}) rather than show a failure policy's numbers as a counter's.
+     */
     public record KeyState(String id, @Nullable String key, long limit, long remaining, long used,
                            Duration nextPermit, Duration resetAfter) {
     }
@@ -176,8 +198,8 @@ public final class LimiterClient {
 
     private static Delay delay(Map<String, Object> answer) {
         return new Delay(text(answer, "id"), optionalText(answer, "key"), number(answer, "limit"),
-                number(answer, "remaining"), Duration.ofMillis(number(answer, "delayMs")),
-                Instant.ofEpochMilli(number(answer, "nextAt")));
+                optionalNumber(answer, "remaining"), Duration.ofMillis(number(answer, "delayMs")),
+                Instant.ofEpochMilli(number(answer, "nextAt")), limiterUnavailable(answer));
     }
 
     private static Slot slot(Map<String, Object> answer) {
@@ -186,7 +208,13 @@ public final class LimiterClient {
         long at = granted ? number(answer, "sendAt")
                 : (long) answer.getOrDefault("nextAt", System.currentTimeMillis());
         return new Slot(text(answer, "id"), optionalText(answer, "key"), granted, number(answer, "limit"),
-                number(answer, "remaining"), Duration.ofMillis(wait), Instant.ofEpochMilli(at));
+                optionalNumber(answer, "remaining"), Duration.ofMillis(wait), Instant.ofEpochMilli(at),
+                limiterUnavailable(answer));
+    }
+
+    /** The service's {@code limiterUnavailable}, present (and true) only when no counter answered. */
+    private static boolean limiterUnavailable(Map<String, Object> answer) {
+        return Boolean.TRUE.equals(answer.get("limiterUnavailable"));
     }
 
     private static String text(Map<String, Object> answer, String name) {
@@ -196,6 +224,10 @@ public final class LimiterClient {
     private static @Nullable String optionalText(Map<String, Object> answer, String name) {
         Object value = answer.get(name);
         return value == null ? null : value.toString();
+    }
+
+    private static OptionalLong optionalNumber(Map<String, Object> answer, String name) {
+        return answer.containsKey(name) ? OptionalLong.of(number(answer, name)) : OptionalLong.empty();
     }
 
     private static long number(Map<String, Object> answer, String name) {
