@@ -2,6 +2,8 @@ package dev.sluice.hazelcast;
 
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The store provider {@code hazelcast}: an embedded member started by {@link HazelcastCounterStore#startMember},
@@ -39,5 +41,15 @@ public final class HazelcastMemberStoreProvider implements CounterStoreProvider 
     @Override
     public CounterStore open(Context context) {
         return HazelcastCounterStore.startMember(InitParams.member(context));
+    }
+
+    /**
+     * The init-params above and the store's ({@code hazelcast-incompatible-members}, {@code hazelcast-batching},
+     * {@code hazelcast-leasing}, {@code hazelcast-lease-lifetime}, {@code hazelcast-max-slice},
+     * {@code hazelcast-hot-key-rate}); an adapter refuses any other name beyond its own.
+     */
+    @Override
+    public Optional<Set<String>> settingNames() {
+        return Optional.of(InitParams.SETTINGS);
     }
 }
