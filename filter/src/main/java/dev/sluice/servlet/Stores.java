@@ -11,8 +11,10 @@ import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 /**
  * Opens the store the settings ask for: the built-in local store, or a {@link CounterStoreProvider} found by name
@@ -64,6 +66,34 @@ final class Stores {
         // The key itself is client data: only the rule id it starts with may become a tag.
         return guarded.listeningTo((key, timedOut) -> settings.metrics().storeFailed(
                 Rule.idOfCounterKey(key).orElse(DecisionMetrics.NOT_A_RULE)));
+    }
+
+    /**
+     * The init-param names the filter takes with the settings' store beyond its own: none for the local store, the
+     * provider's {@link CounterStoreProvider#settingNames() names}, or empty when the provider does not say (it then
+     * takes every name).
+     *
+     * @throws IllegalArgumentException as {@link #open}, when no such provider is found or it cannot be created
+     */
+    static Optional<Set<String>> settingNames(FilterSettings settings, ClassLoader loader) {
+        String name = settings.storeProvider();
+        return name.equals(FilterSettings.LOCAL_STORE) ? Optional.of(Set.of()) : provider(name, loader).settingNames();
+    }
+
+    /** The names of the store providers on the class path of {@code loader} that take setting {@code name}. */
+    static List<String> providersTaking(String name, ClassLoader loader) {
+        List<String> taking = new ArrayList<>();
+        try {
+            for (CounterStoreProvider candidate : ServiceLoader.load(CounterStoreProvider.class, loader)) {
+                if (candidate.settingNames().map(names -> names.contains(name)).orElse(false)) {
+                    taking.add(candidate.name());
+                }
+            }
+        } catch (ServiceConfigurationError e) {
+            throw new IllegalArgumentException("init-param '" + name + "': a store provider on the class path is"
+                    + " broken: " + e.getMessage(), e);
+        }
+        return taking;
     }
 
     private static LocalCounterStore local(FilterSettings settings) {
