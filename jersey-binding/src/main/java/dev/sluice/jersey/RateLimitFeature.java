@@ -28,7 +28,9 @@ import java.util.Objects;
  * <p>Without explicit registration the feature is discovered (Jersey's auto-discovery) with the defaults: the
  * annotations only, the store of the Sluice servlet filter in the same web application (else a local one), both header
  * styles. An explicitly registered
- * feature replaces the discovered one.
+ * feature replaces the discovered one. The feature reads no Jersey properties and no init-params: it is set up on its
+ * builder only, so there is no setting name to misspell. At start it logs one {@code INFO} line saying what it limits
+ * with (store, members, failure policy, rules and their source, header style).
  *
  * <p>At deployment the annotations of every resource class are read; a mistake fails the deployment with a message
  * naming the class and method. Per request, a filter at priority {@link #PRIORITY} (after authentication, before
