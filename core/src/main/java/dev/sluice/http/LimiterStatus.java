@@ -2,6 +2,7 @@ package dev.sluice.http;
 
 import dev.sluice.rules.DurationText;
 import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.StoreHealth;
@@ -33,19 +34,19 @@ public record LimiterStatus(String component, String store, int membersSeen, int
 
     /**
      * The status of an adapter counting in {@code store} (a {@link FailurePolicyStore} shows its policy and timeout)
-     * with {@code rules} from {@code rulesSource}.
+     * with the rules in force from {@code rulesSource}, checked for changes every {@link
+     * ReloadingRuleSet#reloadInterval()} (zero: never).
      */
-    public static LimiterStatus of(String component, CounterStore store, ReloadingRuleSet rules, String rulesSource,
-                                   HeaderStyle headers) {
+    public static LimiterStatus of(String component, CounterStore store, RuleSet rules, Duration reload,
+                                   String rulesSource, HeaderStyle headers) {
         StoreHealth health = store.health();
-        Duration reload = rules.reloadInterval();
         String policy = NONE;
         String timeout = NONE;
         if (store instanceof FailurePolicyStore guarded) {
             policy = guarded.onFailure().settingName();
             timeout = DurationText.format(guarded.timeout());
         }
-        return new LimiterStatus(component, health.mode(), health.membersSeen(), rules.get().rules().size(),
+        return new LimiterStatus(component, health.mode(), health.membersSeen(), rules.rules().size(),
                 rulesSource, reload.isZero() ? "off" : DurationText.format(reload), policy, timeout,
                 headers.name().toLowerCase(Locale.ROOT));
     }

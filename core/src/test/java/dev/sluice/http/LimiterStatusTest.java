@@ -36,7 +36,8 @@ class LimiterStatusTest {
         try (ReloadingRuleSet rules = ReloadingRuleSet.builder().file(file).reloadInterval(Duration.ofSeconds(30))
                 .build()) {
             LimiterStatus status = LimiterStatus.of("Sluice filter 'api'", FailurePolicyStore.fallingBackTo(client,
-                    Duration.ofMillis(100), new LocalCounterStore()), rules, "file:" + file, HeaderStyle.BOTH);
+                    Duration.ofMillis(100), new LocalCounterStore()), rules.get(), rules.reloadInterval(),
+                    "file:" + file, HeaderStyle.BOTH);
 
             assertThat(status).isEqualTo(new LimiterStatus("Sluice filter 'api'", "hazelcast-client", 2, 2,
                     "file:" + file, "30s", "local", "100ms", "both"));
@@ -49,8 +50,8 @@ class LimiterStatusTest {
     @Test
     void of_localStoreAndNoRules_saysNothingIsLimitedAndNoFailurePolicy() {
         try (ReloadingRuleSet rules = ReloadingRuleSet.builder().build()) {
-            LimiterStatus status = LimiterStatus.of("Sluice filter 'f'", new LocalCounterStore(), rules,
-                    LimiterStatus.NONE, HeaderStyle.DRAFT);
+            LimiterStatus status = LimiterStatus.of("Sluice filter 'f'", new LocalCounterStore(), rules.get(),
+                    rules.reloadInterval(), LimiterStatus.NONE, HeaderStyle.DRAFT);
 
             assertThat(status).isEqualTo(new LimiterStatus("Sluice filter 'f'", "local", 0, 0, "none", "off", "none",
                     "none", "draft"));

@@ -333,8 +333,8 @@ public class RateLimitFilter implements Filter {
             CounterStore counting = store;
             String component = "Sluice filter '" + filterName + "'";
             String source = settings.rules() != null ? settings.rules() : LimiterStatus.NONE;
-            Supplier<LimiterStatus> status = () -> LimiterStatus.of(component, counting, rules, source,
-                    settings.headerStyle());
+            Supplier<LimiterStatus> status = () -> LimiterStatus.of(component, counting, rules.get(),
+                    rules.reloadInterval(), source, settings.headerStyle());
             return new FilterRuntime(rules, store, given == null, settings.headerStyle(), settings.metrics(), health,
                     status, healthWatch, scheduler);
         }
