@@ -20,6 +20,22 @@ public final class DurationText {
     private DurationText() {
     }
 
+    /**
+     * {@code duration} in the largest of the units {@code d}, {@code h}, {@code m}, {@code s}, {@code ms} and
+     * {@code ns} that spells it whole, such as {@code 30s} or {@code 100ms}; {@link #parse} reads it back.
+     */
+    public static String format(Duration duration) {
+        long nanos = duration.toNanos();
+        String[] units = {"d", "h", "m", "s", "ms"};
+        long[] sizes = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L};
+        for (int i = 0; i < units.length; i++) {
+            if (nanos != 0 && nanos % sizes[i] == 0) {
+                return nanos / sizes[i] + units[i];
+            }
+        }
+        return nanos + "ns";
+    }
+
     /** The duration {@code text} spells; empty when it spells none. */
     public static Optional<Duration> parse(String text) {
         Matcher shortForm = SHORT.matcher(text);

@@ -81,6 +81,7 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
     /** The hash of the content last parsed; guarded by {@link #checkLock}. */
     private byte @Nullable [] lastHash;
     private final @Nullable ScheduledExecutorService poller;
+    private final Duration reloadInterval;
 
     private ReloadingRuleSet(Builder builder) {
         this.file = builder.file;
@@ -91,7 +92,8 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         byte[] content = file != null ? RulesFile.readBytes(file) : builder.content;
         this.current = load(content);
         this.lastHash = content == null ? null : Sha256.of(content);
-        this.poller = file != null && !builder.reloadInterval.isZero() ? poll(builder.reloadInterval) : null;
+        this.reloadInterval = file != null ? builder.reloadInterval : Duration.ZERO;
+        this.poller = reloadInterval.isZero() ? null : poll(reloadInterval);
     }
 
     /** A builder of a rule set with no rules file, no annotation rules, reloaded every 5 s, reporting to the log. */
@@ -103,6 +105,11 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
     @Override
     public RuleSet get() {
         return current;
+    }
+
+    /** How often the rules file is checked for changes; zero when never (no file, or reloading turned off). */
+    public Duration reloadInterval() {
+        return reloadInterval;
     }
 
     /**

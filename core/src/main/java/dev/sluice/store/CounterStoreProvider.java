@@ -3,6 +3,7 @@ package dev.sluice.store;
 import dev.sluice.TimeSource;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * <p>The adapter gives the provider its configuration ({@link Context#setting}: for the servlet filter, the
  * filter's init-params), the namespace the counters of this application live in, and the time source. The adapter
  * owns the store it opened and closes it; it also bounds how long the store may take and what happens when it
- * fails, so a provider returns the bare store. Implementations are thread-safe.
+ * fails, so a provider returns the bare store. An adapter refuses a setting name that neither it nor its provider
+ * takes ({@link #settingNames()}), so a misspelt name stops the start instead of being ignored. Implementations are
+ * thread-safe.
  */
 public interface CounterStoreProvider {
 
@@ -28,6 +31,16 @@ public interface CounterStoreProvider {
      * @throws IllegalArgumentException naming the setting and the expected form, for a setting that is not valid
      */
     CounterStore open(Context context);
+
+    /**
+     * The names of the settings this provider takes, such as {@code hazelcast-members}: an adapter refuses any other
+     * name beyond its own, naming the nearest known one ({@link SettingNames#requireKnown}). Empty (the default, so
+     * that providers written before this method keep working): the provider says nothing, and is given every setting
+     * the adapter does not take itself, unchecked.
+     */
+    default Optional<Set<String>> settingNames() {
+        return Optional.empty();
+    }
 
     /**
      * What an adapter tells the provider it opens a store for. Immutable and thread-safe when the settings function

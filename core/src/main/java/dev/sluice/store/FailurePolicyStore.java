@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -45,7 +46,12 @@ public final class FailurePolicyStore implements CounterStore {
         /** Reject the request, with a {@link #REJECT_RETRY_AFTER} retry-after: enforcement over availability. */
         REJECT,
         /** Decide on the fallback store, which then counts this node's requests on its own. */
-        FALLBACK
+        FALLBACK;
+
+        /** The name adapters' settings give this rule by: {@code allow}, {@code reject}, or {@code local}. */
+        public String settingName() {
+            return this == FALLBACK ? "local" : name().toLowerCase(Locale.ROOT);
+        }
     }
 
     private final CounterStore remote;
@@ -192,6 +198,16 @@ public final class FailurePolicyStore implements CounterStore {
     public static FailurePolicyStore fallingBackTo(CounterStore remote, Duration timeout, CounterStore fallback) {
         Objects.requireNonNull(fallback, "fallback");
         return new FailurePolicyStore(remote, timeout, OnFailure.FALLBACK, fallback);
+    }
+
+    /** What decides a call the remote store fails or does not answer in time. */
+    public OnFailure onFailure() {
+        return onFailure;
+    }
+
+    /** How long a call waits for the remote store before {@link #onFailure()} decides it. */
+    public Duration timeout() {
+        return Duration.ofNanos(timeoutNanos);
     }
 
     /** Calls the remote store failed (threw or completed exceptionally), since this store was built. */

@@ -38,4 +38,21 @@ class CounterStoreProviderTest {
         assertThatThrownBy(() -> new CounterStoreProvider.Context(name -> null, null, new ManualTimeSource()))
                 .isInstanceOf(NullPointerException.class).hasMessage("namespace");
     }
+
+    @Test
+    void settingNames_providerThatSaysNothing_isEmptySoItIsGivenEverySetting() {
+        CounterStoreProvider silent = new CounterStoreProvider() {
+            @Override
+            public String name() {
+                return "silent";
+            }
+
+            @Override
+            public CounterStore open(Context given) {
+                return new LocalCounterStore();
+            }
+        };
+
+        assertThat(silent.settingNames()).isEmpty();
+    }
 }

@@ -210,6 +210,20 @@ class DemoApplicationTest {
     }
 
     @Test
+    void stats_showWhatTheFilterLimitsWith() throws Exception {
+        JsonNode filter = json(http.get("/api/stats")).path("filter");
+
+        assertThat(filter.path("component").asText()).isEqualTo("Sluice filter 'sluice'");
+        assertThat(filter.path("store").asText()).isEqualTo("hazelcast-member");
+        assertThat(filter.path("membersSeen").asInt()).isEqualTo(1);
+        assertThat(filter.path("rules").asInt()).isPositive();
+        assertThat(filter.path("rulesSource").asText()).isEqualTo("/WEB-INF/sluice-rules.json");
+        assertThat(filter.path("failurePolicy").asText()).as("the default").isEqualTo("local");
+        assertThat(filter.path("storeTimeout").asText()).isEqualTo("2s");
+        assertThat(filter.path("headers").asText()).isEqualTo("both");
+    }
+
+    @Test
     void stats_neverShowKeysInClear() throws Exception {
         http.post("/api/login", "X-Username", "secret-user-name");
         http.get("/api/hello", client("203.0.113.99"));

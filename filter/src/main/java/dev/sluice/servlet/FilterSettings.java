@@ -32,6 +32,10 @@ import org.jspecify.annotations.Nullable;
  * {@code dev.sluice:sluice-hazelcast}), or the class name of the application's own provider. A provider's store, and a
  * given store with a failure policy, timeout or rejection cache set beside it, is bounded by them
  * ({@code CounterStores}). See {@code docs/design/adapters.md}.
+ *
+ * <p>A filter's init-params are its own: every name must be one of {@link #INIT_PARAMS} or one the store provider
+ * says it takes ({@link CounterStoreProvider#settingNames()}), else the filter does not start, naming the unknown
+ * init-param and the nearest known one. Settings of the application's own belong in context params.
  */
 public final class FilterSettings {
 
@@ -78,9 +82,14 @@ public final class FilterSettings {
         return new Builder();
     }
 
+    /** The names of the filter's own init-params, as the class comment lists them. */
+    public static final List<String> INIT_PARAMS = List.of("rules", "rules-reload-interval", "store",
+            "failure-policy", "store-timeout", "header-style", "trusted-proxies", "client-address-header", "max-keys",
+            "rejection-cache", "namespace", "metrics");
+
     /**
-     * Reads these init-params; unknown names are ignored (they may belong to the container, or to the store provider,
-     * which is given all of them when the filter starts).
+     * Reads these init-params ({@link #INIT_PARAMS}); the filter refuses, when it starts, other names its store
+     * provider does not take.
      *
      * <table>
      *   <caption>init-params</caption>
@@ -92,8 +101,9 @@ public final class FilterSettings {
      *   <tr><td>{@code store}</td><td>{@code local}, the name of a store provider on the class path such as
      *       {@code hazelcast} (an embedded member) or {@code hazelcast-client}, or the class name of a
      *       {@link CounterStoreProvider}; the provider's own init-params go to it</td><td>{@code local}</td></tr>
-     *   <tr><td>{@code failure-policy}</td><td>{@code allow}, {@code reject} or {@code local} (count on a local store
-     *       while the cluster is unreachable)</td><td>{@code allow}</td></tr>
+     *   <tr><td>{@code failure-policy}</td><td>{@code local} (each instance counts on a local store of its own while
+     *       the store fails or is slower than {@code store-timeout}: at most instances x limit per window across the
+     *       application), {@code reject}, or {@code allow} (requests pass uncounted)</td><td>{@code local}</td></tr>
      *   <tr><td>{@code store-timeout}</td><td>a duration</td><td>{@code 100ms}</td></tr>
      *   <tr><td>{@code rejection-cache}</td><td>how many rejections of a provider's store this instance repeats itself
      *       until their retry-after ({@link RejectionCachingStore}); {@code 0} turns it off</td>
@@ -123,7 +133,7 @@ public final class FilterSettings {
         params.with("store", value -> builder.storeProvider(value.trim(), initParameter),
                 "a store name such as local or hazelcast, or a class name");
         params.with("failure-policy", value -> builder.failurePolicy(choice(value,
-                FailurePolicyStore.OnFailure.values(), FilterSettings::failurePolicyText)),
+                FailurePolicyStore.OnFailure.values(), FailurePolicyStore.OnFailure::settingName)),
                 "one of allow, reject, local");
         params.with("store-timeout", value -> builder.storeTimeout(duration(value)), DURATION);
         params.with("header-style", value -> builder.headerStyle(HeaderStyle.parse(value)),
@@ -164,11 +174,6 @@ public final class FilterSettings {
         } catch (LinkageError e) {
             throw new IllegalArgumentException("Micrometer (io.micrometer:micrometer-core) is not on the classpath", e);
         }
-    }
-
-    /** {@code allow}, {@code reject}, or {@code local} for a fallback on the local store. */
-    private static String failurePolicyText(FailurePolicyStore.OnFailure policy) {
-        return policy == FailurePolicyStore.OnFailure.FALLBACK ? "local" : policy.name().toLowerCase(Locale.ROOT);
     }
 
     private static <T> T choice(String text, T[] values, Function<T, String> name) {
@@ -297,7 +302,7 @@ public final class FilterSettings {
         private boolean storeProviderSet;
         private Function<String, @Nullable String> storeSettings = name -> null;
         private TimeSource timeSource = TimeSource.system();
-        private FailurePolicyStore.OnFailure failurePolicy = FailurePolicyStore.OnFailure.ALLOW;
+        private FailurePolicyStore.OnFailure failurePolicy = FailurePolicyStore.OnFailure.FALLBACK;
         private Duration storeTimeout = FailurePolicyStore.DEFAULT_TIMEOUT;
         private HeaderStyle headerStyle = HeaderStyle.BOTH;
         private @Nullable List<String> trustedProxies;
@@ -364,6 +369,12 @@ public final class FilterSettings {
             return this;
         }
 
+        /**
+         * What decides while a provider's store fails or is slower than {@link #storeTimeout}: by default
+         * {@link FailurePolicyStore.OnFailure#FALLBACK} ({@code local}), each instance counting on its own, so at most
+         * instances x limit per window pass; {@link FailurePolicyStore.OnFailure#ALLOW} lets requests through
+         * uncounted.
+         */
         public Builder failurePolicy(FailurePolicyStore.OnFailure policy) {
             this.failurePolicy = Objects.requireNonNull(policy, "failurePolicy");
             this.boundsSet = true;

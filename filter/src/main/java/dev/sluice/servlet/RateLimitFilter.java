@@ -1,6 +1,7 @@
 package dev.sluice.servlet;
 
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.http.LimiterStatus;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.metrics.DecisionMetrics;
@@ -8,6 +9,7 @@ import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.SettingNames;
 import dev.sluice.store.StoreHealth;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
@@ -24,7 +26,12 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -61,6 +68,13 @@ public class RateLimitFilter implements Filter {
      */
     public static final String HEALTH_ATTRIBUTE = RateLimitFilter.class.getName() + ".health";
 
+    /**
+     * The servlet context attribute holding a {@code Supplier<LimiterStatus>} of the started filter: what its start
+     * line said (store and members seen, rules and their source, failure policy, header style), now (set in
+     * {@link #init}, removed in {@link #destroy}).
+     */
+    public static final String STATUS_ATTRIBUTE = RateLimitFilter.class.getName() + ".status";
+
     private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
     private final @Nullable FilterSettings programmaticSettings;
@@ -78,22 +92,59 @@ public class RateLimitFilter implements Filter {
         this.programmaticSettings = Objects.requireNonNull(settings, "settings");
     }
 
+    /**
+     * Starts the filter and logs one {@code INFO} line saying what it limits with ({@link LimiterStatus#startLine()}).
+     * From {@code web.xml}, an init-param name that is neither the filter's nor its store provider's stops the start
+     * (see {@link FilterSettings}).
+     *
+     * @throws ServletException naming the filter and what is wrong, also logged at {@code ERROR}
+     */
     @Override
     public void init(FilterConfig config) throws ServletException {
         try {
-            FilterSettings settings = programmaticSettings != null ? programmaticSettings
-                    : FilterSettings.fromInitParameters(config::getInitParameter);
-            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            ClassLoader threadLoader = Thread.currentThread().getContextClassLoader();
+            ClassLoader loader = threadLoader != null ? threadLoader : RateLimitFilter.class.getClassLoader();
+            FilterSettings settings = programmaticSettings;
+            if (settings == null) {
+                settings = FilterSettings.fromInitParameters(config::getInitParameter);
+                requireKnown(Collections.list(config.getInitParameterNames()), settings, loader);
+            }
             FilterRuntime started = FilterRuntime.start(settings, config.getServletContext(), config.getFilterName(),
-                    loader != null ? loader : RateLimitFilter.class.getClassLoader());
+                    loader);
             runtime = started;
             context = config.getServletContext();
             context.setAttribute(STORE_ATTRIBUTE, started.store());
             context.setAttribute(HEALTH_ATTRIBUTE, started.health());
+            context.setAttribute(STATUS_ATTRIBUTE, started.status());
+            LOG.log(System.Logger.Level.INFO, started.status().get().startLine());
         } catch (RuntimeException e) {
-            throw new ServletException("Sluice filter '" + config.getFilterName() + "' cannot start: "
-                    + e.getMessage(), e);
+            String message = "Sluice filter '" + config.getFilterName() + "' cannot start: " + e.getMessage();
+            LOG.log(System.Logger.Level.ERROR, message);
+            throw new ServletException(message, e);
         }
+    }
+
+    /**
+     * Refuses an init-param name neither the filter nor its store provider takes, unless the provider takes all; a
+     * name another store on the class path takes is refused saying so.
+     */
+    private static void requireKnown(List<String> names, FilterSettings settings, ClassLoader loader) {
+        Optional<Set<String>> storeNames = Stores.settingNames(settings, loader);
+        if (storeNames.isEmpty()) {
+            return;
+        }
+        List<String> known = new ArrayList<>(FilterSettings.INIT_PARAMS);
+        known.addAll(storeNames.get());
+        String store = settings.storeProvider();
+        for (String name : names) {
+            List<String> stores = known.contains(name) ? List.of() : Stores.providersTaking(name, loader);
+            if (!stores.isEmpty()) {
+                throw new IllegalArgumentException("init-param '" + name + "' belongs to store '"
+                        + String.join("' or '", stores) + "', but init-param 'store' is '" + store + "'");
+            }
+        }
+        SettingNames.requireKnown(names, "a Sluice filter init-param" + (storeNames.get().isEmpty() ? ""
+                : " nor one of store '" + store + "'"), known);
     }
 
     @Override
@@ -193,6 +244,7 @@ public class RateLimitFilter implements Filter {
         if (context != null && context.getAttribute(STORE_ATTRIBUTE) == started.store()) {
             context.removeAttribute(STORE_ATTRIBUTE);
             context.removeAttribute(HEALTH_ATTRIBUTE);
+            context.removeAttribute(STATUS_ATTRIBUTE);
         }
         started.close();
     }
@@ -204,6 +256,15 @@ public class RateLimitFilter implements Filter {
      */
     public CounterStore store() {
         return started().store();
+    }
+
+    /**
+     * What the filter limits with, now: what its start line said, with the current members and rules.
+     *
+     * @throws IllegalStateException before {@link #init}
+     */
+    public LimiterStatus status() {
+        return started().status().get();
     }
 
     /**
@@ -228,8 +289,9 @@ public class RateLimitFilter implements Filter {
      * watch of its health.
      */
     record FilterRuntime(ReloadingRuleSet ruleSource, CounterStore store, boolean ownsStore, HeaderStyle headerStyle,
-                         DecisionMetrics metrics, Supplier<StoreHealth> health, DecisionMetrics.Watch healthWatch,
-                         ScheduledExecutorService scheduler) implements AutoCloseable {
+                         DecisionMetrics metrics, Supplier<StoreHealth> health, Supplier<LimiterStatus> status,
+                         DecisionMetrics.Watch healthWatch, ScheduledExecutorService scheduler)
+            implements AutoCloseable {
 
         RuleSet rules() {
             return ruleSource.get();
@@ -260,8 +322,13 @@ public class RateLimitFilter implements Filter {
                 thread.setDaemon(true);
                 return thread;
             });
+            CounterStore counting = store;
+            String component = "Sluice filter '" + filterName + "'";
+            String source = settings.rules() != null ? settings.rules() : LimiterStatus.NONE;
+            Supplier<LimiterStatus> status = () -> LimiterStatus.of(component, counting, rules.get(),
+                    rules.reloadInterval(), source, settings.headerStyle());
             return new FilterRuntime(rules, store, store != given, settings.headerStyle(), settings.metrics(), health,
-                    healthWatch, scheduler);
+                    status, healthWatch, scheduler);
         }
 
         @Override

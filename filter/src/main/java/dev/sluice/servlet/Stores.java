@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 /**
  * Opens the store the settings ask for: the store given in code, the built-in local store, or a
@@ -66,6 +67,34 @@ final class Stores {
         return CounterStores.of(store).timeSource(settings.timeSource()).maxKeys(settings.maxKeys())
                 .rejectionCache(settings.rejectionCache()).timeout(settings.storeTimeout())
                 .onFailure(settings.failurePolicy()).metrics(settings.metrics());
+    }
+
+    /**
+     * The init-param names the filter takes with the settings' store beyond its own: none for the local store, the
+     * provider's {@link CounterStoreProvider#settingNames() names}, or empty when the provider does not say (it then
+     * takes every name).
+     *
+     * @throws IllegalArgumentException as {@link #open}, when no such provider is found or it cannot be created
+     */
+    static Optional<Set<String>> settingNames(FilterSettings settings, ClassLoader loader) {
+        String name = settings.storeProvider();
+        return name.equals(FilterSettings.LOCAL_STORE) ? Optional.of(Set.of()) : provider(name, loader).settingNames();
+    }
+
+    /** The names of the store providers on the class path of {@code loader} that take setting {@code name}. */
+    static List<String> providersTaking(String name, ClassLoader loader) {
+        List<String> taking = new ArrayList<>();
+        try {
+            for (CounterStoreProvider candidate : ServiceLoader.load(CounterStoreProvider.class, loader)) {
+                if (candidate.settingNames().map(names -> names.contains(name)).orElse(false)) {
+                    taking.add(candidate.name());
+                }
+            }
+        } catch (ServiceConfigurationError e) {
+            throw new IllegalArgumentException("init-param '" + name + "': a store provider on the class path is"
+                    + " broken: " + e.getMessage(), e);
+        }
+        return taking;
     }
 
     /** The provider named {@code name} among the services of {@code loader}, else the class of that name. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.internal.state.Lease;
+import dev.sluice.http.LimiterStatus;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;
@@ -202,6 +203,32 @@ class ClusteredFilterTest {
                         .anyMatch(instance -> instance.getConfig().getClusterName().equals(clusterName)
                                 && instance.getCluster().getMembers().size() == 2),
                 java.time.Duration.ofSeconds(60), "two filters' members to join");
+    }
+
+    @Test
+    void init_clientStoreWithDefaults_logsItsMembersAndTheLocalFailurePolicy() throws Exception {
+        List<HazelcastCounterStore> members = ClusterSupport.startCluster(1, dev.sluice.TimeSource.system());
+        resources.add(() -> ClusterSupport.closeAll(members));
+        List<String> startLines;
+        JettyServer server;
+        try (LogCapture log = LogCapture.start()) {
+            server = server(Map.of("store", "hazelcast-client",
+                    "hazelcast-cluster-name", members.get(0).instance().getConfig().getClusterName(),
+                    "hazelcast-members", ClusterSupport.address(members.get(0))));
+            startLines = log.records().stream().filter(record -> record.contains("Sluice filter")).toList();
+        }
+
+        assertThat(startLines).singleElement().asString().contains("INFO: Sluice filter '")
+                .containsPattern("' started: store hazelcast-client \\(1 member\\), 1 rule from"
+                        + " file:\\S+\\.json \\(reload every 5s\\), failure policy local, timeout 100ms,"
+                        + " headers both");
+        @SuppressWarnings("unchecked")
+        LimiterStatus status = ((Supplier<LimiterStatus>) contexts.get(server).getServletContext()
+                .getAttribute(RateLimitFilter.STATUS_ATTRIBUTE)).get();
+        assertThat(status.store()).isEqualTo("hazelcast-client");
+        assertThat(status.membersSeen()).isEqualTo(1);
+        assertThat(status.failurePolicy()).isEqualTo("local");
+        assertThat(status.storeTimeout()).isEqualTo("100ms");
     }
 
     @ParameterizedTest

@@ -336,6 +336,26 @@ class RateLimitFilterTest {
     }
 
     @Test
+    void settings_initParams_areEveryNameFromInitParametersReads() {
+        List<String> read = new ArrayList<>();
+        FilterSettings.fromInitParameters(name -> {
+            read.add(name);
+            return null;
+        });
+
+        assertThat(read).containsExactlyElementsOf(FilterSettings.INIT_PARAMS);
+    }
+
+    @Test
+    void settings_failurePolicyUnset_isLocalSoALimitKeepsHolding() {
+        assertThat(FilterSettings.builder().build().failurePolicy()).isEqualTo(FailurePolicyStore.OnFailure.FALLBACK);
+        assertThat(FilterSettings.fromInitParameters(name -> null).failurePolicy())
+                .isEqualTo(FailurePolicyStore.OnFailure.FALLBACK);
+        assertThat(FilterSettings.fromInitParameters(name -> name.equals("failure-policy") ? "allow" : null)
+                .failurePolicy()).isEqualTo(FailurePolicyStore.OnFailure.ALLOW);
+    }
+
+    @Test
     void settings_storeAndStoreProvider_areExclusive() {
         assertThatThrownBy(() -> FilterSettings.builder().store(new LocalCounterStore())
                 .storeProvider("local", name -> null).build())

@@ -110,6 +110,33 @@ class StoreProviderFilterTest {
     }
 
     @Test
+    void init_misspeltInitParam_failsNamingTheNearestKnownInitParam() {
+        assertInitFails(() -> start(Map.of("rules-file", "classpath:sluice-rules.json")),
+                "init-param 'rules-file' is not a Sluice filter init-param; did you mean 'rules'? Known: rules,"
+                        + " rules-reload-interval, store, failure-policy, store-timeout, header-style, trusted-proxies,"
+                        + " client-address-header, max-keys, rejection-cache, namespace, metrics");
+    }
+
+    @Test
+    void init_hazelcastInitParamOnTheLocalStore_isRefusedNamingItsStores() {
+        assertInitFails(() -> start(Map.of("hazelcast-members", "127.0.0.1:5701")),
+                "init-param 'hazelcast-members' belongs to store 'hazelcast' or 'hazelcast-client', but init-param"
+                        + " 'store' is 'local'");
+    }
+
+    @Test
+    void init_misspeltHazelcastInitParam_isRefusedNamingTheProvidersNearest() {
+        assertInitFails(() -> start(Map.of("store", "hazelcast", "hazelcast-member", "127.0.0.1:5701")),
+                "init-param 'hazelcast-member' is not a Sluice filter init-param nor one of store 'hazelcast'; did"
+                        + " you mean 'hazelcast-members'? Known: rules, rules-reload-interval, store, failure-policy,"
+                        + " store-timeout, header-style, trusted-proxies, client-address-header, max-keys,"
+                        + " rejection-cache, namespace, metrics, hazelcast-config, hazelcast-cluster-name,"
+                        + " hazelcast-members, hazelcast-port, hazelcast-interface, hazelcast-incompatible-members,"
+                        + " hazelcast-batching, hazelcast-leasing, hazelcast-lease-lifetime, hazelcast-max-slice,"
+                        + " hazelcast-hot-key-rate");
+    }
+
+    @Test
     void init_providerClassName_opensItsStoreWithItsInitParamsUnderTheFailurePolicy() throws Exception {
         JettyServer server = start(Map.of("store", RecordingProvider.class.getName(), "recording-max-keys", "10",
                 "failure-policy", "reject"));

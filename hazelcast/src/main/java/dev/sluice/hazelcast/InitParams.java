@@ -5,9 +5,12 @@ import dev.sluice.internal.DurationText;
 import dev.sluice.store.CounterStoreProvider.Context;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -31,6 +34,16 @@ final class InitParams {
     static final String LEASE_LIFETIME = "hazelcast-lease-lifetime";
     static final String MAX_SLICE = "hazelcast-max-slice";
     static final String HOT_KEY_RATE = "hazelcast-hot-key-rate";
+
+    /** The init-params of the store, which both providers take. */
+    private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, LEASING,
+            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE);
+
+    /**
+     * Every init-param the providers read: a client reads {@link #PORT} and {@link #INTERFACE} too, to refuse them
+     * with a message saying they belong to a member.
+     */
+    static final Set<String> SETTINGS = settings(CONFIG, CLUSTER_NAME, MEMBERS, PORT, INTERFACE);
 
     /** The interface a member of the init-params binds to unless told: this machine only, never the network. */
     static final String DEFAULT_INTERFACE = "127.0.0.1";
@@ -101,6 +114,12 @@ final class InitParams {
         context.setting(HOT_KEY_RATE, value -> options.hotKeyRate(Integer.parseInt(value.trim())),
                 "a number of permits per second, at least 1");
         return options.build();
+    }
+
+    private static Set<String> settings(String... connection) {
+        Set<String> names = new LinkedHashSet<>(List.of(connection));
+        names.addAll(STORE_SETTINGS);
+        return Collections.unmodifiableSet(names);
     }
 
     /** Fails if any of {@code others} is set: {@code reason} (an init-param or the store) leaves no room for them. */

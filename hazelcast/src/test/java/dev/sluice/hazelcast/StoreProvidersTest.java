@@ -8,9 +8,11 @@ import dev.sluice.TimeSource;
 import dev.sluice.store.CounterStoreProvider;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The {@code hazelcast} and {@code hazelcast-client} providers: found by name, reading their init-params. */
@@ -25,6 +27,20 @@ class StoreProvidersTest {
         List<String> names = ServiceLoader.load(CounterStoreProvider.class).stream()
                 .map(provider -> provider.get().name()).toList();
         assertThat(names).contains("hazelcast", "hazelcast-client");
+    }
+
+    @Test
+    void settingNames_everyInitParamTheProvidersRead_andNoOther() {
+        Set<String> read = new LinkedHashSet<>();
+        CounterStoreProvider.Context recording = new CounterStoreProvider.Context(name -> {
+            read.add(name);
+            return null;
+        }, "/", TimeSource.system());
+        InitParams.member(recording);
+        InitParams.client(recording);
+
+        assertThat(new HazelcastMemberStoreProvider().settingNames()).contains(read);
+        assertThat(new HazelcastClientStoreProvider().settingNames()).contains(read);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.sluice.jersey;
 
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.http.LimiterStatus;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.Rule;
@@ -21,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>One store per application: a feature given no store counts in the store a Sluice servlet filter of the same web
  * application published ({@link RateLimitResponse#STORE_ATTRIBUTE}), so annotation limits are shared wherever the
- * filter's are; only when there is none does it open a local store of its own. It logs which, at start.
+ * filter's are; only when there is none does it open a local store of its own. At start it logs one {@code INFO} line
+ * ({@link LimiterStatus#startLine()}) saying which store, with its members and failure policy, the rules and their
+ * source, and the header style.
  */
 final class Limiting implements ContainerLifecycleListener {
 
@@ -33,6 +36,8 @@ final class Limiting implements ContainerLifecycleListener {
     private volatile @Nullable CounterStore ownStore;
     /** Decided at start: the given store, the servlet filter's, or an own local one. */
     private volatile @Nullable CounterStore store;
+    /** Whose store {@link #store} is, for the start line. */
+    private volatile String storeOrigin = "the store given to RateLimitFeature.Builder.store";
     private final HeaderStyle headerStyle;
     /** The rules; null until the resource model is known. */
     private volatile @Nullable ReloadingRuleSet rules;
@@ -77,13 +82,12 @@ final class Limiting implements ContainerLifecycleListener {
             return decided;
         }
         if (published.isPresent()) {
-            LOG.log(System.Logger.Level.INFO, "Sluice's Jersey binding counts in the servlet filter''s store ({0}), "
-                    + "as the filter does", published.get().health().mode());
+            storeOrigin = "the servlet filter's store, as the filter does";
             decided = new NonQueueingStore(published.get());
         } else {
-            LOG.log(System.Logger.Level.INFO, "Sluice's Jersey binding was given no store, and no Sluice servlet "
-                    + "filter published one (servlet context attribute {0}): it counts in a local store of its own, "
-                    + "so its limits are not shared with other instances", RateLimitResponse.STORE_ATTRIBUTE);
+            storeOrigin = "a local store of its own, so its limits are not shared with other instances: it was given"
+                    + " no store, and no Sluice servlet filter published one (servlet context attribute "
+                    + RateLimitResponse.STORE_ATTRIBUTE + ")";
             CounterStore local = new LocalCounterStore();
             ownStore = local;
             decided = new NonQueueingStore(local);
@@ -101,6 +105,17 @@ final class Limiting implements ContainerLifecycleListener {
         if (store == null) {
             chooseStore(ServletAddressCapture.available() ? PublishedStore.in(container) : Optional.empty());
         }
+        LOG.log(System.Logger.Level.INFO, status().startLine() + "; it counts in " + storeOrigin);
+    }
+
+    /** What the binding limits with now: the store it counts in (unwrapped), the rules and their source. */
+    LimiterStatus status() {
+        CounterStore counting = store();
+        ReloadingRuleSet loaded = rules;
+        return LimiterStatus.of("Sluice Jersey binding",
+                counting instanceof NonQueueingStore wrapped ? wrapped.delegate() : counting, rules(),
+                loaded != null ? loaded.reloadInterval() : Duration.ZERO,
+                rulesFile == null ? "annotations" : "annotations and " + rulesFile, headerStyle);
     }
 
     @Override

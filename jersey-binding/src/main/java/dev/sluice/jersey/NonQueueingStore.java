@@ -39,6 +39,11 @@ final class NonQueueingStore implements CounterStore {
         return delegate.peekAsync(key, policy, cost);
     }
 
+    /** The store it wraps. */
+    CounterStore delegate() {
+        return delegate;
+    }
+
     /** The health of the store it wraps. */
     @Override
     public StoreHealth health() {

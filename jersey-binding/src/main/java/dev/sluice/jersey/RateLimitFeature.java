@@ -25,7 +25,8 @@ import java.util.Objects;
  * store, else a local one). Annotation mistakes fail the deployment. A rejection gets the servlet filter's status,
  * headers and body; rules the filter already counted are not counted again. Requests are never held: a leaky-bucket
  * slot in the future is a rejection. Immutable and thread-safe; a given store is not closed, a default one is on
- * shutdown. See {@code docs/design/adapters.md}.
+ * shutdown. The feature reads no Jersey properties and no init-params (it is set up on its builder only); at start it
+ * logs one {@code INFO} line saying what it limits with. See {@code docs/design/adapters.md}.
  */
 @ConstrainedTo(RuntimeType.SERVER)
 public final class RateLimitFeature implements Feature {

@@ -3,11 +3,15 @@ package dev.sluice.jersey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.http.HeaderStyle;
 import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.JettyServers;
+import dev.sluice.servlet.LogCapture;
 import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.servlet.ResponseContract;
+import dev.sluice.store.FailurePolicyStore;
+import dev.sluice.store.LocalCounterStore;
 import jakarta.servlet.DispatcherType;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -146,6 +150,46 @@ class RateLimitFeatureTest {
         assertThat(wouldWait.statusCode()).as("its slot is 10 s away, within maxDelay").isEqualTo(429);
         assertThat(wouldWait.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
                 seconds -> assertThat(seconds).isBetween(9L, 10L));
+    }
+
+    /** The start lines of Sluice's components logged while {@code start} runs. */
+    private static List<String> startLines(ThrowingRunnable start) throws Exception {
+        try (LogCapture log = LogCapture.start()) {
+            start.run();
+            return log.records().stream().filter(record -> record.contains("Sluice")
+                    && record.contains(" started: ")).toList();
+        }
+    }
+
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Test
+    void start_ownLocalStore_logsOneStartLineSayingItsLimitsAreNotShared() throws Exception {
+        List<String> lines = startLines(() -> start(app(new RateLimitFeature()), null));
+
+        assertThat(lines).singleElement().asString()
+                .contains("INFO: Sluice Jersey binding started: store local (this instance only), 3 rules from"
+                        + " annotations, no failure policy, headers both; it counts in a local store of its own, so"
+                        + " its limits are not shared with other instances: it was given no store, and no Sluice"
+                        + " servlet filter published one");
+    }
+
+    @Test
+    void start_behindTheServletFilter_logsTheFiltersStoreWithItsFailurePolicyAndTheRulesFile() throws Exception {
+        Path rules = rulesFile(SHARED_RULE);
+        RateLimitFilter servletFilter = new RateLimitFilter(FilterSettings.builder()
+                .store(FailurePolicyStore.rejecting(new LocalCounterStore(), Duration.ofMillis(250))).build());
+        RateLimitFeature feature = RateLimitFeature.builder().rulesFile(rules).headerStyle(HeaderStyle.DRAFT).build();
+
+        List<String> lines = startLines(() -> start(app(feature), servletFilter));
+
+        assertThat(lines).hasSize(2).anySatisfy(line -> assertThat(line).contains("INFO: Sluice filter '"))
+                .anySatisfy(line -> assertThat(line).contains("INFO: Sluice Jersey binding started: store local (this"
+                        + " instance only), 4 rules from annotations and " + rules + " (reload every 5s), failure"
+                        + " policy reject, timeout 250ms, headers draft; it counts in the servlet filter's store, as"
+                        + " the filter does"));
     }
 
     @Test

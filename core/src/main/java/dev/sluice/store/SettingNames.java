@@ -1,0 +1,62 @@
+package dev.sluice.store;
+
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Refuses setting names nobody takes, such as a misspelt {@code web.xml} init-param, which would otherwise leave an
+ * application unlimited without a word: the message names the unknown name, the nearest known one (fewest
+ * single-character insertions, deletions and substitutions, compared without case) and every known name. Stateless.
+ */
+public final class SettingNames {
+
+    private SettingNames() {
+    }
+
+    /**
+     * Checks every given name against the known ones.
+     *
+     * @param kind what a known name is, for the message, such as {@code a Sluice filter init-param}
+     * @param known every name taken, in the order the message lists them
+     * @throws IllegalArgumentException for the first unknown name: {@code init-param 'rules-file' is not KIND; did you
+     *     mean 'rules'? Known: rules, ...}
+     */
+    public static void requireKnown(Collection<String> given, String kind, List<String> known) {
+        for (String name : given) {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException("init-param '" + name + "' is not " + kind + nearest(name, known)
+                        + "Known: " + String.join(", ", known));
+            }
+        }
+    }
+
+    /** {@code ; did you mean 'NAME'? }, or {@code . } when nothing is known. */
+    private static String nearest(String name, List<String> known) {
+        return known.stream().min(Comparator.comparingInt(candidate -> distance(name, candidate)))
+                .map(candidate -> "; did you mean '" + candidate + "'? ").orElse(". ");
+    }
+
+    /** The Levenshtein distance between two names, without case. */
+    static int distance(String a, String b) {
+        String left = a.toLowerCase(Locale.ROOT);
+        String right = b.toLowerCase(Locale.ROOT);
+        int[] previous = new int[right.length() + 1];
+        int[] current = new int[right.length() + 1];
+        for (int j = 0; j <= right.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= left.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= right.length(); j++) {
+                int substitution = previous[j - 1] + (left.charAt(i - 1) == right.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[right.length()];
+    }
+}
