@@ -11,6 +11,7 @@ import dev.sluice.rules.RulesFile;
 import dev.sluice.servlet.FilterSettings;
 import java.io.IOException;
 import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.net.URI;
@@ -19,9 +20,11 @@ import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -52,6 +55,7 @@ import org.xml.sax.InputSource;
  * transcript: {@code $ } lines are commands) for syntax, commands that exist and repository paths and classes that
  * exist, {@code python} for syntax. {@code http} is the README quick start's answer, checked by
  * {@link QuickStartTest}; {@code text} is explicitly unchecked (output and log lines). Any other tag, or none, fails.
+ * Relative links must reach a file and, with an anchor, one of its headings.
  */
 class DocumentationExamplesTest {
 
@@ -61,6 +65,9 @@ class DocumentationExamplesTest {
             "text");
 
     private static final List<MarkdownBlock> BLOCKS = MarkdownBlock.of(MarkdownBlock.pages(ROOT));
+
+    /** A relative markdown link: its file (empty for the same page) and anchor. */
+    private static final Pattern LINK = Pattern.compile("\\]\\((?!https?:)([^)#\\s]*)(?:#([^)\\s]+))?\\)");
 
     @Test
     void markdownBlocks_everyOne_hasATagThatSaysHowItIsChecked() {
@@ -157,6 +164,53 @@ class DocumentationExamplesTest {
     void httpBlocks_anyPage_onlyTheReadmeQuickStartsAnswer() {
         assertThat(BLOCKS.stream().filter(block -> block.tag().equals("http")).map(MarkdownBlock::where))
                 .singleElement().asString().startsWith("README.md:");
+    }
+
+    /**
+     * Every relative link of the pages names a file that exists, and a heading of it when it has an anchor. Links
+     * into {@code docs/design/} whose note is not written yet are reported as skipped, not passed.
+     */
+    @TestFactory
+    Stream<DynamicTest> relativeLinks_everyPage_reachAFileAndHeading() {
+        return MarkdownBlock.pages(ROOT).stream().flatMap(page -> {
+            Matcher link = LINK.matcher(withoutBlocks(page));
+            List<DynamicTest> tests = new ArrayList<>();
+            while (link.find()) {
+                String target = link.group(1);
+                String anchor = link.group(2);
+                tests.add(DynamicTest.dynamicTest(ROOT.relativize(page) + " -> " + link.group(), () -> {
+                    Path file = target.isEmpty() ? page : page.getParent().resolve(target).normalize();
+                    if (!Files.exists(file) && file.startsWith(ROOT.resolve("docs/design"))) {
+                        Assumptions.abort(ROOT.relativize(file) + " is not written yet");
+                    }
+                    assertThat(file).exists();
+                    if (anchor != null) {
+                        assertThat(headingAnchors(file)).as(ROOT.relativize(file) + " headings").contains(anchor);
+                    }
+                }));
+            }
+            return tests.stream();
+        });
+    }
+
+    private static String withoutBlocks(Path page) {
+        try {
+            return Files.readString(page).replaceAll("(?ms)^ *```.*?^ *```", "");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens. */
+    private static Set<String> headingAnchors(Path page) {
+        Set<String> anchors = new TreeSet<>();
+        for (String line : withoutBlocks(page).split("\n")) {
+            if (line.startsWith("#")) {
+                anchors.add(line.replaceFirst("^#+\\s*", "").toLowerCase(Locale.ROOT)
+                        .replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+            }
+        }
+        return anchors;
     }
 
     interface Check {
