@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two demo instances, each with its own Jetty and embedded Hazelcast member, started by the launcher with the same
- * cluster name and member list (the README's second instance): they form one cluster and share every limit.
+ * cluster name and member list (docs/demo.md's second instance): they form one cluster and share every limit.
  */
 class TwoInstanceClusterTest {
 
