@@ -114,7 +114,9 @@ public final class Policy {
         return algorithm.record(state, nowNanos, cost, ageNanos, limits);
     }
 
-    /** Takes the earliest slot within {@code maxWaitNanos} at which {@code cost} fits; see {@link Algorithm#reserve}. */
+    /**
+     * Takes the earliest slot within {@code maxWaitNanos} at which {@code cost} fits; see {@link Algorithm#reserve}.
+     */
     public Transition reserve(long @Nullable [][] state, long nowNanos, long cost, long maxWaitNanos) {
         return algorithm.reserve(state, nowNanos, cost, maxWaitNanos, limits);
     }

@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Each call waits for the remote store's {@link CounterStore#applyAsync} (or {@link CounterStore#peekAsync}) at
  * most the timeout (default {@link #DEFAULT_TIMEOUT}), counting the time the remote store keeps it queued. On timeout
  * the remote call's future is cancelled: a store that has not yet sent it (one that batches) never does, and one
- * already sent may still count when it completes later. The bound holds for stores whose async calls do not block the caller (the Hazelcast store's do
- * not); a store that decides on the calling thread is waited for.
+ * already sent may still count when it completes later. The bound holds for stores whose async calls do not block the
+ * caller (the Hazelcast store's do not); a store that decides on the calling thread is waited for.
  *
  * <p>A slow remote store would otherwise pile work up: each call that times out still waits in the cluster, and
  * callers keep adding more. So at most {@link #withMaxPending maxPending} remote calls are in flight at once (default

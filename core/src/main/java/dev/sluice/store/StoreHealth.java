@@ -2,8 +2,8 @@ package dev.sluice.store;
 
 /**
  * How a counter store is doing, for health checks, metrics and status pages: what it is, how much of its cluster it
- * sees, how many calls in the last minute it could not decide, and what leasing does on this node. A store with nothing remote reports no members
- * and no failures. Immutable and thread-safe.
+ * sees, how many calls in the last minute it could not decide, and what leasing does on this node. A store with nothing
+ * remote reports no members and no failures. Immutable and thread-safe.
  *
  * @param mode what kind of store decides: {@code local}, {@code hazelcast-member}, {@code hazelcast-client},
  *     {@code hazelcast-instance}, {@code compare-and-set}, or a name a store of an application's own gives

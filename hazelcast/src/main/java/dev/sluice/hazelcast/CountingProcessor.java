@@ -7,10 +7,10 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What {@link RecordProcessor}, {@link ReserveProcessor} and {@link ReturnProcessor} share with {@link ApplyProcessor}: run one step of the
- * policy on the key's owner, store the state it computed with the time to live {@link ApplyProcessor#ttlSeconds}
- * gives, and hand Hazelcast a backup that writes that state (the backup never recomputes). Kept apart from
- * {@code ApplyProcessor}, whose call path changes on its own.
+ * What {@link RecordProcessor}, {@link ReserveProcessor} and {@link ReturnProcessor} share with {@link ApplyProcessor}:
+ * run one step of the policy on the key's owner, store the state it computed with the time to live {@link
+ * ApplyProcessor#ttlSeconds} gives, and hand Hazelcast a backup that writes that state (the backup never recomputes).
+ * Kept apart from {@code ApplyProcessor}, whose call path changes on its own.
  */
 abstract class CountingProcessor extends PolicyProcessor {
 

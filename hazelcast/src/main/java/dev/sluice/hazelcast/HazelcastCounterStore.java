@@ -6,7 +6,6 @@ import com.hazelcast.config.Config;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
@@ -29,13 +28,13 @@ import org.jspecify.annotations.Nullable;
  * A {@link CounterStore} in a Hazelcast {@link IMap}, shared by every application instance that joins the cluster.
  *
  * <p>Each decision is one entry-processor call on the key ({@code executeOnKey}, or an asynchronous call for
- * {@link #applyAsync} and its siblings, {@code ProcessorCalls}): the member that owns the key reads its own time (see {@link #TIME_SOURCE_KEY}), runs
- * {@link Policy#apply} on the key's state and stores the result, atomically, then writes the computed state to one
- * synchronous backup (by default). Entries expire once their state is back to full capacity (their time to live is
- * set by the processor), and each member holds at most {@link StoreOptions#maxKeysPerMember()} keys (least recently
- * used keys are evicted first, forgetting what they had consumed). All values and processors use Hazelcast's
- * {@code IdentifiedDataSerializable}, registered by the jar itself: members need the Sluice jar on their class path
- * and nothing else.
+ * {@link #applyAsync} and its siblings, {@code ProcessorCalls}): the member that owns the key reads its own time (see
+ * {@link #TIME_SOURCE_KEY}), runs {@link Policy#apply} on the key's state and stores the result, atomically, then
+ * writes the computed state to one synchronous backup (by default). Entries expire once their state is back to full
+ * capacity (their time to live is set by the processor), and each member holds at most {@link
+ * StoreOptions#maxKeysPerMember()} keys (least recently used keys are evicted first, forgetting what they had
+ * consumed). All values and processors use Hazelcast's {@code IdentifiedDataSerializable}, registered by the jar
+ * itself: members need the Sluice jar on their class path and nothing else.
  *
  * <p>Three ways to reach a cluster, one entry point each: {@link #startMember} starts an embedded member,
  * {@link #connectClient} connects as a client to an existing cluster, {@link #using} takes a {@link HazelcastInstance}
@@ -116,7 +115,8 @@ public final class HazelcastCounterStore implements CounterStore {
         this.connection = connection;
         this.mapConfigured = mapConfigured;
         this.wireVersion = new ClusterWireVersion(instance).following();
-        this.batcher = options.batching() ? new SameKeyBatcher(this::send, options.maxBatch(), CALLS_IN_FLIGHT_PER_KEY) : null;
+        this.batcher = options.batching()
+                ? new SameKeyBatcher(this::send, options.maxBatch(), CALLS_IN_FLIGHT_PER_KEY) : null;
         this.leases = options.leasing() ? new HotKeyLeases(new LeaseCalls(this::calls,
                 this::withoutLeasing), localTime(instance), options)
                 .sweeping() : null;

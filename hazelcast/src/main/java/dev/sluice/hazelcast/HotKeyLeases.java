@@ -49,10 +49,10 @@ import org.jspecify.annotations.Nullable;
  * last two spans' permits), at most {@link StoreOptions#maxSlice()}: at a steady rate a slice is used up in half a
  * lifetime, and the next one, taken when the current one is half used, well within its own; the owner grants at most
  * that (scaled down to the slice's validity when its window or step ends within a lifetime) and at most
- * {@code 1/}{@value dev.sluice.algorithm.Algorithm#SLICE_SHARE} of what it has left, and decides the request alone when that
- * is not more than the request's cost. So slices shrink as the key runs out or its window ends, and the last permits of
- * a window are decided one by one at the owner. A request costing more than what is left of the slice goes to the
- * owner; the slice keeps the rest for smaller ones.
+ * {@code 1/}{@value dev.sluice.algorithm.Algorithm#SLICE_SHARE} of what it has left, and decides the request alone when
+ * that is not more than the request's cost. So slices shrink as the key runs out or its window ends, and the last
+ * permits of a window are decided one by one at the owner. A request costing more than what is left of the slice goes
+ * to the owner; the slice keeps the rest for smaller ones.
  *
  * <p><b>Ahead of need.</b> So that a hot key's requests do not all go to the owner while the next slice is on its
  * way, the request that leaves its slice half used takes the next slice in the background (a lease of cost 0); it is

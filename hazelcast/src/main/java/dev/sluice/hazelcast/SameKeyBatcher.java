@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
  * Natural batching, per key. A key's decisions are serialized anyway: its owner runs them one at a time on one
  * partition thread, each a state write and a synchronous backup. So while calls on a key are in flight (two at most:
  * one decided while the next gathers), the decisions that arrive for that key wait here; when a call answers,
- * everything waiting (up to the batch cap) goes in the call that replaces it, which the owner decides in one invocation (BatchApplyProcessor), in arrival order. No timer: a
- * key with nothing in flight is sent at once, so an idle system sees no added latency, and a busy key sends fewer,
- * larger calls, one state write and one backup write each.
+ * everything waiting (up to the batch cap) goes in the call that replaces it, which the owner decides in one invocation
+ * (BatchApplyProcessor), in arrival order. No timer: a key with nothing in flight is sent at once, so an idle system
+ * sees no added latency, and a busy key sends fewer, larger calls, one state write and one backup write each.
  *
  * Why per key and not per member (one call carrying the decisions for many keys that one member owns): Hazelcast's
  * only many-key entry-processor call (submitToKeys) runs as a partition-iterating operation whose backups are
@@ -37,8 +37,9 @@ import org.jspecify.annotations.Nullable;
  *
  * Deadlines: a caller that stops waiting cancels its answer (the failure-policy store does on timeout, its wait
  * counting the time queued here); a request so withdrawn before its batch is drawn is never sent, so it is never
- * counted after its caller was answered without the store. Once sent it cannot be withdrawn (CallAnswer). Failures: when a call fails, every request it carried fails with that cause; none is sent again
- * (the members may have counted them), so a failure never counts a request twice.
+ * counted after its caller was answered without the store. Once sent it cannot be withdrawn (CallAnswer). Failures:
+ * when a call fails, every request it carried fails with that cause; none is sent again (the members may have counted
+ * them), so a failure never counts a request twice.
  */
 
 /** Sends the decisions that wait on one key as one call, while another call on that key is in flight. Thread-safe. */

@@ -32,8 +32,8 @@ class HotKeyLeasesTest {
     private static final long MS = 1_000_000L;
     private static final String KEY = "hot";
     private static final Limit HUNDRED_PER_SECOND = Limit.of(100, Duration.ofSeconds(1));
-    private static final StoreOptions OPTIONS = StoreOptions.builder().leasing(true).leaseLifetime(Duration.ofMillis(10))
-            .maxSlice(16).hotKeyRate(1_000).build();
+    private static final StoreOptions OPTIONS = StoreOptions.builder().leasing(true)
+            .leaseLifetime(Duration.ofMillis(10)).maxSlice(16).hotKeyRate(1_000).build();
 
     private final ManualTimeSource clock = new ManualTimeSource(START);
     private final Owner owner = new Owner();
