@@ -85,7 +85,9 @@ class ModuleExportsTest {
         assertThat(result).contains("not visible");
     }
 
-    /** Compiles module {@code consumer} with one class against core on the module path: "compiled", or javac's errors. */
+    /**
+     * Compiles module {@code consumer} with one class against core on the module path: "compiled", or javac's errors.
+     */
     private String compile(String source) throws IOException, URISyntaxException {
         Path sources = Files.createDirectories(dir.resolve("src/consumer"));
         Files.writeString(dir.resolve("src/module-info.java"), "module consumer { requires dev.sluice.core; }\n");

@@ -42,8 +42,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * ({@code sluiceLeased}, {@link StoreOptions#leasing}) against Bucket4j's {@code Optimizations.delaying()} with as
  * many unsynchronized tokens as Sluice's largest slice ({@code bucket4jDelaying}), and the local store
  * ({@code local}), whose p50 a decision from a slice is held against; and Sluice behind the servlet filter's default
- * {@link RejectionCachingStore} ({@code sluiceRejectionCache}). Calls go through the member in the benchmark's JVM, so about
- * half go to the other member over loopback; that member is in this JVM or, with {@code topology=two-jvms}, in a
+ * {@link RejectionCachingStore} ({@code sluiceRejectionCache}). Calls go through the member in the benchmark's JVM, so
+ * about half go to the other member over loopback; that member is in this JVM or, with {@code topology=two-jvms}, in a
  * process of its own.
  *
  * <p>Workloads: {@code 10k-keys}, 10,000 keys of 1,000 per second walked by every thread; {@code hot-grants}, one key

@@ -30,8 +30,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer
- * none|noop|local|hazelcast|hazelcast-leased PORT [MEMBER_PORT]}; prints {@value #READY} and the address once serving; stops when
- * killed.
+ * none|noop|local|hazelcast|hazelcast-leased PORT [MEMBER_PORT]}; prints {@value #READY} and the address once serving;
+ * stops when killed.
  */
 public final class HttpOverheadServer {
 

@@ -200,7 +200,8 @@ public final class RulesFile {
         if (fields.has("key")) {
             rule.key(key(fields.required("key"), false));
         }
-        Algorithm algorithm = fields.has("algorithm") ? algorithm(fields.required("algorithm")) : Algorithm.TOKEN_BUCKET;
+        Algorithm algorithm = fields.has("algorithm")
+                ? algorithm(fields.required("algorithm")) : Algorithm.TOKEN_BUCKET;
         rule.policy(policy(fields.required("limits"), algorithm, id, null));
         if (fields.has("tiers")) {
             tiers(fields.required("tiers"), algorithm, id, rule);

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * (an {@code X-Forwarded-For} address, which the demo trusts from loopback, or its own user and API key), so the
  * tests do not share counters.
  */
+@Tag("cluster")
 class DemoApplicationTest {
 
     private static DemoLauncher.RunningDemo demo;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * at {@code INFO}, Jetty's as the launcher sets them), no Sluice response part and no byte of the stats endpoint
  * holds a canary, while the stats do show each rule's keys, masked.
  */
+@Tag("cluster")
 class KeysNotInClearDemoTest {
 
     /** Each request: method, path and header name, value pairs. */

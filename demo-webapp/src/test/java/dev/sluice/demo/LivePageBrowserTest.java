@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * command passes with Java and Maven alone; {@code -Dsluice.browser.required=true} (set by {@code .ci/run}, which
  * installs Chromium) makes a missing browser a failure instead.
  */
+@Tag("cluster")
 class LivePageBrowserTest {
 
     private static final Pattern HELLO_CARD = Pattern.compile(
@@ -82,7 +84,8 @@ class LivePageBrowserTest {
         assertThat(dom).contains("<tr data-id=\"partner-api\"><td>partner-api</td><td>10 per 60 s</td>"
                 + "<td>stepped_sliding_window</td><td class=\"used\">2</td><td class=\"remaining\">8</td>"
                 + "<td class=\"next-free\">now</td></tr>");
-        assertThat(dom).contains("<tr data-id=\"remote-accounts\"><td>remote-accounts</td><td>5 per 10 s, per key</td>");
+        assertThat(dom).contains(
+                "<tr data-id=\"remote-accounts\"><td>remote-accounts</td><td>5 per 10 s, per key</td>");
     }
 
     /** The page's DOM after its scripts ran, from headless Chromium. */

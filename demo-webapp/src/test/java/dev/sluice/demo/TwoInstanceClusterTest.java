@@ -13,12 +13,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Two demo instances, each with its own Jetty and embedded Hazelcast member, started by the launcher with the same
  * cluster name and member list (docs/demo.md's second instance): they form one cluster and share every limit.
  */
+@Tag("cluster")
 class TwoInstanceClusterTest {
 
     private static final List<DemoLauncher.RunningDemo> INSTANCES = new ArrayList<>();

@@ -27,6 +27,7 @@ import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster is gone, fall to the failure policy, as does an application counter in the filter's published store. No
  * log record at any Sluice level (Hazelcast at {@code INFO}), no meter and no response holds a canary.
  */
+@Tag("cluster")
 class KeysNotInClearTest {
 
     private static final String RULES = """

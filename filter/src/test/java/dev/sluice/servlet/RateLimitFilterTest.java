@@ -475,7 +475,8 @@ class RateLimitFilterTest {
         assertThat(storeGauges(registry)).as("after the filter's destroy").isEmpty();
 
         // Redeployed: same registry and store mode, a fresh store that has failed nothing.
-        start(PER_IP, s -> s.store(FailurePolicyStore.rejecting(new DownStore(), Duration.ofMillis(50))).metrics(metrics));
+        start(PER_IP, s -> s.store(FailurePolicyStore.rejecting(new DownStore(), Duration.ofMillis(50)))
+                .metrics(metrics));
         assertThat(storeGauges(registry)).hasSize(6);
         assertThat(failedGauge(registry)).as("the new store's, not the old one's").isZero();
     }

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * if it came alone, in order, and many threads on every member share one hot key's limit exactly while their calls
  * are batched. One cluster serves every test; each uses keys of its own.
  */
+@Tag("cluster")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BatchingClusterTest {
 

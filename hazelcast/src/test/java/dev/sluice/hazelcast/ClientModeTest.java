@@ -16,9 +16,11 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A client of an existing cluster, and what its decisions do when the cluster goes away. */
+@Tag("cluster")
 class ClientModeTest {
 
     private static final Policy THREE_PER_MINUTE =

@@ -12,12 +12,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A client store built while it cannot reach its cluster: the application starts anyway (after a bounded wait), decides
  * by the failure policy, and counts on the cluster, with the counters map configured, once the cluster is there.
  */
+@Tag("cluster")
 class ClientStartTest {
 
     private static final Policy THREE_PER_HOUR = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofHours(1)));

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * deserialization filter before any of their code runs), Sluice values whose bytes were forged, and members of
  * another cluster name.
  */
+@Tag("cluster")
 class ClusterBoundaryTest {
 
     private static final Policy THREE_PER_HOUR = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofHours(1)));

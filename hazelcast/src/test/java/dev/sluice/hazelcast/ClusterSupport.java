@@ -98,8 +98,13 @@ public final class ClusterSupport {
 
     /** Whether a decision through {@code store} is made by its remote store within its timeout (connected, warm). */
     static boolean decidesRemotely(FailurePolicyStore store) {
+        return decidesRemotely(store, "probe");
+    }
+
+    /** Whether {@code store} decides a request on {@code key} remotely, neither failing nor timing out. */
+    static boolean decidesRemotely(FailurePolicyStore store, String key) {
         long failures = store.failures() + store.timeouts();
-        store.apply("probe", PROBE, 1, 0);
+        store.apply(key, PROBE, 1, 0);
         return store.failures() + store.timeouts() == failures;
     }
 

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.TestInstance;
  * and gives up under conflicting writes, and why its values are strings (Hazelcast's replace on an {@code OBJECT}
  * map). Each test uses its own map.
  */
+@Tag("cluster")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CompareAndSetStoreTest {
 

@@ -6,6 +6,7 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The store contract for the compare-and-set store on three members, so most keys are owned by a member other than
  * the caller; and one hot key shared by callers on every member.
  */
+@Tag("cluster")
 class CompareAndSetThreeMemberContractTest extends CompareAndSetContract {
 
     private static final int THREADS_PER_MEMBER = 8;

@@ -6,6 +6,7 @@ import dev.sluice.internal.state.Lease;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Three member processes (separate JVMs on loopback), eight threads each, share one hot key's limit: exactly, and
  * leased within the stated bounds.
  */
+@Tag("cluster")
 class HotKeyProcessesTest {
 
     private static final int THREADS = 8;

@@ -6,7 +6,6 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.internal.state.Lease;
 import dev.sluice.internal.state.Transition;
 import java.time.Duration;
@@ -20,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,10 +29,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Leased slices on a real three-member cluster (TCP-IP on loopback, multicast off) on one manual clock: eight threads
  * on each member share one hot key, and the admissions stay within the stated bounds (see {@code Slices} and
  * {@code Lease}): for the window algorithms never more than the exact count and at most {@code members * (s + s / 2)}
- * fewer, s the largest slice; for the token bucket and GCRA, never more in any interval than the algorithm's envelope of
- * that interval plus the lease lifetime. Each node holds at most {@code s + s / 2} permits of a key (a slice, and the
- * next one taken when it is half used). One cluster serves every test; each uses a key of its own.
+ * fewer, s the largest slice; for the token bucket and GCRA, never more in any interval than the algorithm's envelope
+ * of that interval plus the lease lifetime. Each node holds at most {@code s + s / 2} permits of a key (a slice, and
+ * the next one taken when it is half used). One cluster serves every test; each uses a key of its own.
  */
+@Tag("cluster")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeasingClusterTest {
 

@@ -13,6 +13,7 @@ import dev.sluice.algorithm.Policy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * one Sluice itself would set up: its counters map, under any namespace, matches {@link StoreOptions}' defaults, and a
  * member started from it serves a client store exactly.
  */
+@Tag("cluster")
 class MemberConfigExampleTest {
 
     private static final Path EXAMPLE = Path.of("..", "docs", "hazelcast-member.yaml");

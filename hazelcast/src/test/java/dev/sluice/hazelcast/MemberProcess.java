@@ -30,7 +30,8 @@ import java.util.concurrent.locks.LockSupport;
  * the answer ({@code <id> <answer>}): {@code apply <algorithm> <key> <times>} decides {@code times} requests of cost 1
  * under {@link #TEN_PER_HOUR} of that algorithm and answers the last remaining count; {@code peek <algorithm> <key>}
  * answers the remaining count; {@code join <port>} adds a member address to the TCP-IP list (which the split-brain
- * search reads afresh); {@code members} answers the cluster's size.
+ * search reads afresh); {@code members} answers the cluster's size; {@code safe} answers whether the cluster is safe
+ * (every partition owned and backed up, none migrating).
  *
  * <p>Arguments: cluster name, cluster size, own port, then options, then the ports of every member:
  * <ul>
@@ -134,6 +135,7 @@ public final class MemberProcess {
                     yield "joining";
                 }
                 case "members" -> String.valueOf(store.instance().getCluster().getMembers().size());
+                case "safe" -> String.valueOf(store.instance().getPartitionService().isClusterSafe());
                 default -> "unknown command " + words[1];
             };
             System.out.println(words[0] + " " + answer);

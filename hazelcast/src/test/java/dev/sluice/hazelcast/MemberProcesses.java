@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
 /**
  * A cluster of {@link MemberProcess}es: real members in JVMs of their own on loopback, which a test can kill without
@@ -105,6 +106,15 @@ final class MemberProcesses implements AutoCloseable {
         for (int i = 0; i < members.size(); i++) {
             awaitLine(i, "ready", START_TIMEOUT);
         }
+    }
+
+    /**
+     * Waits until every member finds the cluster safe: "ready" only means every member joined, while partitions may
+     * still be migrating to the members that joined last, and a call to such a partition waits for the migration.
+     */
+    void awaitSafe() {
+        ClusterSupport.await(() -> IntStream.range(0, members.size()).allMatch(i -> ask(i, "safe").equals("true")),
+                START_TIMEOUT, "every member to find the cluster safe");
     }
 
     /** Sends member {@code i} a command (see {@link MemberProcess}) and returns its answer. */

@@ -14,6 +14,7 @@ import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the old member is in the cluster the client sends it nothing it cannot read and stays exact; a batch forced on it is
  * refused with an error naming the versions, counting nothing; once it leaves, the client batches.
  */
+@Tag("cluster")
 class MixedWireVersionProcessesTest {
 
     private static final Policy HUNDRED_PER_HOUR = Policy.of(Algorithm.SLIDING_WINDOW_LOG,
@@ -46,7 +48,8 @@ class MixedWireVersionProcessesTest {
 
             String untouched = keyOwnedByPort(client, cluster.port(0), "untouched-");
             BatchApplyProcessor batch = new BatchApplyProcessor(List.of(request(), request()));
-            assertThatThrownBy(() -> client.instance().<String, CounterState>getMap(HazelcastCounterStore.DEFAULT_MAP_NAME)
+            assertThatThrownBy(() -> client.instance()
+                    .<String, CounterState>getMap(HazelcastCounterStore.DEFAULT_MAP_NAME)
                     .executeOnKey(untouched, batch))
                     .isInstanceOf(HazelcastSerializationException.class)
                     .hasMessageContaining("wire format version 2")

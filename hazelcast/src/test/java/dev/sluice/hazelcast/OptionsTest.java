@@ -104,7 +104,8 @@ class OptionsTest {
     void storeOptions_leaseSettingsOutsideTheirRanges_areRefused() {
         StoreOptions.Builder builder = StoreOptions.builder();
         assertThatThrownBy(() -> builder.leaseLifetime(Duration.ofMillis(51)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseLifetime must be from 1ms to 50ms");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("leaseLifetime must be from 1ms to 50ms");
         assertThatThrownBy(() -> builder.leaseLifetime(Duration.ofNanos(999_999)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.maxSlice(1)).isInstanceOf(IllegalArgumentException.class);

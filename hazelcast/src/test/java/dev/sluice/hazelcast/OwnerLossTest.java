@@ -17,9 +17,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** What happens to a key's state when the member that owns it leaves: each test starts its own cluster. */
+@Tag("cluster")
 class OwnerLossTest {
 
     private static final Policy TEN_PER_MINUTE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofMinutes(1)));

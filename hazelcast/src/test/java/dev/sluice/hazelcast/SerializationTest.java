@@ -13,9 +13,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The store needs no Java serialization and no serializer configuration: the jar's hook registers everything. */
+@Tag("cluster")
 class SerializationTest {
 
     private final List<HazelcastCounterStore> members = new ArrayList<>();

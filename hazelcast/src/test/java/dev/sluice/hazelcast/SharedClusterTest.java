@@ -20,11 +20,13 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Behaviour of one healthy three-member cluster, shared by the tests (each uses its own keys). */
+@Tag("cluster")
 class SharedClusterTest {
 
     private static final Limit TEN_PER_MINUTE = Limit.of(10, Duration.ofMinutes(1));

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * cluster name that do not know each other's address; once both have counted, the first is told the second's address
  * (its TCP-IP member list is read afresh by every split-brain search), finds the second cluster and merges.
  */
+@Tag("cluster")
 class SplitBrainTest {
 
     private static final Policy TEN_PER_HOUR = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofHours(1)));

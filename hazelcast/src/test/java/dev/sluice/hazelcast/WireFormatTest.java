@@ -39,10 +39,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Pins the wire format of every type Sluice sends through Hazelcast, in the version that defined it (1, 2 for the
- * batch types, 3 for the leased slices' types): a known value, serialized by Hazelcast's real serialization service (with the hook the jar registers),
- * gives exactly these bytes, and these bytes read back to that value. A change that fails here changes what other members read: it needs a new format version (see
- * {@link WireFormat}), not a new constant. Only before the first release may version 1 itself change, as it did
- * when decision results gained the next-permit time.
+ * batch types, 3 for the leased slices' types): a known value, serialized by Hazelcast's real serialization service
+ * (with the hook the jar registers), gives exactly these bytes, and these bytes read back to that value. A change that
+ * fails here changes what other members read: it needs a new format version (see {@link WireFormat}), not a new
+ * constant. Only before the first release may version 1 itself change, as it did when decision results gained the
+ * next-permit time.
  *
  * <p>The constants are hex, one group per field: Hazelcast's header (partition hash, serializer type, identified flag,
  * Sluice's factory id, class id), then Sluice's fields in order, starting with the format version.

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * Members of this release read versions 1 to 3; bytes of version 4, which this release does not know, are refused
  * by the owner with an error naming the version, before anything touches the key's state.
  */
+@Tag("cluster")
 class WireVersionClusterTest {
 
     private static final Policy THREE_PER_MINUTE = Policy.of(Algorithm.TOKEN_BUCKET,

@@ -19,12 +19,14 @@ import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * One store per application: where the servlet filter runs on a cluster, the auto-discovered Jersey binding (given
  * no store) counts its annotation limits in the filter's store, so two instances share them.
  */
+@Tag("cluster")
 class SharedStoreTest {
 
     @AutoClose

@@ -70,7 +70,8 @@ final class OperationsAccess {
         }
         Response unauthorized = Problems.response(401, Problems.UNAUTHORIZED, "Unauthorized",
                 "Resetting and reading keys needs " + (tokenDigest != null ? "the operations bearer token"
-                        + (role != null ? " or the operations role" : "") : "an authenticated user in the operations role")
+                        + (role != null ? " or the operations role" : "")
+                        : "an authenticated user in the operations role")
                         + ".", new JsonObject());
         throw new WebApplicationException(Response.fromResponse(unauthorized)
                 .header(HttpHeaders.WWW_AUTHENTICATE, tokenDigest != null ? Problems.BEARER_CHALLENGE

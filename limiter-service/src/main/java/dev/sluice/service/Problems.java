@@ -54,7 +54,9 @@ final class Problems {
                         + "have been counted. Retry later.", new JsonObject()));
     }
 
-    /** A problem document: {@code type}, {@code title}, {@code status}, {@code detail}, then {@code extra}'s members. */
+    /**
+     * A problem document: {@code type}, {@code title}, {@code status}, {@code detail}, then {@code extra}'s members.
+     */
     static Response response(int status, String type, String title, String detail, JsonObject extra) {
         String members = extra.toString();
         JsonObject problem = new JsonObject().put("type", type).put("title", title).put("status", status)

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,6 +35,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * acquire never hands out more slots than the limit in any window, however many workers ask at once. The members and
  * the services read one manual clock, so the slots' times are exact.
  */
+@Tag("cluster")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterServiceTest {
 

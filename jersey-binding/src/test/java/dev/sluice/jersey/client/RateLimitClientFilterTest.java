@@ -32,9 +32,11 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Real Jersey clients against a "remote API" on a real Jetty, counting in a real two-member Hazelcast cluster. */
+@Tag("cluster")
 class RateLimitClientFilterTest {
 
     private static final int WORKERS = 3;

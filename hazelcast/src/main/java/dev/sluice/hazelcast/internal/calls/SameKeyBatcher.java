@@ -41,7 +41,8 @@ public final class SameKeyBatcher {
 
     /**
      * Starts the calls that follow a completed one (and those of requests that waited for a slice in vain): a small
-     * pool of daemon threads shared by every store, at least two even where the common pool has one (two CPUs or fewer), so that a burst on one key never waits behind another.
+     * pool of daemon threads shared by every store, at least two even where the common pool has one (two CPUs or
+     * fewer), so that a burst on one key never waits behind another.
      */
     static final ForkJoinPool SENDERS = new ForkJoinPool(
             Math.max(2, Runtime.getRuntime().availableProcessors()), ForkJoinPool.defaultForkJoinWorkerThreadFactory,

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What {@link RecordProcessor}, {@link ReserveProcessor} and {@link GiveBackProcessor} share with
  * {@link ApplyProcessor}: run one step of the policy on the key's owner, store the state it computed with the time to
- * live {@link WriteStateProcessor#ttlSeconds} gives, and hand Hazelcast a backup that writes that state (the backup never recomputes). Kept apart from
- * {@code ApplyProcessor}, whose call path changes on its own.
+ * live {@link WriteStateProcessor#ttlSeconds} gives, and hand Hazelcast a backup that writes that state (the backup
+ * never recomputes). Kept apart from {@code ApplyProcessor}, whose call path changes on its own.
  */
 public abstract class CountingProcessor extends PolicyProcessor {
 

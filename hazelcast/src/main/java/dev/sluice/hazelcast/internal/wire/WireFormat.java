@@ -38,7 +38,9 @@ public final class WireFormat {
     public static final int BATCHES = 2;
     /** The version of the leased slices' types. */
     public static final int LEASES = 3;
-    /** The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less. */
+    /**
+     * The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less.
+     */
     public static final int NEWEST_READ = newestRead(System.getProperty(VERSION_PROPERTY));
 
     private static final int VERSION_1 = 1;
