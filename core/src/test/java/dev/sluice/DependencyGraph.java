@@ -100,6 +100,22 @@ public final class DependencyGraph {
         return uses;
     }
 
+    /** This class graph folded into packages: a package uses what any of its classes uses. */
+    public DependencyGraph packages() {
+        Map<String, Set<String>> folded = new TreeMap<>();
+        uses.forEach((from, targets) -> {
+            String pkg = packageOf(from);
+            Set<String> to = folded.computeIfAbsent(pkg, n -> new TreeSet<>());
+            targets.stream().map(DependencyGraph::packageOf).filter(target -> !target.equals(pkg)).forEach(to::add);
+        });
+        return new DependencyGraph(folded);
+    }
+
+    private static String packageOf(String className) {
+        int dot = className.lastIndexOf('.');
+        return dot < 0 ? "" : className.substring(0, dot);
+    }
+
     /** This graph without the nodes {@code removed} accepts, nor any edge to or from them. */
     public DependencyGraph without(Predicate<String> removed) {
         Map<String, Set<String>> kept = new TreeMap<>();

@@ -150,7 +150,7 @@ public final class Policy {
     /**
      * On the key's owner: counts a slice of permits for a node to grant locally, or, when the key has too few left for
      * one, decides the request alone as {@link #apply} does (no delay: leasing algorithms do not queue). Sizes, and
-     * why a slice is never more permissive than the algorithm: {@code docs/design/leasing-algorithm.md}.
+     * why a slice is never more permissive than the algorithm: {@code docs/design/leasing.md}.
      *
      * @param cost the asking request's permits, taken from the slice; 0 for a slice taken ahead of need (with no
      *     slice, then, nothing is counted)

@@ -8,7 +8,7 @@ package dev.sluice.internal.state;
  *
  * <p>For the window algorithms a leased decision is exactly as strict as an unleased one; for the token bucket and
  * GCRA the grants in any interval exceed the algorithm's envelope by at most {@code ceil(L * N / P)} for a slice
- * lifetime L. Immutable. Proofs and sizes: {@code docs/design/leasing-algorithm.md}.
+ * lifetime L. Immutable. Proofs and sizes: {@code docs/design/leasing.md}.
  */
 public final class Lease {
 
