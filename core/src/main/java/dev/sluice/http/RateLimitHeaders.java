@@ -12,12 +12,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The header fields of a response under rate limits, for any HTTP stack (the adapter passes a sink that sets a
- * header): {@code RateLimit-Policy} and {@code RateLimit} as draft-ietf-httpapi-ratelimit-headers-10 defines them
- * ({@code t}: seconds until more quota is available), {@code X-RateLimit-Limit}, {@code -Remaining} and
- * {@code -Reset} of the most restrictive decision, and {@code Retry-After} (seconds, at least 1) on a rejection that
- * waiting can cure, never earlier than any rejecting limit's {@code t}. A decision the failure policy made describes
- * no counter and gets no counter fields. Policy names are escaped so no name can inject a header. Thread-safe. Each
- * field and why: {@code docs/design/http-contract.md}.
+ * header): {@code RateLimit-Policy} and {@code RateLimit} as draft-ietf-httpapi-ratelimit-headers-10 and -11 define
+ * them ({@code r}: the available quota; {@code t}: seconds until more quota is available, which is also the longest
+ * truthful -11 "effective window", within which the client can use no more than {@code r}),
+ * {@code X-RateLimit-Limit}, {@code -Remaining} and {@code -Reset} of the most restrictive decision, and
+ * {@code Retry-After} (seconds, at least 1) on a rejection that waiting can cure, never earlier than any rejecting
+ * limit's {@code t}. A decision the failure policy made describes no counter and gets no counter fields. Policy names
+ * are escaped so no name can inject a header. Thread-safe. Each field and why: {@code docs/design/http-contract.md}.
  */
 public final class RateLimitHeaders {
 
