@@ -2,8 +2,8 @@ package dev.sluice.benchmarks;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
-import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -14,6 +14,7 @@ import java.net.ServerSocket;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A two-member Hazelcast cluster on 127.0.0.1 for the benchmarks: both members in this JVM, or the second in a
@@ -26,10 +27,11 @@ final class BenchmarkCluster implements AutoCloseable {
     static final String FLOOR_MAP = "floor";
 
     private final HazelcastInstance local;
-    private final HazelcastInstance secondInJvm;
-    private final Process secondProcess;
+    private final @Nullable HazelcastInstance secondInJvm;
+    private final @Nullable Process secondProcess;
 
-    private BenchmarkCluster(HazelcastInstance local, HazelcastInstance secondInJvm, Process secondProcess) {
+    private BenchmarkCluster(HazelcastInstance local, @Nullable HazelcastInstance secondInJvm,
+                             @Nullable Process secondProcess) {
         this.local = local;
         this.secondInJvm = secondInJvm;
         this.secondProcess = secondProcess;

@@ -7,6 +7,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -31,7 +32,7 @@ public class DecisionCostBenchmark {
 
     private final TimeSource clock = TimeSource.system();
     private final Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000, Duration.ofSeconds(1)));
-    private long[][] state;
+    private long @Nullable [][] state;
     private long now = 1_767_225_600_000_000_000L;
 
     @Benchmark

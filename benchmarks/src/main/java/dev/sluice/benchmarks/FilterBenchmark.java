@@ -15,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.NoSuchElementException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -93,7 +95,7 @@ public class FilterBenchmark {
     }
 
     private interface Answer {
-        Object answer(String method, Object[] args);
+        @Nullable Object answer(String method, Object @Nullable [] args);
     }
 
     /** An object of {@code type} answering {@code answer}; only for set-up, never per request. */
@@ -105,7 +107,7 @@ public class FilterBenchmark {
     /** {@code GET /api/hello} from the proxy 127.0.0.1 for the client {@code forwardedFor}. */
     private static final class Request extends HttpServletRequestWrapper {
         private final String forwardedFor;
-        private Object evaluation;
+        private @Nullable Object evaluation;
 
         Request(String forwardedFor) {
             super(unsupported(HttpServletRequest.class, (method, args) -> {
@@ -120,7 +122,7 @@ public class FilterBenchmark {
         }
 
         @Override
-        public Object getAttribute(String name) {
+        public @Nullable Object getAttribute(String name) {
             return name.equals(RateLimitFilter.EVALUATION_ATTRIBUTE) ? evaluation : null;
         }
 
@@ -147,7 +149,7 @@ public class FilterBenchmark {
         }
 
         @Override
-        public String getHeader(String name) {
+        public @Nullable String getHeader(String name) {
             return name.equalsIgnoreCase("X-Forwarded-For") ? forwardedFor : null;
         }
 
@@ -165,7 +167,7 @@ public class FilterBenchmark {
 
     /** The one value of a header, as a container hands it out: a fresh enumeration per call. */
     private static final class SingleValue implements Enumeration<String> {
-        private String value;
+        private @Nullable String value;
 
         SingleValue(String value) {
             this.value = value;
@@ -179,6 +181,9 @@ public class FilterBenchmark {
         @Override
         public String nextElement() {
             String next = value;
+            if (next == null) {
+                throw new NoSuchElementException();
+            }
             value = null;
             return next;
         }

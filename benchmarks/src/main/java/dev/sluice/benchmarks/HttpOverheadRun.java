@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
@@ -67,6 +68,11 @@ public final class HttpOverheadRun {
     private HttpOverheadRun() {
     }
 
+    /** The option {@code name}: given, or its default (every option has one). */
+    private static String option(Map<String, String> options, String name) {
+        return Objects.requireNonNull(options.get(name), name);
+    }
+
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new LinkedHashMap<>(DEFAULTS);
         for (String arg : args) {
@@ -77,13 +83,13 @@ public final class HttpOverheadRun {
             }
             options.put(arg.substring(0, equals), arg.substring(equals + 1));
         }
-        List<String> servers = List.of(options.get("servers").split(","));
-        int[] keyCounts = Arrays.stream(options.get("keys").split(",")).mapToInt(Integer::parseInt).toArray();
-        Load load = new Load(Integer.parseInt(options.get("connections")),
-                TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("warmup"))),
-                TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("seconds"))),
-                Long.parseLong(options.get("requests")));
-        String jvmOptions = options.get("jvm").trim();
+        List<String> servers = List.of(option(options, "servers").split(","));
+        int[] keyCounts = Arrays.stream(option(options, "keys").split(",")).mapToInt(Integer::parseInt).toArray();
+        Load load = new Load(Integer.parseInt(option(options, "connections")),
+                TimeUnit.SECONDS.toNanos(Long.parseLong(option(options, "warmup"))),
+                TimeUnit.SECONDS.toNanos(Long.parseLong(option(options, "seconds"))),
+                Long.parseLong(option(options, "requests")));
+        String jvmOptions = option(options, "jvm").trim();
         List<String> jvm = jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+"));
         System.out.println("HttpOverheadRun " + options);
 
@@ -114,10 +120,10 @@ public final class HttpOverheadRun {
         for (int k = 0; k < keyCounts.length; k++) {
             table.append("\n| ").append(keyCounts[k]).append(" |");
             for (String server : servers) {
-                double value = figure.applyAsDouble(figures.get(server)[k]);
+                double value = figure.applyAsDouble(Objects.requireNonNull(figures.get(server))[k]);
                 table.append(' ').append(String.format(Locale.ROOT, format, value));
                 if (figures.containsKey("none") && !server.equals("none")) {
-                    double base = figure.applyAsDouble(figures.get("none")[k]);
+                    double base = figure.applyAsDouble(Objects.requireNonNull(figures.get("none"))[k]);
                     table.append(share ? String.format(Locale.ROOT, " (%.1f %%)", 100 * value / base)
                             : String.format(Locale.ROOT, " (%.2f)", value / base));
                 }

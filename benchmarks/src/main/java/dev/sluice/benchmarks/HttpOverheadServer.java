@@ -115,7 +115,7 @@ public final class HttpOverheadServer {
         server.setHandler(context);
         server.start();
         int members = args.length > 2 && filter != null ? 2 : 1;
-        if (mode.startsWith("hazelcast")) {
+        if (mode.startsWith("hazelcast") && filter != null) {
             awaitMembers(filter, members);
         }
         System.out.println(READY + " http://127.0.0.1:" + port + "/api/hello (" + mode

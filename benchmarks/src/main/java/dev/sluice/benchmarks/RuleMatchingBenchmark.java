@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -96,12 +97,12 @@ public class RuleMatchingBenchmark {
         }
 
         @Override
-        public String cookie(String name) {
+        public @Nullable String cookie(String name) {
             return null;
         }
 
         @Override
-        public String queryParameter(String name) {
+        public @Nullable String queryParameter(String name) {
             return null;
         }
 

@@ -5,6 +5,7 @@ import dev.sluice.Limit;
 import dev.sluice.internal.state.Lease;
 import dev.sluice.internal.state.Transition;
 import java.util.List;
+import java.util.Objects;
 import java.util.Locale;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -160,10 +161,11 @@ public enum Algorithm {
             idleAfter = Math.max(idleAfter, decision.resetAfterNanos());
             changed |= next[i] != limitState;
         }
-        if (!verdict.allowed() || !changed) {
-            return new Transition(state, verdict, false, idleAfter);
+        Decision decided = Objects.requireNonNull(verdict, "a policy has at least one limit");
+        if (!decided.allowed() || !changed) {
+            return new Transition(state, decided, false, idleAfter);
         }
-        return new Transition(next, verdict, true, idleAfter);
+        return new Transition(next, decided, true, idleAfter);
     }
 
     /** {@link Policy#record} over {@code limits}. */
@@ -253,7 +255,7 @@ public enum Algorithm {
         for (int i = 0; there && i < count; i++) {
             there = now - countedAt < strategy.sliceValidity(countedAt, limits.get(i), 0);
         }
-        if (!there) {
+        if (!there || state == null) {
             Transition look = apply(state, now, 0, 0, limits);
             return new Transition(state, look.decision(), false, look.idleAfterNanos());
         }

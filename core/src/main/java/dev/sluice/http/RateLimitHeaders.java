@@ -71,7 +71,7 @@ public final class RateLimitHeaders {
                       BiConsumer<String, String> header) {
         if (policies != null) {
             header.accept("RateLimit-Policy", policies);
-            if (!counted.isEmpty()) {
+            if (counted != null && !counted.isEmpty()) {
                 header.accept("RateLimit", counted);
             }
         }

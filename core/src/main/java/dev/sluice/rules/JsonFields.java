@@ -60,7 +60,7 @@ final class JsonFields {
         if (node.type != Type.STRING) {
             throw node.expected("a string");
         }
-        return (String) node.value;
+        return (String) node.content();
     }
 
     static String nonBlank(Node node) {
@@ -75,14 +75,14 @@ final class JsonFields {
         if (node.type != Type.BOOLEAN) {
             throw node.expected("true or false");
         }
-        return (Boolean) node.value;
+        return (Boolean) node.content();
     }
 
     static long integer(Node node, long min, long max) {
         if (node.type != Type.INTEGER) {
             throw node.expected("an integer between " + min + " and " + max);
         }
-        BigInteger value = (BigInteger) node.value;
+        BigInteger value = (BigInteger) node.content();
         if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
             throw node.expected("an integer between " + min + " and " + max);
         }
@@ -115,7 +115,7 @@ final class JsonFields {
         if (node.type != Type.STRING) {
             throw node.expected(expectation);
         }
-        String text = comparable((String) node.value);
+        String text = comparable((String) node.content());
         return choices.stream().filter(choice -> comparable(choice).equals(text)).findFirst()
                 .orElseThrow(() -> node.expected(expectation));
     }

@@ -74,6 +74,14 @@ final class JsonTree {
             this.value = value;
         }
 
+        /** The content of a value that is not JSON {@code null}: its type says what it is. */
+        Object content() {
+            if (value == null) {
+                throw new IllegalStateException("JSON null at " + path + " has no content");
+            }
+            return value;
+        }
+
         Location location() {
             return new Location(source, line, column, path);
         }
@@ -81,19 +89,19 @@ final class JsonTree {
         /** The fields of an object, in file order. */
         @SuppressWarnings("unchecked")
         Map<String, Node> fields() {
-            return (Map<String, Node>) value;
+            return (Map<String, Node>) content();
         }
 
         /** The elements of an array. */
         @SuppressWarnings("unchecked")
         List<Node> elements() {
-            return (List<Node>) value;
+            return (List<Node>) content();
         }
 
         /** A short rendering of the value for messages: strings quoted, containers by type. */
         String shown() {
             return switch (type) {
-                case STRING -> "\"" + abbreviate((String) value) + "\"";
+                case STRING -> "\"" + abbreviate((String) content()) + "\"";
                 case OBJECT, ARRAY -> type.description;
                 default -> String.valueOf(value);
             };

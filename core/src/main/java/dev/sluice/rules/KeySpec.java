@@ -2,10 +2,10 @@ package dev.sluice.rules;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.stream.Collectors;
-import org.jspecify.annotations.Nullable;
 
 /**
  * What a rule counts separately: the request attribute whose value becomes the counter key.
@@ -107,23 +107,21 @@ public record KeySpec(Kind kind, String name, List<KeySpec> parts) {
     public static KeySpec parse(String text) {
         int colon = text.indexOf(':');
         String kindText = colon < 0 ? text : text.substring(0, colon);
-        Kind kind = kindOf(kindText);
-        if (kind == null || kind == Kind.COMPOSITE) {
-            throw new IllegalArgumentException("unknown key type \"" + kindText + "\"; expected one of "
-                    + Arrays.stream(Kind.values()).filter(k -> k != Kind.COMPOSITE).map(Kind::text)
-                            .collect(Collectors.joining(", ")));
-        }
+        Kind kind = kindOf(kindText).filter(k -> k != Kind.COMPOSITE).orElseThrow(
+                () -> new IllegalArgumentException("unknown key type \"" + kindText + "\"; expected one of "
+                        + Arrays.stream(Kind.values()).filter(k -> k != Kind.COMPOSITE).map(Kind::text)
+                                .collect(Collectors.joining(", "))));
         return new KeySpec(kind, colon < 0 ? "" : text.substring(colon + 1), List.of());
     }
 
-    /** The kind written as {@code text} (case-insensitive); null for none. */
-    static @Nullable Kind kindOf(String text) {
+    /** The kind written as {@code text} (case-insensitive); empty for none. */
+    static Optional<Kind> kindOf(String text) {
         for (Kind kind : Kind.values()) {
             if (kind.text().equalsIgnoreCase(text)) {
-                return kind;
+                return Optional.of(kind);
             }
         }
-        return null;
+        return Optional.empty();
     }
 
     @Override

@@ -28,10 +28,10 @@ final class KeyText {
             char c = value.charAt(i);
             // All ISO controls: C1 (0x80 to 0x9f) as well, which a header value brings as obs-text bytes.
             boolean escape = c == '%' || c == '|' || Character.isISOControl(c);
-            if (escape && escaped == null) {
-                escaped = new StringBuilder(value.length() + 8).append(value, 0, i);
-            }
             if (escape) {
+                if (escaped == null) {
+                    escaped = new StringBuilder(value.length() + 8).append(value, 0, i);
+                }
                 escaped.append('%').append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
             } else if (escaped != null) {
                 escaped.append(c);

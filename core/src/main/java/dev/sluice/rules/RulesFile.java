@@ -283,7 +283,8 @@ public final class RulesFile {
     private static KeySpec key(Node node, boolean inComposite) {
         JsonFields key = new JsonFields(node, KEY_FIELDS);
         Node typeNode = key.required("type");
-        KeySpec.Kind kind = KeySpec.kindOf(choice(typeNode, KEY_TYPES));
+        // choice() accepts only KEY_TYPES, every one a kind's text.
+        KeySpec.Kind kind = KeySpec.kindOf(choice(typeNode, KEY_TYPES)).orElseThrow();
         if (kind == KeySpec.Kind.COMPOSITE) {
             if (inComposite) {
                 throw typeNode.error("a composite key cannot contain another composite key");

@@ -307,7 +307,8 @@ public final class FailurePolicyStore implements CounterStore {
     public Decision record(String key, Policy policy, long cost, long ageNanos) {
         policy.algorithm().checkRecord(cost, ageNanos);
         @Nullable Decision decided = withinTimeout(key, () -> remote.recordAsync(key, policy, cost, ageNanos));
-        return decided != null ? decided : byFailureRule(policy, 1, () -> fallback.record(key, policy, cost, ageNanos));
+        return decided != null ? decided
+                : byFailureRule(policy, 1, () -> fallback().record(key, policy, cost, ageNanos));
     }
 
     /** Reserves on the remote store within the timeout; on failure the failure rule decides, as for {@link #apply}. */
@@ -315,7 +316,7 @@ public final class FailurePolicyStore implements CounterStore {
     public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
         @Nullable Decision decided = withinTimeout(key, () -> remote.reserveAsync(key, policy, cost, maxWaitNanos));
         return decided != null ? decided
-                : byFailureRule(policy, cost, () -> fallback.reserve(key, policy, cost, maxWaitNanos));
+                : byFailureRule(policy, cost, () -> fallback().reserve(key, policy, cost, maxWaitNanos));
     }
 
     /**
@@ -342,7 +343,7 @@ public final class FailurePolicyStore implements CounterStore {
         if (peeked != null) {
             return peeked;
         }
-        return byFailureRule(policy, cost, () -> fallback.peek(key, policy, cost));
+        return byFailureRule(policy, cost, () -> fallback().peek(key, policy, cost));
     }
 
     /** Closes the remote store and the fallback. */
@@ -358,7 +359,12 @@ public final class FailurePolicyStore implements CounterStore {
     }
 
     private Decision decideWithout(String key, Policy policy, long cost, long maxDelayNanos) {
-        return byFailureRule(policy, cost, () -> fallback.apply(key, policy, cost, maxDelayNanos));
+        return byFailureRule(policy, cost, () -> fallback().apply(key, policy, cost, maxDelayNanos));
+    }
+
+    /** The fallback store, which only the {@link OnFailure#FALLBACK} rule asks, and which that rule always has. */
+    private CounterStore fallback() {
+        return Objects.requireNonNull(fallback, "the FALLBACK rule is built with a fallback store");
     }
 
     /** What the failure rule decides; {@code onFallback} asks the fallback store. */

@@ -66,7 +66,7 @@ public final class DecisionStats {
         synchronized (this) {
             long bucket = clock.nanos() / BUCKET.toNanos();
             for (Counted one : counted) {
-                rules.computeIfAbsent(one.rule().id(), id -> new RuleCounts()).add(bucket, one);
+                rules.computeIfAbsent(one.rule().id(), id -> new RuleCounts(one.rule())).add(bucket, one);
             }
         }
     }
@@ -118,7 +118,8 @@ public final class DecisionStats {
             }
         };
 
-        RuleCounts() {
+        RuleCounts(Rule rule) {
+            this.rule = rule;
             Arrays.fill(bucketIds, -1);
         }
 

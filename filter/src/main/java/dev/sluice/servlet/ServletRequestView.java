@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The rules' view of a servlet request. Query parameters are read from the query string itself, never through
  * {@code getParameter}, which would consume a form body the application has yet to read.
@@ -56,10 +58,10 @@ final class ServletRequestView implements RequestView {
                 case '#' -> "%23";
                 default -> null;
             };
-            if (escape != null && raw == null) {
-                raw = new StringBuilder(decodedPath.length() + 8).append(decodedPath, 0, i);
-            }
             if (escape != null) {
+                if (raw == null) {
+                    raw = new StringBuilder(decodedPath.length() + 8).append(decodedPath, 0, i);
+                }
                 raw.append(escape);
             } else if (raw != null) {
                 raw.append(c);
@@ -98,7 +100,7 @@ final class ServletRequestView implements RequestView {
     }
 
     @Override
-    public String cookie(String name) {
+    public @Nullable String cookie(String name) {
         Cookie[] cookies = request.getCookies();
         if (cookies != null) {
             for (Cookie cookie : cookies) {
@@ -111,7 +113,7 @@ final class ServletRequestView implements RequestView {
     }
 
     @Override
-    public String queryParameter(String name) {
+    public @Nullable String queryParameter(String name) {
         String query = request.getQueryString();
         if (query == null) {
             return null;
@@ -136,7 +138,7 @@ final class ServletRequestView implements RequestView {
     }
 
     @Override
-    public String principalName() {
+    public @Nullable String principalName() {
         Principal principal = request.getUserPrincipal();
         return principal == null ? null : principal.getName();
     }

@@ -128,7 +128,7 @@ public final class CompareAndSetCounterStore implements CounterStore {
             if (!transition.changed()) {
                 return transition.decision();
             }
-            String next = StateText.encode(transition.state());
+            String next = StateText.encode(transition.changedState());
             long ttlSeconds = WriteStateProcessor.ttlSeconds(transition.idleAfterNanos());
             if (current == null) {
                 if (counters.putIfAbsent(key, next, ttlSeconds, TimeUnit.SECONDS) == null) {

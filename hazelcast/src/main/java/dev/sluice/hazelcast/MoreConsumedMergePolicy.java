@@ -9,6 +9,7 @@ import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The split-brain merge policy of the counters map: when two sub-clusters that counted the same key apart heal, the
@@ -23,7 +24,7 @@ public final class MoreConsumedMergePolicy
         implements SplitBrainMergePolicy<Object, MergingValue<Object>, Object>, IdentifiedDataSerializable {
 
     @Override
-    public Object merge(MergingValue<Object> merging, MergingValue<Object> existing) {
+    public @Nullable Object merge(MergingValue<Object> merging, MergingValue<Object> existing) {
         if (existing == null) {
             return merging.getRawValue();
         }

@@ -11,6 +11,7 @@ import jakarta.ws.rs.core.FeatureContext;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Rate-limits a Jersey application: every resource method under {@link dev.sluice.annotation.RateLimited}, and, with
@@ -37,9 +38,9 @@ public final class RateLimitFeature implements Feature {
      */
     public static final int PRIORITY = Priorities.AUTHORIZATION - 100;
 
-    private final Path rulesFile;
+    private final @Nullable Path rulesFile;
     private final Duration reloadInterval;
-    private final CounterStore store;
+    private final @Nullable CounterStore store;
     private final HeaderStyle headerStyle;
 
     /** The defaults: annotations only, the servlet filter's store (else a local one), both header styles. */
@@ -75,9 +76,9 @@ public final class RateLimitFeature implements Feature {
 
     /** Builds a {@link RateLimitFeature}; not thread-safe. */
     public static final class Builder {
-        private Path rulesFile;
+        private @Nullable Path rulesFile;
         private Duration reloadInterval = ReloadingRuleSet.DEFAULT_RELOAD_INTERVAL;
-        private CounterStore store;
+        private @Nullable CounterStore store;
         private HeaderStyle headerStyle = HeaderStyle.BOTH;
 
         private Builder() {

@@ -48,7 +48,9 @@ record BatchRequest(@Nullable String maxWaitMs, List<Item> requests) {
                 }
             }
             expect(parser.nextToken() == null, "body", "one JSON object and nothing after it");
-            expect(items != null, "requests", "an array of requests");
+            if (items == null) {
+                throw Problems.invalid("requests", "expected an array of requests");
+            }
             return new BatchRequest(maxWait, items);
         } catch (JsonProcessingException e) {
             throw Problems.invalid("body", "malformed JSON at line " + e.getLocation().getLineNr() + ", column "
@@ -81,7 +83,9 @@ record BatchRequest(@Nullable String maxWaitMs, List<Item> requests) {
                     default -> throw Problems.invalid(at + "." + name, "unknown member; expected id, key or cost");
                 }
             }
-            expect(id != null, at + ".id", "the id of a limit");
+            if (id == null) {
+                throw Problems.invalid(at + ".id", "expected the id of a limit");
+            }
             items.add(new Item(id, key, cost));
         }
         expect(!items.isEmpty(), "requests", "at least one request");

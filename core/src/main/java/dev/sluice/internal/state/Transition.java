@@ -29,6 +29,14 @@ public final class Transition {
         return state;
     }
 
+    /** The state a store writes, for a transition that {@linkplain #changed() changed} it: never null then. */
+    public long[][] changedState() {
+        if (!changed || state == null) {
+            throw new IllegalStateException("only a transition that changed the state has one to write");
+        }
+        return state;
+    }
+
     public Decision decision() {
         return decision;
     }

@@ -104,8 +104,14 @@ public final class DemoLauncher {
     /** The exploded war, when the launcher is the jar in {@code target/lib}; else the module's web sources. */
     private static Path defaultWebapp() throws URISyntaxException {
         Path code = Path.of(DemoLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        return Files.isRegularFile(code) ? code.getParent().getParent().resolve("sluice-demo")
-                : code.getParent().getParent().resolve("src").resolve("main").resolve("webapp");
+        // target/lib/sluice-demo.jar or target/classes: two levels up is the module's target or its root.
+        Path parent = code.toAbsolutePath().getParent();
+        Path twoUp = parent == null ? null : parent.getParent();
+        if (twoUp == null) {
+            throw new IllegalStateException("the demo's code is not inside a Maven module: " + code);
+        }
+        return Files.isRegularFile(code) ? twoUp.resolve("sluice-demo")
+                : twoUp.resolve("src").resolve("main").resolve("webapp");
     }
 
     /**

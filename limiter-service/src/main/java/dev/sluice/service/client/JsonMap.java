@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /** JSON in and out for the client, on Jackson's streaming API (which Sluice already brings): objects as maps. */
@@ -28,7 +29,7 @@ final class JsonMap {
                 throw new IllegalArgumentException("not a JSON object: " + abbreviated(json));
             }
             @SuppressWarnings("unchecked")
-            Map<String, Object> object = (Map<String, Object>) value(parser);
+            Map<String, Object> object = (Map<String, Object>) Objects.requireNonNull(value(parser), "an object");
             return object;
         } catch (IOException e) {
             throw new IllegalArgumentException("not a JSON object: " + abbreviated(json), e);

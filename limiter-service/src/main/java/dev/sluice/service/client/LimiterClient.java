@@ -138,6 +138,9 @@ public final class LimiterClient {
                 .post(Entity.entity(JsonMap.batch(requests, maxWait.toMillis()), MediaType.APPLICATION_JSON)));
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> results = (List<Map<String, Object>>) answer.get("results");
+        if (results == null) {
+            throw new IllegalStateException("the limiter service's batch answer has no \"results\": " + answer);
+        }
         return results.stream().map(LimiterClient::slot).toList();
     }
 

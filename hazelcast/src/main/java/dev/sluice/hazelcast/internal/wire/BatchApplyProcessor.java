@@ -79,7 +79,7 @@ public final class BatchApplyProcessor
     @Override
     public BatchResult process(Map.Entry<String, CounterState> entry) {
         CounterState stored = entry.getValue();
-        long[][] state = stored == null ? null : stored.state();
+        long @Nullable [][] state = stored == null ? null : stored.state();
         long now = MemberClock.nanosOn(member);
         Decision[] decisions = new Decision[costs.length];
         int[] limitIndexes = new int[costs.length];
@@ -91,12 +91,12 @@ public final class BatchApplyProcessor
             decisions[i] = transition.decision();
             limitIndexes[i] = BatchResult.limitIndex(policy, transition.decision());
             if (transition.changed()) {
-                state = transition.state();
+                state = transition.changedState();
                 lastWriter = policy.algorithm();
                 idleAfterNanos = transition.idleAfterNanos();
             }
         }
-        if (lastWriter != null) {
+        if (lastWriter != null && state != null) {
             CounterState next = new CounterState(lastWriter, state);
             long ttlSeconds = WriteStateProcessor.ttlSeconds(idleAfterNanos);
             ((ExtendedMapEntry<String, CounterState>) entry).setValue(next, ttlSeconds, TimeUnit.SECONDS);

@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.algorithm.Algorithm;
 import java.io.IOException;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,7 +45,9 @@ public final class CounterState implements IdentifiedDataSerializable {
         if (merging.algorithm != existing.algorithm) {
             return existing;
         }
-        return new CounterState(existing.algorithm, existing.algorithm.merge(existing.state, merging.state));
+        long @Nullable [][] merged = existing.algorithm.merge(existing.state, merging.state);
+        // Two states of one algorithm merge into one: merge() gives null only when both are null, and neither is.
+        return new CounterState(existing.algorithm, Objects.requireNonNull(merged, "merged state"));
     }
 
     @Override

@@ -39,7 +39,7 @@ public final class WriteStateProcessor<R>
      */
     static <R> WriteStateProcessor<R> stored(Map.Entry<String, CounterState> entry, Algorithm algorithm,
                                              Transition transition) {
-        CounterState next = new CounterState(algorithm, transition.state());
+        CounterState next = new CounterState(algorithm, transition.changedState());
         long ttlSeconds = ttlSeconds(transition.idleAfterNanos());
         ((ExtendedMapEntry<String, CounterState>) entry).setValue(next, ttlSeconds, TimeUnit.SECONDS);
         return new WriteStateProcessor<>(next, ttlSeconds);
