@@ -2,8 +2,9 @@ package dev.sluice.store;
 
 /**
  * How a counter store is doing, for health checks, metrics and status pages: what it is, how much of its cluster it
- * sees, how many calls in the last minute it could not decide, and what leasing does on this node. A store with nothing remote reports no members
- * and no failures. Immutable and thread-safe.
+ * sees, how many calls in the last minute it could not decide, what leasing does on this node, and how many members
+ * it found unable to run its code. A store with nothing remote reports no members and no failures. Immutable and
+ * thread-safe.
  *
  * @param mode what kind of store decides: {@code local}, {@code hazelcast-member}, {@code hazelcast-client},
  *     {@code hazelcast-instance}, {@code compare-and-set}, or a name a store of an application's own gives
@@ -17,9 +18,12 @@ package dev.sluice.store;
  * @param leasedPermitsHeld permits this node holds unused in leased slices now: counted at the keys' owners and not
  *     yet granted, so lost (until their window ends or refilling replaces them) if this node dies; 0 for a store that
  *     does not lease
+ * @param incompatibleMembersSeen the cluster members, each counted once, found since the store started unable to run
+ *     the store's own code (a member without Sluice's jars, for one); 0 for a store with no cluster
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
-                          long shedLastMinute, long leasedGrants, long leasedPermitsHeld) {
+                          long shedLastMinute, long leasedGrants, long leasedPermitsHeld,
+                          long incompatibleMembersSeen) {
 
     /** The health of a store that decides on its own: a local store. */
     public static final StoreHealth LOCAL = new StoreHealth("local", 0, 0, 0, 0);
@@ -27,11 +31,19 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     /** Checks that no number is negative. */
     public StoreHealth {
         if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0
-                || leasedGrants < 0 || leasedPermitsHeld < 0) {
+                || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0) {
             throw new IllegalArgumentException("negative health figures: " + membersSeen + " members, "
                     + failedLastMinute + " failed, " + timedOutLastMinute + " timed out, " + shedLastMinute + " shed, "
-                    + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held");
+                    + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held, "
+                    + incompatibleMembersSeen + " incompatible members seen");
         }
+    }
+
+    /** The health of a store that has found no incompatible member. */
+    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
+                       long shedLastMinute, long leasedGrants, long leasedPermitsHeld) {
+        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
+                0);
     }
 
     /** The health of a store that does not lease. */
@@ -47,6 +59,7 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
 
     /** This health with the failure counts of a {@link FailurePolicyStore} in front of the store. */
     StoreHealth withFailures(long failed, long timedOut, long shed) {
-        return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld);
+        return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld,
+                incompatibleMembersSeen);
     }
 }

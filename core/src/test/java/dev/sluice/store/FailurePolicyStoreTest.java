@@ -177,8 +177,34 @@ class FailurePolicyStoreTest {
         assertThat(store.shed()).isEqualTo(28);
     }
 
-    /** A remote store that fails every call. */
+    @Test
+    void health_remoteFoundIncompatibleMembers_keepsTheirCountBesideTheFailures() {
+        FailurePolicyStore store = FailurePolicyStore.rejecting(
+                new Failing(new StoreHealth("cluster refused: incompatible members", 2, 0, 0, 0, 0, 0, 1)), TIMEOUT);
+
+        assertThat(store.apply("k", POLICY, 1, 0).storeUnavailable()).isTrue();
+
+        assertThat(store.health()).isEqualTo(
+                new StoreHealth("cluster refused: incompatible members", 2, 1, 0, 0, 0, 0, 1));
+    }
+
+    /** A remote store that fails every call, and reports a health of its choice. */
     private static final class Failing implements CounterStore {
+        private final StoreHealth health;
+
+        Failing() {
+            this(StoreHealth.LOCAL);
+        }
+
+        Failing(StoreHealth health) {
+            this.health = health;
+        }
+
+        @Override
+        public StoreHealth health() {
+            return health;
+        }
+
         @Override
         public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
             throw new IllegalStateException("store down");

@@ -43,9 +43,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Members without Sluice's classes (a plain or managed cluster), or with a release that cannot read this one's
  * wire format, cannot run the processors. So the store probes the members once when it starts and again whenever a
- * client (re)connects, and when they cannot, logs an ERROR naming the cause and the fix, then follows
+ * client (re)connects, checks every member that joins ({@code MembershipWatch}), and when they cannot, logs an ERROR
+ * naming the cause (and the member, when one joined) and the fix, then follows
  * {@link StoreOptions#onIncompatibleMembers()}: refuse (fail to start, or fail every call so the failure policy
- * decides), or decide on the callers with a {@link CompareAndSetCounterStore} in a map of its own.
+ * decides), or decide on the callers with a {@link CompareAndSetCounterStore} in a map of its own. Once the last
+ * incompatible member leaves, decisions go to the processors again.
  *
  * <p>With {@link StoreOptions#leasing()} on, hot keys of policies that ask for it ({@link Policy#leased()}) are
  * granted from slices this node takes from each key's owner, with no call per decision: see {@code HotKeyLeases} and
@@ -106,6 +108,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final LongAdder batchesSent = new LongAdder();
     /** Null when the options leave leasing off. */
     private final @Nullable HotKeyLeases leases;
+    /** Checks each member that joins; followed once the store has probed the members it starts with. */
+    private final MembershipWatch membership;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured) {
@@ -120,6 +124,7 @@ public final class HazelcastCounterStore implements CounterStore {
         this.leases = options.leasing() ? new HotKeyLeases(new LeaseCalls(this::calls,
                 this::withoutLeasing), localTime(instance), options)
                 .sweeping() : null;
+        this.membership = new MembershipWatch(instance, this::membersChanged);
     }
 
     /** This process's clock for slices: a member's test time source when it has one, else the system's. */
@@ -132,6 +137,12 @@ public final class HazelcastCounterStore implements CounterStore {
     /** Probes the members now; see the class comment. */
     private HazelcastCounterStore checkingMembers() {
         checkMembers(true);
+        return watchingMembers();
+    }
+
+    /** Checks each member from now on (after the start's probe, which may refuse to start). */
+    private HazelcastCounterStore watchingMembers() {
+        membership.following();
         return this;
     }
 
@@ -142,13 +153,31 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     private synchronized void checkMembers(boolean starting) {
-        MemberCompatibility.Result result = MemberCompatibility.probe(this::map, PROBE_WAIT);
+        checked(MemberCompatibility.probe(this::map, PROBE_WAIT), starting);
+    }
+
+    /**
+     * What the membership watch found: a member that cannot run Sluice (said at ERROR even when the store already
+     * decides elsewhere), or that the last such member left.
+     */
+    private synchronized void membersChanged(MemberCompatibility.Result result) {
+        if (result.verdict() == MemberCompatibility.Verdict.INCOMPATIBLE && decider != Decider.PROCESSORS) {
+            LOG.log(System.Logger.Level.ERROR, problem(result.cause()) + (decider == Decider.COMPARE_AND_SET
+                    ? " Still deciding with compare-and-set writes." : " Every call still fails; the failure policy "
+                    + "decides."));
+            return;
+        }
+        checked(result, false);
+    }
+
+    private void checked(MemberCompatibility.Result result, boolean starting) {
         switch (result.verdict()) {
             case COMPATIBLE -> {
-                if (decider != Decider.PROCESSORS) {
+                // The probe reaches one member: one that joined without Sluice may still be there.
+                if (decider != Decider.PROCESSORS && !membership.anyIncompatible()) {
                     decider = Decider.PROCESSORS;
                     LOG.log(System.Logger.Level.WARNING, "Sluice: the cluster's members run Sluice's entry processors"
-                            + " again; decisions go to them (counting afresh in map ''{0}'')", options.mapName());
+                            + " again; decisions go to them (counting afresh in map '" + options.mapName() + "')");
                 }
             }
             case UNKNOWN -> LOG.log(System.Logger.Level.DEBUG, "Sluice: members not probed ({0}); a client probes "
@@ -161,14 +190,11 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != Decider.PROCESSORS) {
             return; // already said, and already deciding as the options say
         }
-        String problem = "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
-                + "dev.sluice:sluice-hazelcast and dev.sluice:sluice-core, of this application's version, on every "
-                + "member's class path (README: Running with your own Hazelcast cluster), or set "
-                + "StoreOptions.onIncompatibleMembers(COMPARE_AND_SET) (init-param "
-                + "hazelcast-incompatible-members=compare-and-set) to decide on the callers instead.";
+        String problem = problem(cause);
         if (options.onIncompatibleMembers() == StoreOptions.OnIncompatibleMembers.COMPARE_AND_SET) {
-            LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map ''{0}'' now.",
-                    options.compareAndSetMapName());
+            // Not a MessageFormat pattern: the problem's apostrophes would go.
+            LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map '"
+                    + options.compareAndSetMapName() + "' now.");
             // On the members' timeline when they were given one (tests, simulations), as the processors would be.
             // (A client has no user context of its own.)
             TimeSource time = instance.getLocalEndpoint() instanceof Member
@@ -186,6 +212,16 @@ public final class HazelcastCounterStore implements CounterStore {
             close();
             throw new IllegalStateException(problem);
         }
+    }
+
+    /** The ERROR's text for members that cannot run Sluice: the cause, and the two fixes. */
+    private static String problem(String cause) {
+        return "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
+                + "dev.sluice:sluice-hazelcast and dev.sluice:sluice-core, of this application's version, on every "
+                + "member's class path (the build's member bundle, hazelcast/target/sluice-member, holds them; README: "
+                + "Running with your own Hazelcast cluster), or set "
+                + "StoreOptions.onIncompatibleMembers(COMPARE_AND_SET) (init-param "
+                + "hazelcast-incompatible-members=compare-and-set) to decide on the callers instead.";
     }
 
     private void requireMapConfigured() {
@@ -231,7 +267,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 "hazelcast-client", mapConfigured);
         afterConnection.set(store::reconnected);
         // Not connected yet: the first connection probes, once the map's configuration is there.
-        return mapConfigured.get() ? store.checkingMembers() : store;
+        return mapConfigured.get() ? store.checkingMembers() : store.watchingMembers();
     }
 
     /**
@@ -467,7 +503,8 @@ public final class HazelcastCounterStore implements CounterStore {
     /**
      * The store's mode ({@code hazelcast-member}, {@code hazelcast-client} or {@code hazelcast-instance}, followed by
      * {@code compare-and-set} or {@code refused: incompatible members} when the members cannot run Sluice) and the
-     * members its instance sees now: 0 once the instance has shut down, and for a client that lost its cluster.
+     * members its instance sees now: 0 once the instance has shut down, and for a client that lost its cluster; and
+     * how many members, there at its start or joining later, were found without Sluice's classes since it started.
      * Failure counts are kept by a {@link dev.sluice.store.FailurePolicyStore} in front of it.
      */
     @Override
@@ -487,7 +524,7 @@ public final class HazelcastCounterStore implements CounterStore {
         };
         HotKeyLeases slices = leases;
         return new StoreHealth(mode, members, 0, 0, 0, slices == null ? 0 : slices.grantedFromSlices(),
-                slices == null ? 0 : slices.heldPermits());
+                slices == null ? 0 : slices.heldPermits(), membership.incompatibleSeen());
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
@@ -546,6 +583,7 @@ public final class HazelcastCounterStore implements CounterStore {
             slices.close();
         }
         wireVersion.stop();
+        membership.stop();
         UUID listener = connectionListener;
         if (listener != null) {
             connectionListener = null;
