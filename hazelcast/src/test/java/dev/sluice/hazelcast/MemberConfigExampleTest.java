@@ -14,19 +14,24 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The member configuration the README gives for a cluster of your own ({@code docs/hazelcast-member.yaml}) is the
- * one Sluice itself would set up: its counters map, under any namespace, matches {@link StoreOptions}' defaults, and a
- * member started from it serves a client store exactly.
+ * The member configurations for a cluster of your own, the README's ({@code docs/hazelcast-member.yaml}) and the member
+ * bundle's, are the one Sluice itself would set up: its counters map, under any namespace, matches
+ * {@link StoreOptions}' defaults; and a member started from the README's serves a client store exactly (the bundle's
+ * is started by {@code MemberBundleTest}, in the filter module).
  */
 class MemberConfigExampleTest {
 
     private static final Path EXAMPLE = Path.of("..", "docs", "hazelcast-member.yaml");
 
-    @Test
-    void example_countersMapUnderAnyNamespace_isWhatTheStoreWouldConfigure() throws Exception {
-        Config config = Config.loadFromFile(EXAMPLE.toFile());
+    /** The README's member file, and the member bundle's ({@code target/sluice-member/config}). */
+    @ParameterizedTest
+    @ValueSource(strings = {"../docs/hazelcast-member.yaml", "src/member/config/hazelcast-member.yaml"})
+    void example_countersMapUnderAnyNamespace_isWhatTheStoreWouldConfigure(String file) throws Exception {
+        Config config = Config.loadFromFile(Path.of(file).toFile());
         MapConfig expected = StoreOptions.defaults().toMapConfig();
 
         String counters = HazelcastCounterStore.DEFAULT_MAP_NAME;
