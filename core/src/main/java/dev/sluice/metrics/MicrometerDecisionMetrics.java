@@ -70,11 +70,12 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     /**
      * Meters of the store's health, tagged with its mode: the gauge {@code sluice.store.members}; the calls of the
      * last minute that the failure policy decided, the gauges {@code sluice.store.failed},
-     * {@code sluice.store.timed.out} and {@code sluice.store.shed}; and, for leasing, the counter
-     * {@code sluice.store.lease.grants} and the gauge {@code sluice.store.lease.held}. They hold {@code health} (and so
-     * the store) until the returned watch is closed, which removes them from the registry. The latest watch of a mode
-     * publishes: it replaces the meters of an earlier one (an application redeployed before the old one stopped), whose
-     * closing then leaves the new meters alone.
+     * {@code sluice.store.timed.out} and {@code sluice.store.shed}; for leasing, the counter
+     * {@code sluice.store.lease.grants} and the gauge {@code sluice.store.lease.held}; and the counter
+     * {@code sluice.store.incompatible.members} of the members found unable to run the store's code. They hold
+     * {@code health} (and so the store) until the returned watch is closed, which removes them from the registry. The
+     * latest watch of a mode publishes: it replaces the meters of an earlier one (an application redeployed before the
+     * old one stopped), whose closing then leaves the new meters alone.
      */
     @Override
     public Watch watch(Supplier<StoreHealth> health) {
@@ -94,7 +95,12 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
                         .tag("mode", mode)
                         .register(registry),
                 gauge("lease.held", "Permits this node holds unused in leased slices (lost if it dies)", health,
-                        StoreHealth::leasedPermitsHeld, mode));
+                        StoreHealth::leasedPermitsHeld, mode),
+                FunctionCounter.builder(replacing("incompatible.members", mode), health,
+                                supplier -> supplier.get().incompatibleMembersSeen())
+                        .description("Cluster members found unable to run the store's code since it started")
+                        .tag("mode", mode)
+                        .register(registry));
         return () -> {
             for (Meter meter : meters) {
                 if (registry.find(meter.getId().getName()).tags(meter.getId().getTags()).meter() == meter) {

@@ -13,9 +13,12 @@ package dev.sluice.store;
  * @param leasedGrants decisions this node granted from leased slices since the store started; 0 without leasing
  * @param leasedPermitsHeld permits this node holds unused in leased slices now (counted at the owners, lost if this
  *     node dies); 0 without leasing
+ * @param incompatibleMembersSeen the cluster members, each counted once, found since the store started unable to run
+ *     the store's own code (a member without Sluice's jars, for one); 0 for a store with no cluster
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
-                          long shedLastMinute, long leasedGrants, long leasedPermitsHeld) {
+                          long shedLastMinute, long leasedGrants, long leasedPermitsHeld,
+                          long incompatibleMembersSeen) {
 
     /** The health of a store that decides on its own: a local store. */
     public static final StoreHealth LOCAL = new StoreHealth("local", 0, 0, 0, 0);
@@ -23,11 +26,19 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     /** Checks that no number is negative. */
     public StoreHealth {
         if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0
-                || leasedGrants < 0 || leasedPermitsHeld < 0) {
+                || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0) {
             throw new IllegalArgumentException("negative health figures: " + membersSeen + " members, "
                     + failedLastMinute + " failed, " + timedOutLastMinute + " timed out, " + shedLastMinute + " shed, "
-                    + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held");
+                    + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held, "
+                    + incompatibleMembersSeen + " incompatible members seen");
         }
+    }
+
+    /** The health of a store that has found no incompatible member. */
+    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
+                       long shedLastMinute, long leasedGrants, long leasedPermitsHeld) {
+        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
+                0);
     }
 
     /** The health of a store that does not lease. */
@@ -43,6 +54,7 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
 
     /** This health with the failure counts of a {@link FailurePolicyStore} in front of the store. */
     StoreHealth withFailures(long failed, long timedOut, long shed) {
-        return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld);
+        return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld,
+                incompatibleMembersSeen);
     }
 }

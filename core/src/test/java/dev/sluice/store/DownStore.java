@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A store whose every call fails, as an unreachable cluster's does (synchronously and as a failed future), for tests
- * of failure policies and of the adapters in front of them. Counts the calls it got and whether it was closed.
+ * of failure policies and of the adapters in front of them. Counts the calls it got and whether it was closed, and
+ * reports the health it was given.
  */
 public final class DownStore implements CounterStore {
 
@@ -17,6 +18,22 @@ public final class DownStore implements CounterStore {
     public final AtomicInteger calls = new AtomicInteger();
     /** Whether {@link #close} was called. */
     public final AtomicBoolean closed = new AtomicBoolean();
+    private final StoreHealth health;
+
+    /** A store that reports the health of a local one. */
+    public DownStore() {
+        this(StoreHealth.LOCAL);
+    }
+
+    /** A store that reports {@code health}, as a remote store that knows why it fails does. */
+    public DownStore(StoreHealth health) {
+        this.health = health;
+    }
+
+    @Override
+    public StoreHealth health() {
+        return health;
+    }
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {

@@ -174,4 +174,15 @@ class FailurePolicyStoreTest {
         assertThat(remote.calls).hasSize(4);
         assertThat(store.shed()).isEqualTo(28);
     }
+
+    @Test
+    void health_remoteFoundIncompatibleMembers_keepsTheirCountBesideTheFailures() {
+        FailurePolicyStore store = FailurePolicyStore.rejecting(
+                new DownStore(new StoreHealth("cluster refused: incompatible members", 2, 0, 0, 0, 0, 0, 1)), TIMEOUT);
+
+        assertThat(store.apply("k", POLICY, 1, 0).storeUnavailable()).isTrue();
+
+        assertThat(store.health()).isEqualTo(
+                new StoreHealth("cluster refused: incompatible members", 2, 1, 0, 0, 0, 0, 1));
+    }
 }

@@ -13,6 +13,7 @@ import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
 import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
 import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
+import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
@@ -34,8 +35,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Three entry points: {@link #startMember} starts an embedded member, {@link #connectClient} connects a client to an
  * existing cluster, {@link #using} takes an instance the application has. The store probes the members when it starts
- * and whenever a client (re)connects; members that cannot run Sluice's processors get what
- * {@link StoreOptions#onIncompatibleMembers()} says: refuse, or decide here with a {@link CompareAndSetCounterStore}.
+ * and whenever a client (re)connects, and checks every member that joins; members that cannot run Sluice's processors
+ * get what {@link StoreOptions#onIncompatibleMembers()} says: refuse, or decide here with a
+ * {@link CompareAndSetCounterStore}, until the last of them leaves.
  *
  * <p>Calls block as long as Hazelcast takes (two minutes by default): wrap the store in a
  * {@link dev.sluice.store.FailurePolicyStore} to bound the wait. Thread-safe. Design: {@code docs/design/leasing.md},
@@ -77,6 +79,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final ProcessorDecider processors;
     /** Who decides now: {@link #processors}, a {@link CompareAndSetCounterStore}, or {@link Refusing}. */
     private volatile CounterStore decider;
+    /** Checks each member that joins; followed once the store has probed the members it starts with. */
+    private final MembershipWatch membership;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured) {
@@ -93,11 +97,18 @@ public final class HazelcastCounterStore implements CounterStore {
                         options.hotKeyRate(), options.maxSlice(), StoreOptions.DEFAULT_MAX_LEASED_KEYS))
                         : Optional.empty());
         this.decider = processors;
+        this.membership = new MembershipWatch(instance, this::membersChanged);
     }
 
     /** Probes the members now; see the class comment. */
     private HazelcastCounterStore checkingMembers() {
         checkMembers(true);
+        return watchingMembers();
+    }
+
+    /** Checks each member from now on (after the start's probe, which may refuse to start). */
+    private HazelcastCounterStore watchingMembers() {
+        membership.following();
         return this;
     }
 
@@ -108,13 +119,32 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     private synchronized void checkMembers(boolean starting) {
-        MemberCompatibility.Result result = MemberCompatibility.probe(processors::map, PROBE_WAIT);
+        checked(MemberCompatibility.probe(processors::map, PROBE_WAIT), starting);
+    }
+
+    /**
+     * What the membership watch found: a member that cannot run Sluice (said at ERROR even when the store already
+     * decides elsewhere), or that the last such member left.
+     */
+    private synchronized void membersChanged(MemberCompatibility.Result result) {
+        if (result.verdict() == MemberCompatibility.Verdict.INCOMPATIBLE && decider != processors) {
+            LOG.log(System.Logger.Level.ERROR, problem(result.cause()) + (decider instanceof CompareAndSetCounterStore
+                    ? " Still deciding with compare-and-set writes." : " Every call still fails; the failure policy "
+                    + "decides."));
+            return;
+        }
+        checked(result, false);
+    }
+
+    private void checked(MemberCompatibility.Result result, boolean starting) {
         switch (result.verdict()) {
             case COMPATIBLE -> {
-                if (decider != processors) {
+                // The probe reaches one member: one that joined without Sluice may still be there.
+                if (decider != processors && !membership.anyIncompatible()) {
                     decider = processors;
+                    // Not a MessageFormat pattern: it would eat the apostrophes.
                     LOG.log(System.Logger.Level.WARNING, "Sluice: the cluster's members run Sluice's entry processors"
-                            + " again; decisions go to them (counting afresh in map ''{0}'')", options.mapName());
+                            + " again; decisions go to them (counting afresh in map '" + options.mapName() + "')");
                 }
             }
             case UNKNOWN -> LOG.log(System.Logger.Level.DEBUG, "Sluice: members not probed ({0}); a client probes "
@@ -127,14 +157,10 @@ public final class HazelcastCounterStore implements CounterStore {
         if (decider != processors) {
             return; // already said, and already deciding as the options say
         }
-        String problem = "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
-                + "dev.sluice:sluice-hazelcast and dev.sluice:sluice-core, of this application's version, on every "
-                + "member's class path (README: Running with your own Hazelcast cluster), or set "
-                + "StoreOptions.onIncompatibleMembers(COMPARE_AND_SET) (init-param "
-                + "hazelcast-incompatible-members=compare-and-set) to decide on the callers instead.";
+        String problem = problem(cause);
         if (options.onIncompatibleMembers() == StoreOptions.OnIncompatibleMembers.COMPARE_AND_SET) {
-            LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map ''{0}'' now.",
-                    options.compareAndSetMapName());
+            LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map '"
+                    + options.compareAndSetMapName() + "' now.");
             // On the members' timeline when they were given one (tests, simulations), as the processors would be.
             TimeSource time = MemberClock.given(instance)
                     .orElseGet(() -> CompareAndSetCounterStore.clusterTime(instance));
@@ -149,6 +175,16 @@ public final class HazelcastCounterStore implements CounterStore {
             close();
             throw new IllegalStateException(problem);
         }
+    }
+
+    /** The ERROR's text for members that cannot run Sluice: the cause, and the two fixes. */
+    private static String problem(String cause) {
+        return "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
+                + "dev.sluice:sluice-hazelcast and dev.sluice:sluice-core, of this application's version, on every "
+                + "member's class path (the build's member bundle, hazelcast/target/sluice-member, holds them; "
+                + "docs/cluster.md: Running your own cluster), or set StoreOptions.onIncompatibleMembers("
+                + "COMPARE_AND_SET) (init-param hazelcast-incompatible-members=compare-and-set) to decide on the "
+                + "callers instead.";
     }
 
     /** The decider now, once the counters map's configuration is on the cluster. */
@@ -186,7 +222,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 "hazelcast-client", mapConfigured);
         afterConnection.set(store::reconnected);
         // Not connected yet: the first connection probes, once the map's configuration is there.
-        return mapConfigured.get() ? store.checkingMembers() : store;
+        return mapConfigured.get() ? store.checkingMembers() : store.watchingMembers();
     }
 
     /**
@@ -303,7 +339,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 : connection + " refused: incompatible members";
         Optional<Slices> slices = processors.slices();
         return new StoreHealth(mode, members, 0, 0, 0, slices.map(Slices::grantedFromSlices).orElse(0L),
-                slices.map(Slices::heldPermits).orElse(0L));
+                slices.map(Slices::heldPermits).orElse(0L), membership.incompatibleSeen());
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
@@ -339,6 +375,7 @@ public final class HazelcastCounterStore implements CounterStore {
     public void close() {
         processors.close();
         wireVersion.stop();
+        membership.stop();
         UUID listener = connectionListener;
         if (listener != null) {
             connectionListener = null;

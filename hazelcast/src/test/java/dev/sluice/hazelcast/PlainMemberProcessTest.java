@@ -14,14 +14,9 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
-import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -49,10 +44,7 @@ class PlainMemberProcessTest {
             client.shutdown();
         }
         if (member != null) {
-            member.destroy();
-            if (!member.waitFor(30, TimeUnit.SECONDS)) {
-                member.destroyForcibly();
-            }
+            PlainMembers.stop(member);
         }
     }
 
@@ -60,9 +52,9 @@ class PlainMemberProcessTest {
     void apply_throughAMemberWithoutSluice_countsExactly() throws Exception {
         String clusterName = ClusterSupport.newClusterName();
         int port = ClusterSupport.freePort();
-        List<String> classPath = hazelcastJarOnly();
+        List<String> classPath = PlainMembers.hazelcastJarOnly();
         assertThat(classPath).hasSize(1).noneMatch(entry -> entry.contains("sluice"));
-        member = startPlainMember(clusterName, port, classPath);
+        member = PlainMembers.start(dir, clusterName, port, List.of(port), classPath);
         client = connect(clusterName, port);
 
         IMap<String, CounterState> processed = client.getMap("processors");
@@ -86,7 +78,7 @@ class PlainMemberProcessTest {
     void connectClient_membersWithoutSluice_refusesToStartNamingTheCauseAndTheFix() throws Exception {
         String clusterName = ClusterSupport.newClusterName();
         int port = ClusterSupport.freePort();
-        member = startPlainMember(clusterName, port, hazelcastJarOnly());
+        member = PlainMembers.start(dir, clusterName, port, List.of(port), PlainMembers.hazelcastJarOnly());
         ClientOptions options = ClusterSupport.client(clusterName, ClusterSupport.LOOPBACK + ":" + port)
                 .startWait(Duration.ofSeconds(90)).build();
 
@@ -101,7 +93,7 @@ class PlainMemberProcessTest {
     void connectClient_membersWithoutSluiceAndCompareAndSetChosen_decidesExactlyOnTheCallers() throws Exception {
         String clusterName = ClusterSupport.newClusterName();
         int port = ClusterSupport.freePort();
-        member = startPlainMember(clusterName, port, hazelcastJarOnly());
+        member = PlainMembers.start(dir, clusterName, port, List.of(port), PlainMembers.hazelcastJarOnly());
         ClientOptions options = ClusterSupport.client(clusterName, ClusterSupport.LOOPBACK + ":" + port)
                 .startWait(Duration.ofSeconds(90))
                 .store(StoreOptions.builder()
@@ -116,45 +108,6 @@ class PlainMemberProcessTest {
             assertThat(store.health().mode()).isEqualTo("hazelcast-client compare-and-set");
             assertThat(store.health().membersSeen()).isEqualTo(1);
         }
-    }
-
-    /** This JVM's class path reduced to the Hazelcast jar: no Sluice module, classes or test classes. */
-    private static List<String> hazelcastJarOnly() {
-        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(entry -> Path.of(entry).getFileName().toString().matches("hazelcast-\\d[\\w.-]*\\.jar"))
-                .toList();
-    }
-
-    private Process startPlainMember(String clusterName, int port, List<String> classPath) throws IOException {
-        Path config = Files.writeString(dir.resolve("hazelcast.yaml"), String.join("\n",
-                "hazelcast:",
-                "  cluster-name: " + clusterName,
-                "  properties:",
-                "    hazelcast.phone.home.enabled: false",
-                "    hazelcast.socket.bind.any: false",
-                "  network:",
-                "    port:",
-                "      port: " + port,
-                "      auto-increment: false",
-                "    interfaces:",
-                "      enabled: true",
-                "      interfaces: [" + ClusterSupport.LOOPBACK + "]",
-                "    join:",
-                "      multicast:",
-                "        enabled: false",
-                "      auto-detection:",
-                "        enabled: false",
-                "      tcp-ip:",
-                "        enabled: true",
-                "        member-list: [" + ClusterSupport.LOOPBACK + ":" + port + "]",
-                ""));
-        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Dhazelcast.config=" + config,
-                "-cp", String.join(File.pathSeparator, classPath),
-                "com.hazelcast.core.server.HazelcastMemberStarter")
-                .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("member.log").toFile())
-                .start();
     }
 
     /** A client of the plain member, waiting up to 90 s for it to accept connections. */

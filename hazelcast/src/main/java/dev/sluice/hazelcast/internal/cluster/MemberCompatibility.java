@@ -61,7 +61,7 @@ public final class MemberCompatibility {
      * A serialization failure, or a map configuration the members cannot load (Sluice's merge policy), anywhere in the
      * chain means the members cannot run Sluice.
      */
-    private static Result classify(@Nullable Throwable failure) {
+    static Result classify(@Nullable Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof HazelcastSerializationException || cause instanceof ClassNotFoundException
                     || cause instanceof InvalidConfigurationException) {
