@@ -95,15 +95,17 @@ final class CompiledRule {
     }
 
     /**
-     * Counts the request in {@code store} under its key, its tier's counter and the rule's cost, keeping how to take it
-     * back ({@link CounterStore#countAsync}, waited for); null when the rule
+     * Counts the request in {@code store} under its key, its tier's counter and the rule's cost, when {@code undoable}
+     * keeping how to take it back ({@link CounterStore#countAsync}, waited for; else {@link CounterStore#apply}, which
+     * a store may batch); null when the rule
      * exempts the request, or the request lacks the key and the rule skips such requests. A request lacking the key
      * otherwise counts under the rule's fallback key or, without one, under {@link #MISSING_KEY} and its client
      * address: a text no request's own key can be, since key values have their {@code |} escaped.
      *
      * @param pattern the pattern that matched, for path variables; null when matched by resource method
      */
-    @Nullable Counting count(@Nullable PathPattern pattern, RequestContext context, CounterStore store) {
+    @Nullable Counting count(@Nullable PathPattern pattern, RequestContext context, CounterStore store,
+                             boolean undoable) {
         if (!exemptRanges.isEmpty() && exemptRanges.contains(context.clientAddress())) {
             return null;
         }
@@ -118,7 +120,17 @@ final class CompiledRule {
         }
         Counter counter = tierKey == null ? defaultCounter : tierCounter(context.resolve(tierKey, pattern));
         String counterKey = counter.prefix() + key;
-        Counted counted = join(store.countAsync(counterKey, counter.policy(), rule.cost(), maxDelayNanos), key);
+        Counted counted;
+        if (undoable) {
+            counted = join(store.countAsync(counterKey, counter.policy(), rule.cost(), maxDelayNanos), key);
+        } else {
+            try {
+                counted = Counted.kept(store.apply(counterKey, counter.policy(), rule.cost(), maxDelayNanos));
+            } catch (RuntimeException e) {
+                // Adapters log what propagates, and a store may name the key it failed on: mask it there.
+                throw KeyMask.redacted(e, key);
+            }
+        }
         return new Counting(new RuleDecision(rule, key, counterKey, counter.policy(), counted.decision()), counted);
     }
 

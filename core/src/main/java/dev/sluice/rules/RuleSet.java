@@ -153,8 +153,9 @@ public final class RuleSet {
      * rule's limits are one policy, decided atomically), skipping rules whose key the request lacks (without a fallback
      * key) or that exempt the request. All or nothing across rules: when an enforcing rule rejects the request, every
      * rule that granted it, shadow rules included, takes it back ({@link Counted#giveBack()}), and its outcome is then
-     * its state after that; so the verdict's retry is when every matched rule would grant the same request. A store
-     * of another library keeps the count ({@link Counted#kept}). See {@code docs/design/all-or-nothing.md}. Nothing the
+     * its state after that; so the verdict's retry is when every matched rule would grant the same request. A request
+     * only one rule counts is counted with {@link CounterStore#apply}, as it has nothing to take back; a store of
+     * another library keeps the count ({@link Counted#kept}). See {@code docs/design/all-or-nothing.md}. Nothing the
      * request contains makes it throw; the store's failures propagate, with the request's key {@linkplain KeyMask
      * masked} out of their messages.
      */
@@ -167,7 +168,7 @@ public final class RuleSet {
      * servlet filter in front of a Jersey application): rules whose id is among {@code counted}'s outcomes are not
      * counted again. The result holds {@code counted}'s outcomes followed by those of the rules counted now, so its
      * verdict and headers cover both; when a rule counted now rejects the request, {@code counted}'s grants are taken
-     * back too.
+     * back too, those it counted with others (a rule it counted alone keeps its count).
      *
      * @param counted the earlier evaluation of this request, or {@code null} when there is none
      */
@@ -185,12 +186,15 @@ public final class RuleSet {
             counts.addAll(counted.counts());
         }
         boolean rejected = false;
-        for (PathIndex.Target target : matching(context)) {
+        List<PathIndex.Target> targets = matching(context);
+        // A request one rule alone counts has nothing to take back: counted as before, which a store may batch.
+        boolean undoable = outcomes.size() + targets.size() > 1;
+        for (PathIndex.Target target : targets) {
             CompiledRule rule = compiled.get(target.ruleIndex());
             if (countedIds.contains(rule.rule().id())) {
                 continue;
             }
-            CompiledRule.Counting counting = rule.count(target.pattern(), context, store);
+            CompiledRule.Counting counting = rule.count(target.pattern(), context, store, undoable);
             if (counting != null) {
                 outcomes.add(counting.outcome());
                 counts.add(counting.counted());

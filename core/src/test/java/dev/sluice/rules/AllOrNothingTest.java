@@ -212,11 +212,18 @@ class AllOrNothingTest {
         assertThat(fourth.outcomes().get(0).decision().remaining()).isEqualTo(0);
     }
 
-    /** The servlet filter's evaluation, then the Jersey binding's rule rejecting: the filter's grants come back too. */
+    /**
+     * The servlet filter's evaluation, then the Jersey binding's rule rejecting: the grants the filter counted with
+     * others come back too.
+     */
     @Test
     void evaluate_laterAdapterRuleRejects_takesBackTheEarlierEvaluationsGrants() {
-        RuleSet filterRules = RuleSet.of(List.of(Rule.builder("bucket").paths("/p")
-                .policy(Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(4, Duration.ofMinutes(1)))).build()),
+        RuleSet filterRules = RuleSet.of(List.of(
+                Rule.builder("bucket").paths("/p")
+                        .policy(Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(4, Duration.ofMinutes(1)))).build(),
+                Rule.builder("wide").paths("/**")
+                        .policy(Policy.of(Algorithm.SLIDING_WINDOW_COUNTER, Limit.of(100, Duration.ofMinutes(1))))
+                        .build()),
                 ClientAddresses.direct());
         RuleSet resourceRules = RuleSet.of(List.of(Rule.builder("window").paths("/p")
                 .policy(Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1, Duration.ofSeconds(10)))).build()),
@@ -228,6 +235,7 @@ class AllOrNothingTest {
 
         assertThat(first.outcomes().get(0).decision().remaining()).isEqualTo(2);
         assertThat(second.allowed()).isFalse();
-        assertThat(second.outcomes().get(0).decision().remaining()).isEqualTo(3);
+        assertThat(second.outcomes()).extracting(outcome -> outcome.decision().remaining()).containsExactly(3L, 99L,
+                0L);
     }
 }

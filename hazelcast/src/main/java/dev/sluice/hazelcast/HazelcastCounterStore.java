@@ -11,6 +11,7 @@ import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
@@ -290,6 +291,27 @@ public final class HazelcastCounterStore implements CounterStore {
         }
         CompletableFuture<Decision> leased = leased(key, policy, cost);
         return leased != null ? leased : unleased(key, policy, cost, maxDelayNanos);
+    }
+
+    /**
+     * Like {@link #applyAsync}, on the key's owner ({@code CountProcessor}), answering the owner's time of the count,
+     * by which a grant is taken back there ({@code UndoProcessor}, {@link Policy#undo}), whichever member owns the key
+     * by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), while a member does not read
+     * wire version 4, for a leased policy (its grants come from this node's slices) and in compare-and-set mode: a
+     * request one rule rejects then stays counted by the others, as before. Never batched.
+     */
+    @Override
+    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        requireMapConfigured();
+        if (decider != Decider.PROCESSORS || policy.leased() || cost == 0
+                || wireVersion.current() < WireFormat.UNDOS) {
+            return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
+        }
+        return calls().submit(key, new CountProcessor(policy, cost, maxDelayNanos)).thenApply(answer ->
+                !answer.decision().allowed() ? Counted.kept(answer.decision())
+                        : Counted.undoable(answer.decision(), () -> calls()
+                                .submit(key, new UndoProcessor(policy, cost, answer.countedAtNanos()))
+                                .thenApply(DecisionResult::decision)));
     }
 
     /**

@@ -31,6 +31,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     static final int LEASE_PROCESSOR = 12;
     static final int LEASE_RESULT = 13;
     static final int RETURN_PROCESSOR = 14;
+    static final int COUNT_PROCESSOR = 15;
+    static final int UNDO_PROCESSOR = 16;
 
     @Override
     public int getFactoryId() {
@@ -54,6 +56,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case LEASE_PROCESSOR -> new LeaseProcessor();
             case LEASE_RESULT -> new LeaseResult();
             case RETURN_PROCESSOR -> new ReturnProcessor();
+            case COUNT_PROCESSOR -> new CountProcessor();
+            case UNDO_PROCESSOR -> new UndoProcessor();
             default -> null;
         };
     }

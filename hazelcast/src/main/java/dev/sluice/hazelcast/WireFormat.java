@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Each type carries the version that defined its layout: the types of version 1 keep writing 1, the types
  * version 2 added (the same-key batch of {@link BatchApplyProcessor} and its {@link BatchResult}) write 2, and the
  * types version 3 added (the leased slices of {@link LeaseProcessor}, {@link LeaseResult} and
- * {@link ReturnProcessor}) write 3. A member reads versions {@value #OLDEST_READ} to {@link #NEWEST_READ}.
+ * {@link ReturnProcessor}) write 3, and those version 4 added (a count that can be taken back, {@link CountProcessor},
+ * and {@link UndoProcessor}) write 4. A member reads versions {@value #OLDEST_READ} to {@link #NEWEST_READ}.
  *
  * <p>The rule for rolling upgrades: a caller sends a type of a newer version only once every member of the cluster has
  * said it reads that version ({@link ClusterWireVersion} asks each member when the store starts, when members join or
@@ -34,6 +35,12 @@ import org.jspecify.annotations.Nullable;
  * side in any order. The system property {@value #VERSION_PROPERTY} holds a process back to an older version (the
  * oldest it may name is {@value #OLDEST_READ}): the members and callers that set it read and send nothing newer, which
  * keeps a whole cluster on the old format until the last member is upgraded, and makes rolling back safe.
+ *
+ * <p>Version 4 adds, after Hazelcast's header: {@link CountProcessor}: as {@link ApplyProcessor}, version 4, its
+ * answer a {@link LeaseResult} without a slice (permits and validity 0) that carries the owner's time of the count;
+ * {@link UndoProcessor}: as {@link ReturnProcessor}, version 4, the request's cost and the owner's time of the count.
+ * A caller counts requests to take back only once every member reads version 4; until then it counts them as
+ * before, and a request one rule rejects stays counted by the others (see {@code docs/design/all-or-nothing.md}).
  *
  * <p>Version 3 adds, after Hazelcast's header: {@link LeaseProcessor}: version, policy as in version 1's processors,
  * the asking request's cost, the slice asked for and the slice lifetime in nanoseconds (longs); {@link LeaseResult}:
@@ -85,11 +92,13 @@ final class WireFormat {
     /** The oldest format version this release reads. */
     static final int OLDEST_READ = 1;
     /** The newest format version this release knows. */
-    static final int NEWEST_KNOWN = 3;
+    static final int NEWEST_KNOWN = 4;
     /** The version of the batch types. */
     static final int BATCHES = 2;
     /** The version of the leased slices' types. */
     static final int LEASES = 3;
+    /** The version of the types that take a rejected request back from the rules that granted it. */
+    static final int UNDOS = 4;
     /** The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less. */
     static final int NEWEST_READ = newestRead(System.getProperty(VERSION_PROPERTY));
 
