@@ -270,6 +270,37 @@ public enum Algorithm {
     }
 
     /**
+     * Takes back a request of {@code cost} that {@link #apply} granted at {@code countedAt}, because another rule
+     * rejected it: every limit's state as if the request had never been counted, or, where the state cannot tell
+     * (the token bucket refilled by a later request, GCRA and the leaky bucket some time after the count), one that
+     * still holds part of it; never one more permissive. Unlike {@link #giveBack}, which must not return a slice's
+     * permits to a bucket that may have been full in the slice's lifetime, this runs right after the count, and the
+     * note {@code docs/design/all-or-nothing.md} proves each algorithm's case. The decision is a bare look at the
+     * state ({@code apply} of cost 0, accepting any delay).
+     *
+     * @param countedAt the store's time at which {@code apply} granted the request
+     * @throws IllegalArgumentException when {@code cost} is below 1
+     */
+    Transition undo(long @Nullable [][] state, long now, long cost, long countedAt, List<Limit> limits) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("a request given back costs at least 1, got " + cost);
+        }
+        int count = limits.size();
+        long @Nullable [][] kept = state;
+        if (state != null && state.length == count) {
+            long[][] next = new long[count][];
+            boolean changed = false;
+            for (int i = 0; i < count; i++) {
+                next[i] = strategy.undo(state[i], now, countedAt, cost, limits.get(i));
+                changed |= next[i] != state[i];
+            }
+            kept = changed ? next : state;
+        }
+        Transition look = apply(kept, now, 0, Long.MAX_VALUE, limits);
+        return new Transition(kept, look.decision(), kept != state, look.idleAfterNanos());
+    }
+
+    /**
      * Counts {@code cost} at time {@code at} against every limit. With {@code delayNanos} of 0 or more (a reserved
      * slot's wait), the decision is the reservation's: allowed after that delay, with the permits remaining now; with
      * -1 (a recorded request), it is what a one-permit request would get right after.

@@ -78,6 +78,12 @@ final class FixedWindow implements Strategy {
         return Strategy.lessInWindow(state, 2, at, permits, limit.periodNanos());
     }
 
+    /** Less {@code cost} in the window holding {@code countedAt}; a window already over counts for nothing. */
+    @Override
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+        return Strategy.lessInWindow(state, 2, countedAt, cost, limit.periodNanos());
+    }
+
     /** The later window; within the same window, the higher count. */
     @Override
     public long @Nullable [] merge(long @Nullable [] a, long @Nullable [] b) {

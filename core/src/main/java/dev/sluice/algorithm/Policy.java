@@ -179,6 +179,11 @@ public final class Policy {
         return algorithm.giveBack(state, nowNanos, permits, countedAtNanos, limits);
     }
 
+    /** Takes back a request granted at {@code countedAtNanos}; see {@link Algorithm#undo}. */
+    public Transition undo(long @Nullable [][] state, long nowNanos, long cost, long countedAtNanos) {
+        return algorithm.undo(state, nowNanos, cost, countedAtNanos, limits);
+    }
+
     @Override
     public boolean equals(@Nullable Object o) {
         return o == this || o instanceof Policy other && algorithm == other.algorithm && leased == other.leased

@@ -114,6 +114,22 @@ final class SlidingWindowCounter implements Strategy {
     }
 
     /**
+     * Less {@code cost} in the count of the window holding {@code countedAt}: the current count while the state is
+     * still that window, the previous one's once the state has moved to the next window; an older window counts for
+     * nothing.
+     */
+    @Override
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+        long window = Math.floorDiv(countedAt, limit.periodNanos());
+        if (state == null || state.length != 3 || state[0] != window + 1) {
+            return Strategy.lessInWindow(state, 3, countedAt, cost, limit.periodNanos());
+        }
+        long[] less = state.clone();
+        less[2] -= Math.min(cost, less[2]);
+        return less;
+    }
+
+    /**
      * Both states seen from the later window (an older window's count becomes the previous one, or drops out), then
      * the higher of each count.
      */

@@ -64,6 +64,14 @@ interface Strategy {
         return state;
     }
 
+    /**
+     * {@code state} with a request of {@code cost} that {@link #decide} granted at {@code countedAt} taken back, at
+     * {@code now} (not before {@code countedAt}): a new array, or {@code state} itself when nothing is to change. The
+     * result is never more permissive than the state would be had the request never been counted, and equal to it in
+     * the cases {@code docs/design/all-or-nothing.md} proves. Pure, like {@link #decide}.
+     */
+    long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit);
+
     /** Nanoseconds from {@code at} to the end of the aligned span of {@code length} (a window, a step) holding it. */
     static long untilSpanEnd(long at, long length) {
         return (Math.floorDiv(at, length) + 1) * length - at;

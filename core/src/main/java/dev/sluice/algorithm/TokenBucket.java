@@ -56,6 +56,45 @@ final class TokenBucket implements Strategy {
                 refillTime(capacity - tokens, carry, limit), 0, limit.name(), false);
     }
 
+    /**
+     * The bucket refilled to {@code now} with {@code cost} tokens put back, less what the bucket without this request
+     * could have lost to being full: nothing while no later request has refilled it since ({@code lastRefill} still
+     * the count's instant), else at most the refill of the time from the count to that later refill. Full: a fresh
+     * bucket.
+     */
+    @Override
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+        long capacity = limit.capacity();
+        if (state == null || state.length != 3 || state[0] >= capacity) {
+            return state;
+        }
+        long permits = limit.permits();
+        long period = limit.periodNanos();
+        // A decision of cost 0 keeps the bucket refilled to now.
+        long[][] refilled = new long[1][];
+        decide(state, now, 0, 0, limit, refilled, 0);
+        long[] bucket = refilled[0];
+        long tokens = bucket[0];
+        long carry = bucket[2];
+        long lostFor = Math.max(0, state[1] - countedAt);
+        long lostTokens = Arithmetic.mulAddDiv(lostFor, permits, 0, period);
+        if (lostTokens >= cost) {
+            return bucket;
+        }
+        // The remainder is below period, so wrapping 64-bit arithmetic computes it exactly.
+        long lostCarry = lostFor * permits - lostTokens * period;
+        tokens += cost - lostTokens;
+        if (lostCarry > 0) {
+            tokens--;
+            carry += period - lostCarry;
+            if (carry >= period || carry < 0) {
+                carry -= period;
+                tokens++;
+            }
+        }
+        return tokens >= capacity ? new long[] {capacity, bucket[1], 0} : new long[] {tokens, bucket[1], carry};
+    }
+
     /** The lifetime: a token taken early leaves the bucket early, which only a short lifetime bounds. */
     @Override
     public long sliceValidity(long at, Limit limit, long lifetime) {

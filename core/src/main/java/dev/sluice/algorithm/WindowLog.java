@@ -143,10 +143,26 @@ final class WindowLog implements Strategy {
     /** The stepped window: the entry of the step holding {@code at} less {@code permits}, dropped when empty. */
     @Override
     public long @Nullable [] takeBack(long @Nullable [] state, long at, long permits, Limit limit) {
-        if (!stepped || state == null || state.length % 2 != 0) {
+        return stepped ? lessAt(state, at, permits, limit) : state;
+    }
+
+    /**
+     * The entry a grant at {@code countedAt} went to (for the log, the grant's own instant) less {@code cost}, dropped
+     * when empty; an entry that has left the window counts for nothing, and one no longer there leaves the log as it
+     * is.
+     */
+    @Override
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+        return lessAt(state, countedAt, cost, limit);
+    }
+
+    /** The entry leaving the window when a grant at {@code at} does, less {@code permits}, dropped when empty. */
+    private long @Nullable [] lessAt(long @Nullable [] state, long at, long permits, Limit limit) {
+        if (state == null || state.length % 2 != 0) {
             return state;
         }
-        long expiry = expiry(at, limit.periodNanos(), stepNanos(limit.periodNanos()));
+        long period = limit.periodNanos();
+        long expiry = expiry(at, period, stepped ? stepNanos(period) : 1);
         for (int i = 0; i < state.length; i += 2) {
             if (state[i] == expiry) {
                 if (state[i + 1] > permits) {

@@ -2,6 +2,7 @@ package dev.sluice.limiter;
 
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.util.concurrent.CompletionStage;
@@ -26,6 +27,11 @@ final class LeftOpenStore implements CounterStore {
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return store.applyAsync(key, policy, cost, maxDelayNanos);
+    }
+
+    @Override
+    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return store.countAsync(key, policy, cost, maxDelayNanos);
     }
 
     @Override

@@ -1,13 +1,15 @@
 package dev.sluice.rules;
 
-import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -93,14 +95,17 @@ final class CompiledRule {
     }
 
     /**
-     * Counts the request in {@code store} under its key, its tier's counter and the rule's cost; null when the rule
+     * Counts the request in {@code store} under its key, its tier's counter and the rule's cost, when {@code undoable}
+     * keeping how to take it back ({@link CounterStore#countAsync}, waited for; else {@link CounterStore#apply}, which
+     * a store may batch); null when the rule
      * exempts the request, or the request lacks the key and the rule skips such requests. A request lacking the key
      * otherwise counts under the rule's fallback key or, without one, under {@link #MISSING_KEY} and its client
      * address: a text no request's own key can be, since key values have their {@code |} escaped.
      *
      * @param pattern the pattern that matched, for path variables; null when matched by resource method
      */
-    @Nullable RuleDecision count(@Nullable PathPattern pattern, RequestContext context, CounterStore store) {
+    @Nullable Counting count(@Nullable PathPattern pattern, RequestContext context, CounterStore store,
+                             boolean undoable) {
         if (!exemptRanges.isEmpty() && exemptRanges.contains(context.clientAddress())) {
             return null;
         }
@@ -115,14 +120,37 @@ final class CompiledRule {
         }
         Counter counter = tierKey == null ? defaultCounter : tierCounter(context.resolve(tierKey, pattern));
         String counterKey = counter.prefix() + key;
-        Decision decision;
+        Counted counted;
+        if (undoable) {
+            counted = join(store.countAsync(counterKey, counter.policy(), rule.cost(), maxDelayNanos), key);
+        } else {
+            try {
+                counted = Counted.kept(store.apply(counterKey, counter.policy(), rule.cost(), maxDelayNanos));
+            } catch (RuntimeException e) {
+                // Adapters log what propagates, and a store may name the key it failed on: mask it there.
+                throw KeyMask.redacted(e, key);
+            }
+        }
+        return new Counting(new RuleDecision(rule, key, counterKey, counter.policy(), counted.decision()), counted);
+    }
+
+    /** A rule's decision on a request, and how to take the request back from the rule's counter. */
+    record Counting(RuleDecision outcome, Counted counted) {
+    }
+
+    /**
+     * The outcome of a store call, waited for; its failure thrown as the store's synchronous calls throw it, with the
+     * request's key {@linkplain KeyMask masked} (adapters log what propagates, and a store may name the key).
+     */
+    static <T> T join(CompletionStage<T> call, String key) {
         try {
-            decision = store.apply(counterKey, counter.policy(), rule.cost(), maxDelayNanos);
+            return call.toCompletableFuture().join();
+        } catch (CompletionException e) {
+            Throwable cause = e.getCause();
+            throw KeyMask.redacted(cause instanceof RuntimeException failure ? failure : e, key);
         } catch (RuntimeException e) {
-            // Adapters log what propagates, and a store may name the key it failed on: mask it there.
             throw KeyMask.redacted(e, key);
         }
-        return new RuleDecision(rule, key, counterKey, counter.policy(), decision);
     }
 
     /** The counter of the tier whose value the request's tier key resolved to; the default for none or another. */

@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.Decision;
+import dev.sluice.store.Counted;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -8,34 +9,44 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The rules' verdict on one request: every rule that counted it, and the decision to act on.
+ * The rules' verdict on one request: every rule that matched it, and the decision to act on.
  *
  * <p>The {@linkplain #limiting() limiting} outcome is the most restrictive decision ({@link Decision#mostRestrictive})
- * among enforcing rules; shadow rules are counted and {@linkplain #reported() reported} but never limit. Immutable
- * and thread-safe.
+ * among enforcing rules: for a rejection, the longest wait among the rules that rejected it, which is when every
+ * matched rule would grant the same request, since a rejected request is taken back from the rules that granted it
+ * and their outcomes then say each rule's state after that (see {@code docs/design/all-or-nothing.md}). Shadow rules
+ * are counted and {@linkplain #reported() reported} but never limit. Immutable and thread-safe.
  */
 public final class Evaluation {
 
-    private static final Evaluation NONE = new Evaluation(List.of());
+    private static final Evaluation NONE = new Evaluation(List.of(), List.of());
 
     private final List<RuleDecision> outcomes;
+    /** How to take back each outcome's count, in the same order: what a later evaluation of the request gives back. */
+    private final List<Counted> counts;
     /** Null when no enforcing rule counted the request. */
     private final @Nullable RuleDecision limiting;
     /** Null when no rule counted the request. */
     private final @Nullable RuleDecision reported;
 
-    private Evaluation(List<RuleDecision> outcomes) {
+    private Evaluation(List<RuleDecision> outcomes, List<Counted> counts) {
         this.outcomes = Collections.unmodifiableList(outcomes);
+        this.counts = counts;
         this.limiting = mostRestrictive(this.outcomes, true);
         this.reported = mostRestrictive(this.outcomes, false);
     }
 
     /**
-     * The evaluation of {@code outcomes}, which it keeps rather than copies (one copy less per request): the caller
-     * must not change them afterwards.
+     * The evaluation of {@code outcomes}, with {@code counts} saying how to take back each one's count, which it
+     * keeps rather than copies (one copy less per request): the caller must not change them afterwards.
      */
-    static Evaluation of(List<RuleDecision> outcomes) {
-        return outcomes.isEmpty() ? NONE : new Evaluation(outcomes);
+    static Evaluation of(List<RuleDecision> outcomes, List<Counted> counts) {
+        return outcomes.isEmpty() ? NONE : new Evaluation(outcomes, counts);
+    }
+
+    /** How to take back each {@linkplain #outcomes() outcome}'s count, in the same order. */
+    List<Counted> counts() {
+        return counts;
     }
 
     private static @Nullable RuleDecision mostRestrictive(List<RuleDecision> outcomes, boolean enforcedOnly) {

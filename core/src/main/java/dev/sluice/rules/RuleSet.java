@@ -1,5 +1,7 @@
 package dev.sluice.rules;
 
+import dev.sluice.Decision;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -13,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -146,10 +149,15 @@ public final class RuleSet {
     }
 
     /**
-     * Matches {@code request} and counts it in {@code store}: one {@link CounterStore#apply} per matching rule (a
+     * Matches {@code request} and counts it in {@code store}: one {@link CounterStore#countAsync} per matching rule (a
      * rule's limits are one policy, decided atomically), skipping rules whose key the request lacks (without a fallback
-     * key) or that exempt the request. Nothing the request contains makes it throw; the store's failures propagate,
-     * with the request's key {@linkplain KeyMask masked} out of their messages.
+     * key) or that exempt the request. All or nothing across rules: when an enforcing rule rejects the request, every
+     * rule that granted it, shadow rules included, takes it back ({@link Counted#giveBack()}), and its outcome is then
+     * its state after that; so the verdict's retry is when every matched rule would grant the same request. A request
+     * only one rule counts is counted with {@link CounterStore#apply}, as it has nothing to take back; a store of
+     * another library keeps the count ({@link Counted#kept}). See {@code docs/design/all-or-nothing.md}. Nothing the
+     * request contains makes it throw; the store's failures propagate, with the request's key {@linkplain KeyMask
+     * masked} out of their messages.
      */
     public Evaluation evaluate(RequestView request, CounterStore store) {
         return evaluate(request, store, null);
@@ -159,13 +167,15 @@ public final class RuleSet {
      * Like {@link #evaluate(RequestView, CounterStore)} for a request that another adapter has already evaluated (the
      * servlet filter in front of a Jersey application): rules whose id is among {@code counted}'s outcomes are not
      * counted again. The result holds {@code counted}'s outcomes followed by those of the rules counted now, so its
-     * verdict and headers cover both.
+     * verdict and headers cover both; when a rule counted now rejects the request, {@code counted}'s grants are taken
+     * back too, those it counted with others (a rule it counted alone keeps its count).
      *
      * @param counted the earlier evaluation of this request, or {@code null} when there is none
      */
     public Evaluation evaluate(RequestView request, CounterStore store, @Nullable Evaluation counted) {
         RequestContext context = new RequestContext(request, clientAddresses);
         List<RuleDecision> outcomes = new ArrayList<>(2);
+        List<Counted> counts = new ArrayList<>(2);
         Set<String> countedIds = Set.of();
         if (counted != null && counted.matched()) {
             countedIds = new HashSet<>();
@@ -173,18 +183,51 @@ public final class RuleSet {
                 outcomes.add(outcome);
                 countedIds.add(outcome.rule().id());
             }
+            counts.addAll(counted.counts());
         }
-        for (PathIndex.Target target : matching(context)) {
+        boolean rejected = false;
+        List<PathIndex.Target> targets = matching(context);
+        // A request one rule alone counts has nothing to take back: counted as before, which a store may batch.
+        boolean undoable = outcomes.size() + targets.size() > 1;
+        for (PathIndex.Target target : targets) {
             CompiledRule rule = compiled.get(target.ruleIndex());
             if (countedIds.contains(rule.rule().id())) {
                 continue;
             }
-            RuleDecision outcome = rule.count(target.pattern(), context, store);
-            if (outcome != null) {
-                outcomes.add(outcome);
+            CompiledRule.Counting counting = rule.count(target.pattern(), context, store, undoable);
+            if (counting != null) {
+                outcomes.add(counting.outcome());
+                counts.add(counting.counted());
+                rejected |= counting.outcome().enforced() && !counting.outcome().decision().allowed();
             }
         }
-        return Evaluation.of(outcomes);
+        if (rejected) {
+            giveBack(outcomes, counts);
+        }
+        return Evaluation.of(outcomes, counts);
+    }
+
+    /**
+     * Takes the rejected request back from every rule that granted it, all at once, and puts each one's state after
+     * that in its outcome; nothing is left to take back afterwards.
+     */
+    private static void giveBack(List<RuleDecision> outcomes, List<Counted> counts) {
+        int[] granted = new int[outcomes.size()];
+        List<CompletionStage<Decision>> givenBack = new ArrayList<>(outcomes.size());
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (outcomes.get(i).decision().allowed()) {
+                granted[givenBack.size()] = i;
+                givenBack.add(counts.get(i).giveBack());
+            }
+        }
+        for (int g = 0; g < givenBack.size(); g++) {
+            int i = granted[g];
+            CompletionStage<Decision> after = givenBack.get(g);
+            RuleDecision outcome = outcomes.get(i);
+            outcomes.set(i, new RuleDecision(outcome.rule(), outcome.key(), outcome.counterKey(), outcome.policy(),
+                    CompiledRule.join(after, outcome.key())));
+            counts.set(i, Counted.kept(outcomes.get(i).decision()));
+        }
     }
 
     /**

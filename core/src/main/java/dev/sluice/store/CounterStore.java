@@ -41,6 +41,18 @@ public interface CounterStore extends AutoCloseable {
     }
 
     /**
+     * Like {@link #applyAsync}, and says how to take the request back should another rule reject it
+     * ({@link Counted#giveBack()}): what a rule set uses so that a rejected request consumes nothing from the rules
+     * that granted it.
+     *
+     * <p>The default applies and cannot take back ({@link Counted#kept}): with a store of another library, a request
+     * one rule rejects stays counted by the others, as before this method existed. Every Sluice store takes back.
+     */
+    default CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
+    }
+
+    /**
      * What {@link #apply} would decide now for {@code cost} permits (0 for the bare state), without counting
      * anything.
      */

@@ -258,14 +258,14 @@ public final class FailurePolicyStore implements CounterStore {
      * Starts the remote call unless {@link #maxPending} are in flight; null, with the failure recorded, when it was not
      * started or threw.
      */
-    private @Nullable CompletableFuture<Decision> startRemote(String key, Supplier<CompletionStage<Decision>> call) {
+    private <T> @Nullable CompletableFuture<T> startRemote(String key, Supplier<CompletionStage<T>> call) {
         if (pending.incrementAndGet() > maxPending) {
             pending.decrementAndGet();
             shed(key);
             return null;
         }
         try {
-            CompletableFuture<Decision> answer = call.get().toCompletableFuture();
+            CompletableFuture<T> answer = call.get().toCompletableFuture();
             // On the completing thread: a remote store's callback pool may be busy, and the slot must free at once.
             answer.whenCompleteAsync((decision, error) -> pending.decrementAndGet(), Runnable::run);
             return answer;
@@ -288,14 +288,64 @@ public final class FailurePolicyStore implements CounterStore {
                 log.answered();
                 return decision;
             }
-            Throwable cause = unwrap(error);
-            boolean timedOut = cause instanceof TimeoutException;
-            if (timedOut) {
-                answer.cancel(false);
-            }
-            failed(key, timedOut, timedOut ? null : cause);
+            failedCall(key, answer, error);
             return decideWithout(key, policy, cost, maxDelayNanos);
         });
+    }
+
+    /**
+     * Counts on the remote store within the timeout, as {@link #applyAsync} decides; on failure the failure rule
+     * answers (the fallback store's count, or an answer that counted nothing). Taking a remote count back is bounded
+     * by the timeout too: when it fails or is late, the failure is logged and counted like any other, and the count
+     * stays (the key holds a request that did not pass: fewer pass, never more), answering the count's decision.
+     */
+    @Override
+    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        @Nullable CompletableFuture<Counted> answer = startRemote(key,
+                () -> remote.countAsync(key, policy, cost, maxDelayNanos));
+        if (answer == null) {
+            return countWithout(key, policy, cost, maxDelayNanos);
+        }
+        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((counted, error) -> {
+            if (error == null) {
+                log.answered();
+                return CompletableFuture.completedFuture(
+                        counted.guarded(giveBack -> withinTimeout(key, counted.decision(), giveBack)));
+            }
+            failedCall(key, answer, error);
+            return countWithout(key, policy, cost, maxDelayNanos);
+        }).thenCompose(counted -> counted);
+    }
+
+    /** The remote give-back's answer within the timeout; on failure, recorded, the count's own decision. */
+    private CompletionStage<Decision> withinTimeout(String key, Decision counted, CompletionStage<Decision> giveBack) {
+        CompletableFuture<Decision> answer = giveBack.toCompletableFuture();
+        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
+            if (error == null) {
+                return decision;
+            }
+            failedCall(key, answer, error);
+            return counted;
+        });
+    }
+
+    /** Records a remote call that failed or timed out, cancelling {@code answer} when it timed out. */
+    private void failedCall(String key, CompletableFuture<?> answer, Throwable error) {
+        Throwable cause = unwrap(error);
+        boolean timedOut = cause instanceof TimeoutException;
+        if (timedOut) {
+            answer.cancel(false);
+        }
+        failed(key, timedOut, timedOut ? null : cause);
+    }
+
+    /** What the failure rule counts: the fallback store's count, or an answer that counted nothing. */
+    private CompletionStage<Counted> countWithout(String key, Policy policy, long cost, long maxDelayNanos) {
+        return switch (onFailure) {
+            case ALLOW -> CompletableFuture.completedFuture(Counted.kept(allowed(policy, cost)));
+            case REJECT -> CompletableFuture.completedFuture(Counted.kept(rejected(policy, cost)));
+            case FALLBACK -> fallback().countAsync(key, policy, cost, maxDelayNanos);
+        };
     }
 
     /**

@@ -6,6 +6,8 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.state.Transition;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -65,6 +67,18 @@ public final class LocalCounterStore implements CounterStore {
         return decide(key, (state, now) -> policy.apply(state, now, cost, maxDelayNanos));
     }
 
+    /** Applies now; a grant is taken back as of the instant it was counted ({@link Policy#undo}). */
+    @Override
+    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        long countedAt = time.nanos();
+        Decision decision = decide(key, countedAt, (state, now) -> policy.apply(state, now, cost, maxDelayNanos));
+        if (!decision.allowed() || cost == 0) {
+            return CompletableFuture.completedFuture(Counted.kept(decision));
+        }
+        return CompletableFuture.completedFuture(Counted.undoable(decision, () -> CompletableFuture.completedFuture(
+                decide(key, time.nanos(), (state, now) -> policy.undo(state, now, cost, countedAt)))));
+    }
+
     @Override
     public Decision record(String key, Policy policy, long cost, long ageNanos) {
         return decide(key, (state, now) -> policy.record(state, now, cost, ageNanos));
@@ -88,7 +102,11 @@ public final class LocalCounterStore implements CounterStore {
 
     /** Runs {@code step} on the key's state and installs the result if the state is still the one it read. */
     private Decision decide(String key, Step step) {
-        long now = time.nanos();
+        return decide(key, time.nanos(), step);
+    }
+
+    /** {@link #decide(String, Step)} at {@code now}. */
+    private Decision decide(String key, long now, Step step) {
         scheduleSweep(now);
         while (true) {
             @Nullable Entry entry = entries.get(key);

@@ -79,6 +79,26 @@ public final class RejectionCachingStore implements CounterStore {
     }
 
     /**
+     * Counts as {@link #applyAsync} decides: a cached rejection is repeated (nothing to take back), a remote one is
+     * remembered. A grant taken back can make a key freer than a rejection remembered before it said: until that
+     * rejection's retry-after, this store may then refuse a request the remote store would grant (fewer pass, never
+     * more).
+     */
+    @Override
+    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        CacheKey cacheKey = new CacheKey(key, policy);
+        long sentAt = time.nanos();
+        @Nullable Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(Counted.kept(cached));
+        }
+        return remote.countAsync(key, policy, cost, maxDelayNanos).thenApply(counted -> {
+            remember(cacheKey, counted.decision(), sentAt, cost, maxDelayNanos);
+            return counted;
+        });
+    }
+
+    /**
      * Records on the remote store. A recorded request only adds to what was counted, so cached rejections stay true;
      * its answer is not cached.
      */

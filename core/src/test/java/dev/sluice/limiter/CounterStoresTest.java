@@ -10,6 +10,8 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
+import dev.sluice.store.Counted;
+import dev.sluice.store.CounterStore;
 import dev.sluice.store.CountingStore;
 import dev.sluice.store.DownStore;
 import dev.sluice.store.FailurePolicyStore;
@@ -160,6 +162,19 @@ class CounterStoresTest {
         CounterStores.of(down).leaveStoreOpen().build().close();
 
         assertThat(down.closed).isFalse();
+    }
+
+    /** A stack over a store its owner closes still takes a request back, as all-or-nothing across rules needs. */
+    @Test
+    void countAsync_leaveStoreOpen_grantTakenBackFromTheGivenStore() {
+        LocalCounterStore local = new LocalCounterStore(new ManualTimeSource(), 100);
+        CounterStore stack = CounterStores.of(local).leaveStoreOpen().build();
+
+        Counted counted = stack.countAsync("k", POLICY, 1, 0).toCompletableFuture().join();
+        assertThat(counted.decision().remaining()).isEqualTo(2);
+        counted.giveBack().toCompletableFuture().join();
+
+        assertThat(local.peek("k", POLICY, 1)).isEqualTo(local.peek("never-counted", POLICY, 1));
     }
 
     @Test

@@ -15,6 +15,7 @@ import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
 import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
 import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
@@ -264,6 +265,15 @@ public final class HazelcastCounterStore implements CounterStore {
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return decider().applyAsync(key, policy, cost, maxDelayNanos);
+    }
+
+    /**
+     * Like {@link #applyAsync}, with a way to take the count back (see {@code ProcessorDecider#countAsync}); kept
+     * ({@link Counted#kept}) in compare-and-set mode and when refused.
+     */
+    @Override
+    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return decider().countAsync(key, policy, cost, maxDelayNanos);
     }
 
     @Override

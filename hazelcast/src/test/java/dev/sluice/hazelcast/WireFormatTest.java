@@ -15,6 +15,7 @@ import dev.sluice.hazelcast.internal.calls.SameKeyBatcher;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
+import dev.sluice.hazelcast.internal.wire.CountProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
@@ -23,6 +24,7 @@ import dev.sluice.hazelcast.internal.wire.RecordProcessor;
 import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
+import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.hazelcast.internal.wire.WireVersionQuestion;
 import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
@@ -122,6 +124,13 @@ class WireFormatTest {
             + " 0000000000000007" // permits given back
             + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600"; // the slice's time on the owner
+    private static final String COUNT_PROCESSOR_V4 = HEADER + "0000000f 04" + SECOND_POLICY
+            + " 0000000000000001" // cost
+            + " 0000000000000000"; // maximum delay
+    private static final String UNDO_PROCESSOR_V4 = HEADER + "00000010 04" + SECOND_POLICY
+            + " 0000000000000001" // the cost of the request taken back
+            + " 0000000000000000" // maximum delay: always 0
+            + " 1886725211bd4600"; // the count's time on the owner
 
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
@@ -156,7 +165,9 @@ class WireFormatTest {
                 Arguments.of(new TakeSliceProcessor(second, 1, 32, 10_000_000L), TAKE_SLICE_PROCESSOR_V3),
                 Arguments.of(new SliceResult(new Decision(true, 100, 88, 0, 400_000_000L, 400_000_000L, 0, "second",
                         false), 12, 399_000_000L, 1_767_225_600_600_000_000L), SLICE_RESULT_V3),
-                Arguments.of(new GiveBackProcessor(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_PROCESSOR_V3));
+                Arguments.of(new GiveBackProcessor(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_PROCESSOR_V3),
+                Arguments.of(new CountProcessor(second, 1, 0), COUNT_PROCESSOR_V4),
+                Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V4));
     }
 
     private static SameKeyBatcher.Request request(Policy policy, long cost, long maxDelayNanos) {
@@ -181,13 +192,13 @@ class WireFormatTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("everyType")
     void toObject_unknownVersion_isRefusedNamingTheVersionAndTheKnownOnes(Object value, String hex) {
-        byte[] version4 = bytes(hex);
-        version4[VERSION_OFFSET] = 4;
+        byte[] version5 = bytes(hex);
+        version5[VERSION_OFFSET] = 5;
 
-        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version4)))
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version5)))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 4")
-                .hasMessageContaining("reads versions 1 to 3");
+                .hasMessageContaining("wire format version 5")
+                .hasMessageContaining("reads versions 1 to 4");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -210,6 +221,17 @@ class WireFormatTest {
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version2)))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("wire format version 2: version 3 added it");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {COUNT_PROCESSOR_V4, UNDO_PROCESSOR_V4})
+    void toObject_undoTypeInVersion3_isRefused(String hex) {
+        byte[] version3 = bytes(hex);
+        version3[VERSION_OFFSET] = 3;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version3)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 3: version 4 added it");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.sluice.jersey;
 
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.StoreHealth;
 import java.util.concurrent.CompletionStage;
@@ -27,6 +28,12 @@ final class NonQueueingStore implements CounterStore {
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return delegate.applyAsync(key, policy, cost, 0);
+    }
+
+    /** Counts as {@link #applyAsync} does, keeping how the underlying store takes the request back. */
+    @Override
+    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return delegate.countAsync(key, policy, cost, 0);
     }
 
     @Override

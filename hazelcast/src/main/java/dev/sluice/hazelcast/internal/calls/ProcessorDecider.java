@@ -7,6 +7,7 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.CountProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
@@ -15,7 +16,9 @@ import dev.sluice.hazelcast.internal.wire.RecordProcessor;
 import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
+import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
 import java.util.List;
@@ -162,6 +165,25 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
                     });
         }
         return sent.length == 1 ? sent[0] : CompletableFuture.allOf(sent);
+    }
+
+    /**
+     * Like {@link #applyAsync}, on the key's owner ({@link CountProcessor}), answering the owner's time of the count,
+     * by which a grant is taken back there ({@link UndoProcessor}, {@link Policy#undo}), whichever member owns the key
+     * by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), while a member does not read
+     * wire version 4 and for a leased policy (its grants come from this node's slices): a request one rule rejects
+     * then stays counted by the others, as before. Never batched. See {@code docs/design/all-or-nothing.md}.
+     */
+    @Override
+    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (policy.leased() || cost == 0 || wireVersion.getAsInt() < WireFormat.UNDOS) {
+            return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
+        }
+        return calls().submit(key, new CountProcessor(policy, cost, maxDelayNanos)).thenApply(answer ->
+                !answer.decision().allowed() ? Counted.kept(answer.decision())
+                        : Counted.undoable(answer.decision(), () -> calls()
+                                .submit(key, new UndoProcessor(policy, cost, answer.countedAtNanos()))
+                                .thenApply(DecisionResult::decision)));
     }
 
     @Override

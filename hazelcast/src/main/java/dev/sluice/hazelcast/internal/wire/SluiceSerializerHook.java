@@ -32,6 +32,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int TAKE_SLICE_PROCESSOR = 12;
     public static final int SLICE_RESULT = 13;
     public static final int GIVE_BACK_PROCESSOR = 14;
+    public static final int COUNT_PROCESSOR = 15;
+    public static final int UNDO_PROCESSOR = 16;
 
     @Override
     public int getFactoryId() {
@@ -55,6 +57,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case TAKE_SLICE_PROCESSOR -> new TakeSliceProcessor();
             case SLICE_RESULT -> new SliceResult();
             case GIVE_BACK_PROCESSOR -> new GiveBackProcessor();
+            case COUNT_PROCESSOR -> new CountProcessor();
+            case UNDO_PROCESSOR -> new UndoProcessor();
             default -> null;
         };
     }

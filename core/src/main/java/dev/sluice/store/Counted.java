@@ -1,0 +1,67 @@
+package dev.sluice.store;
+
+import dev.sluice.Decision;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * A store's decision on one request ({@link CounterStore#count}), and how to take the request back when another rule
+ * rejects it: so that a request rejected by one matched rule consumes nothing from the others. Immutable and
+ * thread-safe; {@link #giveBack()} is called at most once, and only for a granted decision.
+ *
+ * <p>A store that can take requests back (every Sluice store) undoes the count where it was made, as of the instant
+ * it was made ({@link dev.sluice.algorithm.Policy#undo}); a rejection, a failure policy's answer that counted
+ * nothing, and a store of another library keep the decision as it is ({@link #kept}). See
+ * {@code docs/design/all-or-nothing.md}.
+ */
+public final class Counted {
+
+    private final Decision decision;
+    private final Supplier<CompletionStage<Decision>> giveBack;
+
+    private Counted(Decision decision, Supplier<CompletionStage<Decision>> giveBack) {
+        this.decision = Objects.requireNonNull(decision, "decision");
+        this.giveBack = giveBack;
+    }
+
+    /** A decision with nothing to take back: a rejection, an answer that counted nothing, or a store that cannot. */
+    public static Counted kept(Decision decision) {
+        CompletionStage<Decision> same = CompletableFuture.completedFuture(decision);
+        return new Counted(decision, () -> same);
+    }
+
+    /**
+     * A granted decision that {@code giveBack} takes back, answering a bare look at the key's state after it (what
+     * {@link CounterStore#peek peek} of cost 0 answers).
+     */
+    public static Counted undoable(Decision decision, Supplier<CompletionStage<Decision>> giveBack) {
+        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"));
+    }
+
+    /** The store's decision on the request. */
+    public Decision decision() {
+        return decision;
+    }
+
+    /**
+     * Takes the request back, without blocking the caller: completes with the key's state after it (for
+     * {@linkplain #kept kept} decisions, the decision itself), or exceptionally with the store's failure, when the
+     * count stays (the key then holds a request that did not pass: fewer requests pass, never more).
+     */
+    public CompletionStage<Decision> giveBack() {
+        return giveBack.get();
+    }
+
+    /** This count, its give-back's answer or failure passed through {@code guard}. */
+    Counted guarded(UnaryOperator<CompletionStage<Decision>> guard) {
+        return new Counted(decision, () -> guard.apply(giveBack.get()));
+    }
+
+    @Override
+    public String toString() {
+        return "Counted[" + decision + "]";
+    }
+}

@@ -1,0 +1,39 @@
+package dev.sluice.jersey;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Limit;
+import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Counted;
+import dev.sluice.store.LocalCounterStore;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class NonQueueingStoreTest {
+
+    private static final Policy LEAKY = Policy.of(Algorithm.LEAKY_BUCKET, Limit.of(2, Duration.ofSeconds(1)));
+
+    private final LocalCounterStore local = new LocalCounterStore(new ManualTimeSource(), 100, Runnable::run);
+    private final NonQueueingStore store = new NonQueueingStore(local);
+
+    @Test
+    void countAsync_slotInTheFuture_isRejectedWithoutQueueing() {
+        assertThat(store.countAsync("k", LEAKY, 1, Long.MAX_VALUE).toCompletableFuture().join().decision().allowed())
+                .isTrue();
+
+        Counted second = store.countAsync("k", LEAKY, 1, Long.MAX_VALUE).toCompletableFuture().join();
+
+        assertThat(second.decision().allowed()).isFalse();
+        assertThat(second.decision().retryAfter()).isEqualTo(Duration.ofMillis(500));
+    }
+
+    @Test
+    void countAsync_grantTakenBack_leavesTheKeyAsBefore() {
+        Counted counted = store.countAsync("k", LEAKY, 1, 0).toCompletableFuture().join();
+
+        assertThat(counted.giveBack().toCompletableFuture().join().remaining()).isEqualTo(2);
+        assertThat(local.peek("k", LEAKY, 0).remaining()).isEqualTo(2);
+    }
+}
