@@ -26,23 +26,9 @@ import org.jspecify.annotations.Nullable;
  *         .build());
  * }</pre>
  *
- * <p>Endpoints (all JSON; errors are RFC 9457 problem documents; the OpenAPI document is at
- * {@code limits/openapi.json}):
- * <ul>
- *   <li>{@code GET limits}: the ids and their limits;
- *   <li>{@code GET limits/{id}[/{key}]/delay?cost=1}: when the next request fits, from one store call, counting
- *       nothing;
- *   <li>{@code POST limits/{id}[/{key}]/increment?at=&cost=1}: counts a request made at {@code at} (epoch
- *       milliseconds or RFC 3339; default now), whether or not it fitted;
- *   <li>{@code POST limits/{id}[/{key}]/acquire?cost=1&maxWaitMs=}: takes the next free slot within the wait and says
- *       when to send, counted atomically; {@code POST limits/acquire} does several in one request;
- *   <li>{@code GET limits/{id}[/{key}]/state} and {@code POST limits/{id}[/{key}]/reset}: operations, off (404)
- *       unless a bearer token or a role is configured, and 401 without it.
- * </ul>
- *
- * <p>Each application that registers it logs one {@code INFO} line as it starts: the store's mode and the members it
- * sees, the limits and their file, the failure policy, the operations and the longest wait. The service takes its
- * settings from this builder only, by no names (no init-params or properties).
+ * <p>Endpoints, answers and errors: {@code docs/limiter-service.md} and the OpenAPI document at
+ * {@code limits/openapi.json}. Each application that registers it logs one {@code INFO} line as it starts; the
+ * service takes its settings from this builder only, by no names.
  *
  * <p>Immutable and thread-safe; one instance may be registered on several applications.
  */

@@ -34,9 +34,8 @@ import org.jspecify.annotations.Nullable;
  * application set answered in its place (granting under {@code allow}, refusing under {@code reject}). Such an answer
  * counted nothing and comes from no counter, so its {@code remaining} is empty.
  *
- * <p>Needs a JAX-RS client; with Jersey's, {@code jersey-client} with {@code jersey-hk2} (without it Jersey warns
- * that it falls back to an injection-less client) and {@code jakarta.activation-api} (without it Jersey warns that
- * its {@code DataSource} provider is not available). Thread-safe as the {@link WebTarget} is (Jersey's are).
+ * <p>Needs a JAX-RS client (with Jersey: {@code jersey-client}, {@code jersey-hk2} and {@code jakarta.activation-api};
+ * {@code docs/limiter-service.md}). Thread-safe as the {@link WebTarget} is (Jersey's are).
  */
 public final class LimiterClient {
 
