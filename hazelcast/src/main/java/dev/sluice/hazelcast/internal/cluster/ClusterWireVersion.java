@@ -59,11 +59,7 @@ public final class ClusterWireVersion implements MembershipListener {
         UUID registered = listener;
         if (registered != null) {
             listener = null;
-            try {
-                instance.getCluster().removeMembershipListener(registered);
-            } catch (RuntimeException e) {
-                // The instance is shutting down: nothing is followed any more.
-            }
+            MembershipListeners.remove(instance, registered);
         }
     }
 

@@ -61,11 +61,7 @@ public final class MembershipWatch implements InitialMembershipListener {
         UUID registered = listener;
         if (registered != null) {
             listener = null;
-            try {
-                instance.getCluster().removeMembershipListener(registered);
-            } catch (RuntimeException e) {
-                // The instance is shutting down: nothing is followed any more.
-            }
+            MembershipListeners.remove(instance, registered);
         }
     }
 

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * <p>The backup does not run the algorithm again (its result could differ on another member's clock): when the state
  * changed, {@link #getBackupProcessor()} hands Hazelcast a processor that writes the computed state and TTL.
  */
-public final class ApplyProcessor extends PolicyProcessor {
+public final class ApplyProcessor extends PolicyProcessor<DecisionResult> {
 
     private transient @Nullable WriteStateProcessor<DecisionResult> backup;
 

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * live {@link WriteStateProcessor#ttlSeconds} gives, and hand Hazelcast a backup that writes that state (the backup
  * never recomputes). Kept apart from {@code ApplyProcessor}, whose call path changes on its own.
  */
-public abstract class CountingProcessor extends PolicyProcessor {
+public abstract class CountingProcessor extends PolicyProcessor<DecisionResult> {
 
     private transient @Nullable WriteStateProcessor<DecisionResult> backup;
 

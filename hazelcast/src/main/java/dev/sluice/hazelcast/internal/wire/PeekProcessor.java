@@ -7,7 +7,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /** Evaluates a key's state on its owner without changing it; {@link ReadOnly}, so Hazelcast makes no backup. */
-public final class PeekProcessor extends PolicyProcessor implements ReadOnly {
+public final class PeekProcessor extends PolicyProcessor<DecisionResult> implements ReadOnly {
 
     PeekProcessor() {
     }

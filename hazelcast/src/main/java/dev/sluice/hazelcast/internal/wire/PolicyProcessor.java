@@ -22,8 +22,8 @@ import java.util.Map;
  * {@link MemberClock#TIME_SOURCE_KEY}. Hazelcast injects the member's instance through
  * {@link HazelcastInstanceAware} before {@code process} runs.
  */
-public abstract class PolicyProcessor
-        implements EntryProcessor<String, CounterState, DecisionResult>, IdentifiedDataSerializable,
+public abstract class PolicyProcessor<R>
+        implements EntryProcessor<String, CounterState, R>, IdentifiedDataSerializable,
         HazelcastInstanceAware {
 
     private Policy policy;
