@@ -1,6 +1,7 @@
 package dev.sluice.service;
 
 import dev.sluice.TimeSource;
+import dev.sluice.internal.DurationText;
 import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
@@ -72,8 +73,7 @@ public final class LimiterService implements Feature {
 
     /**
      * What the service counts with, now: {@code Sluice limiter service started: store hazelcast-client (2 members),
-     * 3 limit ids from limits.json, failure policy of the application's FailurePolicyStore, operations off, longest
-     * wait 60000 ms}.
+     * 3 limit ids from limits.json, failure policy local, timeout 100ms, operations off, longest wait 60000 ms}.
      */
     String startLine() {
         StoreHealth health = store.health();
@@ -81,8 +81,9 @@ public final class LimiterService implements Feature {
         String seen = health.mode().equals(StoreHealth.LOCAL.mode()) ? "this instance only"
                 : members + (members == 1 ? " member" : " members");
         int ids = limits.entries().size();
-        String failure = store instanceof FailurePolicyStore
-                ? "failure policy of the application's " + FailurePolicyStore.class.getSimpleName()
+        String failure = store instanceof FailurePolicyStore policy
+                ? "failure policy " + policy.onFailure().settingName() + ", timeout "
+                        + DurationText.format(policy.timeout())
                 : "no failure policy (a store failure answers 503)";
         return "Sluice limiter service started: store " + health.mode() + " (" + seen + "), " + ids
                 + (ids == 1 ? " limit id" : " limit ids") + " from " + limits.name() + ", " + failure + ", operations "

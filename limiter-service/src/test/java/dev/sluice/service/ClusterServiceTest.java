@@ -167,8 +167,8 @@ class ClusterServiceTest {
                 .store(FailurePolicyStore.allowing(members.get(0), Duration.ofSeconds(1))).build();
 
         assertThat(service.startLine()).isEqualTo("Sluice limiter service started: store "
-                + members.get(0).health().mode() + " (2 members), 3 limit ids from limits.json, failure policy of the"
-                + " application's FailurePolicyStore, operations off, longest wait 60000 ms");
+                + members.get(0).health().mode() + " (2 members), 3 limit ids from limits.json, failure policy allow,"
+                + " timeout 1s, operations off, longest wait 60000 ms");
     }
 
     @Test
