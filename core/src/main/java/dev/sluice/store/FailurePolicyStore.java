@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -283,13 +284,22 @@ public final class FailurePolicyStore implements CounterStore {
         if (answer == null) {
             return CompletableFuture.completedFuture(decideWithout(key, policy, cost, maxDelayNanos));
         }
-        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
+        return bounded(key, answer, Function.identity(), () -> decideWithout(key, policy, cost, maxDelayNanos));
+    }
+
+    /**
+     * {@code answer} within the timeout, turned by {@code answered}; when it fails or is late, the failure recorded
+     * (and a late call cancelled), {@code otherwise}.
+     */
+    private <T, R> CompletionStage<R> bounded(String key, CompletableFuture<T> answer, Function<T, R> answered,
+                                              Supplier<R> otherwise) {
+        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((value, error) -> {
             if (error == null) {
                 log.answered();
-                return decision;
+                return answered.apply(value);
             }
             failedCall(key, answer, error);
-            return decideWithout(key, policy, cost, maxDelayNanos);
+            return otherwise.get();
         });
     }
 
@@ -306,27 +316,12 @@ public final class FailurePolicyStore implements CounterStore {
         if (answer == null) {
             return countWithout(key, policy, cost, maxDelayNanos);
         }
-        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((counted, error) -> {
-            if (error == null) {
-                log.answered();
-                return CompletableFuture.completedFuture(
-                        counted.guarded(giveBack -> withinTimeout(key, counted.decision(), giveBack)));
-            }
-            failedCall(key, answer, error);
-            return countWithout(key, policy, cost, maxDelayNanos);
-        }).thenCompose(counted -> counted);
-    }
-
-    /** The remote give-back's answer within the timeout; on failure, recorded, the count's own decision. */
-    private CompletionStage<Decision> withinTimeout(String key, Decision counted, CompletionStage<Decision> giveBack) {
-        CompletableFuture<Decision> answer = giveBack.toCompletableFuture();
-        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, error) -> {
-            if (error == null) {
-                return decision;
-            }
-            failedCall(key, answer, error);
-            return counted;
-        });
+        // The give-back is bounded as the count was; when it fails, the count stays and its own decision answers.
+        Function<Counted, CompletionStage<Counted>> guarded = counted -> CompletableFuture.completedFuture(
+                counted.guarded(giveBack -> bounded(key, giveBack.toCompletableFuture(), Function.identity(),
+                        counted::decision)));
+        return bounded(key, answer, guarded, () -> countWithout(key, policy, cost, maxDelayNanos))
+                .thenCompose(Function.identity());
     }
 
     /** Records a remote call that failed or timed out, cancelling {@code answer} when it timed out. */

@@ -396,7 +396,10 @@ public final class HazelcastCounterStore implements CounterStore {
         }
     }
 
-    /** The decider while the members cannot run Sluice's processors and the options say refuse: every call throws. */
+    /**
+     * The decider while the members cannot run Sluice's processors and the options say refuse: every call throws (its
+     * asynchronous forms, CounterStore's defaults, fail).
+     */
     private static final class Refusing implements CounterStore {
 
         private static IllegalStateException refused() {
@@ -410,17 +413,7 @@ public final class HazelcastCounterStore implements CounterStore {
         }
 
         @Override
-        public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-            throw refused();
-        }
-
-        @Override
         public Decision peek(String key, Policy policy, long cost) {
-            throw refused();
-        }
-
-        @Override
-        public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
             throw refused();
         }
 
@@ -430,17 +423,7 @@ public final class HazelcastCounterStore implements CounterStore {
         }
 
         @Override
-        public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
-            throw refused();
-        }
-
-        @Override
         public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-            throw refused();
-        }
-
-        @Override
-        public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
             throw refused();
         }
 
