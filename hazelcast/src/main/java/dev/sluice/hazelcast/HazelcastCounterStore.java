@@ -357,9 +357,14 @@ public final class HazelcastCounterStore implements CounterStore {
         return decider() instanceof CompareAndSetCounterStore onCallers ? onCallers.size() : processors.map().size();
     }
 
-    /** How many calls carried more than one decision, since the store started. */
+    /** How many calls carried more than one decision on one key, since the store started. */
     long batchesSent() {
         return processors.batchesSent();
+    }
+
+    /** How many messages carried decisions on several keys to the member that owns them, since the store started. */
+    long memberBatchesSent() {
+        return processors.memberBatchesSent();
     }
 
     /** This node's slices, when leasing is on. */

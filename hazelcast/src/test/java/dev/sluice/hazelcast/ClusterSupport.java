@@ -17,12 +17,14 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -207,6 +209,47 @@ public final class ClusterSupport {
      * {@code threadsEach} threads on each of {@code stores}, started together, try {@code key} {@code attempts} times
      * each; returns how many requests were admitted in all.
      */
+    /**
+     * Admissions per key when {@code threadsEach} threads on every store each make {@code attemptsPerKey} requests on
+     * every one of {@code keys} keys named {@code prefix} + index, each thread in its own order, accepting any delay.
+     */
+    static int[] admittedPerKey(List<? extends CounterStore> stores, int threadsEach, int attemptsPerKey, String prefix,
+                                int keys, Policy policy) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threadsEach * stores.size());
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            AtomicIntegerArray admitted = new AtomicIntegerArray(keys);
+            List<Future<?>> threads = new ArrayList<>();
+            int seed = 0;
+            for (CounterStore store : stores) {
+                for (int t = 0; t < threadsEach; t++) {
+                    Random order = new Random(seed++);
+                    threads.add(pool.submit(() -> {
+                        start.await();
+                        for (int i = 0; i < attemptsPerKey * keys; i++) {
+                            int key = order.nextInt(keys);
+                            if (store.apply(prefix + key, policy, 1, Long.MAX_VALUE).allowed()) {
+                                admitted.incrementAndGet(key);
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            start.countDown();
+            for (Future<?> thread : threads) {
+                thread.get(120, TimeUnit.SECONDS);
+            }
+            int[] counts = new int[keys];
+            for (int k = 0; k < keys; k++) {
+                counts[k] = admitted.get(k);
+            }
+            return counts;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     static int admitted(List<? extends CounterStore> stores, int threadsEach, int attempts, String key,
                         Policy policy, long maxDelayNanos) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threadsEach * stores.size());

@@ -6,8 +6,8 @@ import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.calls.Batcher;
 import dev.sluice.hazelcast.internal.calls.CallAnswer;
-import dev.sluice.hazelcast.internal.calls.SameKeyBatcher;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
@@ -86,7 +86,7 @@ class MixedWireVersionProcessesTest {
         return found[0];
     }
 
-    private static SameKeyBatcher.Request request() {
-        return new SameKeyBatcher.Request(HUNDRED_PER_HOUR, 1, 0, CallAnswer.waiting());
+    private static Batcher.Request request() {
+        return new Batcher.Request("k", HUNDRED_PER_HOUR, 1, 0, CallAnswer.waiting());
     }
 }

@@ -10,8 +10,8 @@ import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.calls.Batcher;
 import dev.sluice.hazelcast.internal.calls.CallAnswer;
-import dev.sluice.hazelcast.internal.calls.SameKeyBatcher;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
@@ -19,6 +19,7 @@ import dev.sluice.hazelcast.internal.wire.CountProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
+import dev.sluice.hazelcast.internal.wire.MemberBatchTask;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
 import dev.sluice.hazelcast.internal.wire.RecordProcessor;
 import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
@@ -41,8 +42,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Pins the wire format of every type Sluice sends through Hazelcast, in the version that defined it (1, 2 for the
- * batch types, 3 for the leased slices' types): a known value, serialized by Hazelcast's real serialization service
- * (with the hook the jar registers), gives exactly these bytes, and these bytes read back to that value. A change that
+ * batch types, 3 for the leased slices' types, 4 for the undo types, 5 for the member batch): a known value, serialized
+ * by Hazelcast's real serialization service (with the hook the jar registers), gives exactly these bytes, and these
+ * bytes read back to that value. A change that
  * fails here changes what other members read: it needs a new format version (see {@link WireFormat}), not a new
  * constant. Only before the first release may version 1 itself change, as it did when decision results gained the
  * next-permit time.
@@ -131,6 +133,15 @@ class WireFormatTest {
             + " 0000000000000001" // the cost of the request taken back
             + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600"; // the count's time on the owner
+    private static final String MEMBER_BATCH_TASK_V5 = HEADER + "00000011 05"
+            + " 00000008 636f756e74657273" // the map: "counters"
+            + " 00000002" + POLICY_V1 + SECOND_POLICY // two distinct policies, each once
+            + " 00000002" // two keys:
+            + " 00000001 61 00000002" // "a", two requests:
+            + " 00000000 0000000000000002 0000000059682f00" // the first policy, cost 2, maximum delay 1.5 s
+            + " 00000001 0000000000000001 0000000000000000" // the second, cost 1, no delay
+            + " 00000001 62 00000001" // "b", one request:
+            + " 00000000 0000000000000001 0000000000000000"; // the first policy, cost 1, no delay
 
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
@@ -167,11 +178,14 @@ class WireFormatTest {
                         false), 12, 399_000_000L, 1_767_225_600_600_000_000L), SLICE_RESULT_V3),
                 Arguments.of(new GiveBackProcessor(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_PROCESSOR_V3),
                 Arguments.of(new CountProcessor(second, 1, 0), COUNT_PROCESSOR_V4),
-                Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V4));
+                Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V4),
+                Arguments.of(new MemberBatchTask("counters", List.of("a", "b"), List.of(
+                        List.of(request(policy, 2, 1_500_000_000L), request(second, 1, 0)),
+                        List.of(request(policy, 1, 0)))), MEMBER_BATCH_TASK_V5));
     }
 
-    private static SameKeyBatcher.Request request(Policy policy, long cost, long maxDelayNanos) {
-        return new SameKeyBatcher.Request(policy, cost, maxDelayNanos, CallAnswer.waiting());
+    private static Batcher.Request request(Policy policy, long cost, long maxDelayNanos) {
+        return new Batcher.Request("k", policy, cost, maxDelayNanos, CallAnswer.waiting());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -192,13 +206,13 @@ class WireFormatTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("everyType")
     void toObject_unknownVersion_isRefusedNamingTheVersionAndTheKnownOnes(Object value, String hex) {
-        byte[] version5 = bytes(hex);
-        version5[VERSION_OFFSET] = 5;
+        byte[] unknown = bytes(hex);
+        unknown[VERSION_OFFSET] = WireFormat.NEWEST_KNOWN + 1;
 
-        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version5)))
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(unknown)))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 5")
-                .hasMessageContaining("reads versions 1 to 4");
+                .hasMessageContaining("wire format version " + (WireFormat.NEWEST_KNOWN + 1))
+                .hasMessageContaining("reads versions 1 to " + WireFormat.NEWEST_KNOWN);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -232,6 +246,27 @@ class WireFormatTest {
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version3)))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("wire format version 3: version 4 added it");
+    }
+
+    @Test
+    void toObject_memberBatchInVersion4_isRefused() {
+        byte[] version4 = bytes(MEMBER_BATCH_TASK_V5);
+        version4[VERSION_OFFSET] = 4;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version4)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 4: version 5 added it");
+    }
+
+    @Test
+    void toObject_memberBatchClaimingMoreKeysThanItsBytes_isRefusedBeforeAllocating() {
+        byte[] bytes = bytes(MEMBER_BATCH_TASK_V5);
+        int keyCount = bytes.length - 2 * (4 + 1 + 4) - 3 * (4 + 8 + 8) - 4;
+        bytes[keyCount] = 0x7f;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(bytes)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("keys: 1 to 4096 fit");
     }
 
     @Test

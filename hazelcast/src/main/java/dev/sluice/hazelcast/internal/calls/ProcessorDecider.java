@@ -1,16 +1,22 @@
 package dev.sluice.hazelcast.internal.calls;
 
+import com.hazelcast.cluster.Member;
+import com.hazelcast.core.ExecutionCallback;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.spi.exception.RetryableException;
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.BatchResult;
+import dev.sluice.hazelcast.internal.wire.CallbackExecutor;
 import dev.sluice.hazelcast.internal.wire.CountProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
+import dev.sluice.hazelcast.internal.wire.MemberBatchTask;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
 import dev.sluice.hazelcast.internal.wire.RecordProcessor;
 import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
@@ -21,7 +27,10 @@ import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -33,28 +42,40 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decisions made by the members' entry processors, and the one place that sends them. A decision takes the first of
- * these routes that applies: a leased slice of the key on this node ({@link Slices}), a same-key batch
- * ({@link SameKeyBatcher}), or one processor call. Leasing and batching are used only while every member reads their
- * wire format version ({@code wireVersion}); peek, record, reserve and reset are one call each.
+ * these routes that applies: a leased slice of the key on this node ({@link Slices}); when batching is on, a batch to
+ * the member that owns the key ({@link MemberBatchTask}: one message for every key that member owns, while another is
+ * in flight to it) or, for a key this member owns, a same-key batch; else one processor call. Leasing and batching are
+ * used only while every member reads their wire format version ({@code wireVersion}); peek, record, reserve and reset
+ * are one call each.
  *
  * <p>Asynchronous answers complete on the Hazelcast thread that receives them; calls that follow a completed one
- * start on {@link SameKeyBatcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
+ * start on {@link Batcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
  * {@code docs/design/batching.md}.
  */
 public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     /** Batched calls in flight on one key: one decided by the owner while the next gathers. */
     private static final int CALLS_IN_FLIGHT_PER_KEY = 2;
+    /**
+     * Batches in flight to one member: one, so that a key's requests reach its owner in arrival order (two messages in
+     * flight to a member could run on two of its executor threads in either order).
+     */
+    private static final int BATCHES_IN_FLIGHT_PER_MEMBER = 1;
+    /** The executor service that runs member batches: not the wire-version probes', so neither waits on the other. */
+    private static final String MEMBER_BATCH_EXECUTOR = "sluice-batches";
 
     private final HazelcastInstance instance;
     private final String mapName;
     private final IntSupplier wireVersion;
     /** Got on first use: a client that has not yet connected cannot make the proxy. */
     private volatile @Nullable ProcessorCalls calls;
-    private final Optional<SameKeyBatcher> batcher;
+    private final Optional<Batcher<String>> sameKey;
+    private final Optional<Batcher<Member>> perMember;
     private final Optional<Slices> slices;
     /** Calls that carried more than one decision. */
     private final LongAdder batchesSent = new LongAdder();
+    /** Member batches that carried decisions on more than one key. */
+    private final LongAdder memberBatchesSent = new LongAdder();
 
     /** The leasing settings; see {@link Slices#Slices}. */
     public record Leasing(TimeSource time, Duration lifetime, double hotKeyRate, long maxSlice, int maxKeys) {
@@ -71,7 +92,8 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         this.instance = instance;
         this.mapName = mapName;
         this.wireVersion = wireVersion;
-        this.batcher = maxBatch.map(max -> new SameKeyBatcher(this::send, max, CALLS_IN_FLIGHT_PER_KEY));
+        this.sameKey = maxBatch.map(max -> new Batcher<>(this::sendOnKey, max, CALLS_IN_FLIGHT_PER_KEY));
+        this.perMember = maxBatch.map(max -> new Batcher<>(this::sendToMember, max, BATCHES_IN_FLIGHT_PER_MEMBER));
         this.slices = leasing.map(given -> new Slices(this, given.time(), given.lifetime(), given.hotKeyRate(),
                 given.maxSlice(), given.maxKeys()).sweeping());
     }
@@ -85,7 +107,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
             }
         }
         if (batches()) {
-            return await(batcher.orElseThrow().submit(key, policy, cost, maxDelayNanos));
+            return await(batched(key, policy, cost, maxDelayNanos));
         }
         return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
     }
@@ -109,7 +131,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         if (answer instanceof SliceAnswer.Waiting waiting) {
             return waiting.slice().thenCompose(next -> next instanceof SliceAnswer.Decided decided ? decided.decision()
                     : CompletableFuture.supplyAsync(() -> unleased(key, policy, cost, maxDelayNanos),
-                            SameKeyBatcher.SENDERS).thenCompose(Function.identity()));
+                            Batcher.SENDERS).thenCompose(Function.identity()));
         }
         return unleased(key, policy, cost, maxDelayNanos);
     }
@@ -117,7 +139,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     /** The decision on the owner: batched when batching is on and every member reads batches, else one call. */
     private CompletableFuture<Decision> unleased(String key, Policy policy, long cost, long maxDelayNanos) {
         if (batches()) {
-            return batcher.orElseThrow().submit(key, policy, cost, maxDelayNanos);
+            return batched(key, policy, cost, maxDelayNanos);
         }
         return calls().submit(key, new ApplyProcessor(policy, cost, maxDelayNanos))
                 .thenApply(DecisionResult::decision);
@@ -129,7 +151,97 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     private boolean batches() {
-        return batcher.isPresent() && wireVersion.getAsInt() >= WireFormat.BATCHES;
+        return sameKey.isPresent() && wireVersion.getAsInt() >= WireFormat.BATCHES;
+    }
+
+    /**
+     * A batched decision: with the other keys of the member that owns {@code key} when another member owns it and every
+     * member reads member batches, else with the other requests on {@code key} (a key this member owns is decided
+     * here, with no message to batch; an owner not known yet, during a migration, is found by the call).
+     */
+    private CallAnswer<Decision> batched(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (wireVersion.getAsInt() >= WireFormat.MEMBER_BATCHES) {
+            Member owner = instance.getPartitionService().getPartition(key).getOwner();
+            if (owner != null && !owner.localMember()) {
+                return perMember.orElseThrow().submit(owner, key, policy, cost, maxDelayNanos);
+            }
+        }
+        return sameKey.orElseThrow().submit(key, key, policy, cost, maxDelayNanos);
+    }
+
+    /**
+     * One message to {@code owner} for {@code requests}, completing each request's answer: a {@link MemberBatchTask}
+     * when they name more than one key and the members read it, else the call {@link #sendOnKey} makes. When the owner
+     * has left, or the task could not reach it, each key's requests are sent again on their own (as Hazelcast resends
+     * a single call): the new owner decides them, and a request the old owner had already counted stays counted
+     * (never admitted twice, possibly counted twice).
+     */
+    private CompletableFuture<?> sendToMember(Member owner, List<Batcher.Request> requests) {
+        Map<String, List<Batcher.Request>> byKey = new LinkedHashMap<>();
+        for (Batcher.Request request : requests) {
+            byKey.computeIfAbsent(request.key(), k -> new ArrayList<>(1)).add(request);
+        }
+        if (byKey.size() == 1 || wireVersion.getAsInt() < WireFormat.MEMBER_BATCHES) {
+            return sendEachKey(byKey);
+        }
+        memberBatchesSent.increment();
+        List<Batcher.Request> ordered = new ArrayList<>(requests.size());
+        byKey.values().forEach(ordered::addAll);
+        CompletableFuture<BatchResult> call = new CompletableFuture<>();
+        try {
+            instance.getExecutorService(MEMBER_BATCH_EXECUTOR).submitToMember(
+                    new MemberBatchTask(mapName, List.copyOf(byKey.keySet()), List.copyOf(byKey.values())), owner,
+                    new ExecutionCallback<>() {
+                        @Override
+                        public void onResponse(BatchResult response) {
+                            call.complete(response);
+                        }
+
+                        @Override
+                        public void onFailure(Throwable t) {
+                            call.completeExceptionally(t);
+                        }
+                    });
+        } catch (RuntimeException e) {
+            call.completeExceptionally(e);
+        }
+        return call.handle((result, failure) -> {
+            if (failure == null) {
+                answerAll(ordered, result);
+                return call.thenApply(Object.class::cast);
+            }
+            return ownerGone(failure) ? sendEachKey(byKey).thenApply(Object.class::cast)
+                    : call.thenApply(Object.class::cast);
+        }).thenCompose(Function.identity());
+    }
+
+    /** Sends each key's requests in a call of its own ({@link #sendOnKey}), completing when all have answered. */
+    private CompletableFuture<?> sendEachKey(Map<String, List<Batcher.Request>> byKey) {
+        CompletableFuture<?>[] sent = new CompletableFuture<?>[byKey.size()];
+        int i = 0;
+        for (Map.Entry<String, List<Batcher.Request>> key : byKey.entrySet()) {
+            sent[i++] = sendOnKey(key.getKey(), key.getValue());
+        }
+        return sent.length == 1 ? sent[0] : CompletableFuture.allOf(sent);
+    }
+
+    /** Whether a member batch failed because its member left or could not be reached, before or while running it. */
+    private static boolean ownerGone(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return cause instanceof RetryableException;
+    }
+
+    /** Completes each of {@code requests} with its decision in {@code result}, which answers them in this order. */
+    private static void answerAll(List<Batcher.Request> requests, BatchResult result) {
+        if (result.size() != requests.size()) {
+            throw new IllegalStateException("a batch of " + requests.size() + " got " + result.size()
+                    + " decisions");
+        }
+        for (int i = 0; i < requests.size(); i++) {
+            Batcher.Request request = requests.get(i);
+            request.answer().complete(result.decision(i, request.policy()));
+        }
     }
 
     /**
@@ -137,23 +249,15 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      * several and the members read it (they may have stopped since the requests were queued: a member of an older
      * release joined), else one processor each.
      */
-    private CompletableFuture<?> send(String key, List<SameKeyBatcher.Request> requests) {
+    private CompletableFuture<?> sendOnKey(String key, List<Batcher.Request> requests) {
         if (requests.size() > 1 && wireVersion.getAsInt() >= WireFormat.BATCHES) {
             batchesSent.increment();
-            return calls().submit(key, new BatchApplyProcessor(requests)).thenAccept(result -> {
-                if (result.size() != requests.size()) {
-                    throw new IllegalStateException("a batch of " + requests.size() + " got " + result.size()
-                            + " decisions");
-                }
-                for (int i = 0; i < requests.size(); i++) {
-                    SameKeyBatcher.Request request = requests.get(i);
-                    request.answer().complete(result.decision(i, request.policy()));
-                }
-            });
+            return calls().submit(key, new BatchApplyProcessor(requests))
+                    .thenAccept(result -> answerAll(requests, result));
         }
         CompletableFuture<?>[] sent = new CompletableFuture<?>[requests.size()];
         for (int i = 0; i < sent.length; i++) {
-            SameKeyBatcher.Request request = requests.get(i);
+            Batcher.Request request = requests.get(i);
             sent[i] = calls().submit(key,
                     new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos()))
                     .whenComplete((result, failure) -> {
@@ -262,9 +366,14 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return known;
     }
 
-    /** How many calls carried more than one decision, since the start. */
+    /** How many calls carried more than one decision on one key, since the start. */
     public long batchesSent() {
         return batchesSent.sum();
+    }
+
+    /** How many messages carried decisions on more than one key to the member that owns them, since the start. */
+    public long memberBatchesSent() {
+        return memberBatchesSent.sum();
     }
 
     /** This node's slices, when leasing is on. */

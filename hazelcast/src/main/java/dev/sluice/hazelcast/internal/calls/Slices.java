@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One node's side of leasing: the slices this node holds of hot keys, and the traffic that makes a key hot. A request
  * is granted from a valid slice with no call; a hot key with no permit left here takes a slice from its owner (one
- * call, the request decided in it); a request that finds a call of its key in flight waits for it; any other request
- * is left to the owner ({@link SliceAnswer}). At most one call per key is in flight: a slice taken (ahead of need or
+ * call, the request decided in it); a key the owner found spent is rejected here, with no call, until the permit the
+ * owner said was next is due; a request that finds a call of its key in flight waits for it; any other request is left
+ * to the owner ({@link SliceAnswer}). At most one call per key is in flight: a slice taken (ahead of need or
  * not) or permits given back. Times are nanoseconds on this node's {@link TimeSource}.
  *
  * <p>Vocabulary, bounds and proofs: {@code docs/design/leasing.md}.
@@ -64,6 +65,7 @@ public final class Slices implements AutoCloseable {
     private final LongAdder waitedForSlices = new LongAdder();
     private final LongAdder waitedInVain = new LongAdder();
     private final LongAdder givenBack = new LongAdder();
+    private final LongAdder rejectedWhileSpent = new LongAdder();
     private volatile @Nullable ScheduledExecutorService sweeper;
 
     /**
@@ -129,6 +131,10 @@ public final class Slices implements AutoCloseable {
                 return SliceAnswer.TO_OWNER;
             }
         }
+        Optional<Decision> spent = rejectWhileSpent(hold, policy, cost, now);
+        if (spent.isPresent()) {
+            return new SliceAnswer.Decided(CompletableFuture.completedFuture(spent.get()));
+        }
         if (recent < hotPermits || wanted <= cost) {
             return SliceAnswer.TO_OWNER;
         }
@@ -136,6 +142,7 @@ public final class Slices implements AutoCloseable {
         OwnerCall<Decision> taking = hold.callAlone(() -> owner.take(key, policy, cost, wanted,
                 lifetimeNanos).thenApply(answer -> {
                     if (answer.permits() == 0) {
+                        taker.spent.set(Spent.after(policy, cost, answer.decision(), now).orElse(null));
                         return answer.decision();
                     }
                     Slice fresh = new Slice(policy, answer, now, cost);
@@ -159,6 +166,22 @@ public final class Slices implements AutoCloseable {
     }
 
     /**
+     * The rejection of a request of {@code cost} or more while the owner's last answer on the key still holds: it
+     * found the key spent for such a request until a time not yet come. Exact: a rejection writes nothing, other nodes
+     * only take more meanwhile, and the owner's time of the answer is no earlier than this node's when it asked. (A
+     * window slice given back early by another node can free permits sooner; then this node rejects until the time the
+     * owner had said, as it would have without the give-back.)
+     */
+    private Optional<Decision> rejectWhileSpent(KeySlices hold, Policy policy, long cost, long now) {
+        Spent spent = hold.spent.get();
+        if (spent == null || now >= spent.until || cost < spent.cost || !spent.policy.equals(policy)) {
+            return Optional.empty();
+        }
+        rejectedWhileSpent.increment();
+        return Optional.of(spent.decision(now));
+    }
+
+    /**
      * A request that found no permit while a call of its key is in flight: granted from the slice it brings, else
      * decided by the owner (see {@code docs/design/leasing.md}).
      */
@@ -168,6 +191,9 @@ public final class Slices implements AutoCloseable {
             long now = time.nanos();
             Optional<Decision> granted = hold.current(now).filter(slice -> slice.policy.equals(policy))
                     .flatMap(slice -> take(hold, slice, cost, now));
+            if (granted.isEmpty()) {
+                granted = rejectWhileSpent(hold, policy, cost, now);
+            }
             if (granted.isPresent()) {
                 return new SliceAnswer.Decided(CompletableFuture.completedFuture(granted.get()));
             }
@@ -208,6 +234,10 @@ public final class Slices implements AutoCloseable {
             dropExpired(hold.next, now);
             if (now - hold.lastSeen >= lifetimeNanos / 2) {
                 giveBackIdle(entry.getKey(), hold);
+            }
+            Spent spent = hold.spent.get();
+            if (spent != null && now >= spent.until) {
+                hold.spent.compareAndSet(spent, null);
             }
             if (hold.slice.get() == null && hold.next.get() == null && now - hold.lastSeen >= FORGET_AFTER_NANOS
                     && hold.taking.get() == null) {
@@ -273,6 +303,11 @@ public final class Slices implements AutoCloseable {
     /** Decisions granted from slices, with no call, since the start. */
     public long grantedFromSlices() {
         return grantedFromSlices.sum();
+    }
+
+    /** Requests rejected here, with no call, while their key was spent, since the start. */
+    public long rejectedWhileSpent() {
+        return rejectedWhileSpent.sum();
     }
 
     /** Requests that waited for a slice on its way, since the start. */
@@ -345,6 +380,8 @@ public final class Slices implements AutoCloseable {
          * it is in place; the requests that find no permit meanwhile wait for it.
          */
         final AtomicReference<@Nullable CompletableFuture<@Nullable Void>> taking = new AtomicReference<>();
+        /** The owner's last rejection of a slice, while it holds. */
+        final AtomicReference<@Nullable Spent> spent = new AtomicReference<>();
         private long span = Long.MIN_VALUE;
         private long current;
         private long previous;
@@ -404,6 +441,30 @@ public final class Slices implements AutoCloseable {
             current += cost;
             lastSeen = now;
             return Math.max(current, previous);
+        }
+    }
+
+    /**
+     * The owner found the key spent for a request of {@code cost} ({@code owner}, asked at {@code askedAt} on this
+     * node's clock): such requests are rejected until {@code until}, the owner's retry-after counted from the asking.
+     */
+    private record Spent(Policy policy, long cost, Decision owner, long askedAt, long until) {
+
+        /** The spent key the owner's answer says; empty when it granted, or says no time to hold on to. */
+        static Optional<Spent> after(Policy policy, long cost, Decision owner, long askedAt) {
+            if (owner.allowed() || owner.retryAfterNanos() <= 0 || owner.retryAfterNanos() == Decision.NEVER) {
+                return Optional.empty();
+            }
+            long until = askedAt + owner.retryAfterNanos();
+            return Optional.of(new Spent(policy, cost, owner, askedAt, until < askedAt ? Long.MAX_VALUE : until));
+        }
+
+        /** The owner's rejection as it reads {@code now}: its waits shortened by the time since it was given. */
+        Decision decision(long now) {
+            long since = now - askedAt;
+            return new Decision(false, owner.limit(), owner.remaining(), Math.max(1, owner.retryAfterNanos() - since),
+                    Math.max(0, owner.nextPermitNanos() - since), Math.max(0, owner.resetAfterNanos() - since), 0,
+                    owner.limitName(), false);
         }
     }
 

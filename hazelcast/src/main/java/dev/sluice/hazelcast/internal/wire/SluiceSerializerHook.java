@@ -34,6 +34,7 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int GIVE_BACK_PROCESSOR = 14;
     public static final int COUNT_PROCESSOR = 15;
     public static final int UNDO_PROCESSOR = 16;
+    public static final int MEMBER_BATCH_TASK = 17;
 
     @Override
     public int getFactoryId() {
@@ -59,6 +60,7 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case GIVE_BACK_PROCESSOR -> new GiveBackProcessor();
             case COUNT_PROCESSOR -> new CountProcessor();
             case UNDO_PROCESSOR -> new UndoProcessor();
+            case MEMBER_BATCH_TASK -> new MemberBatchTask();
             default -> null;
         };
     }

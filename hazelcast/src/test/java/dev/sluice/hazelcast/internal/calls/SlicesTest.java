@@ -362,6 +362,71 @@ class SlicesTest {
         return grants;
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "GCRA", "FIXED_WINDOW", "SLIDING_WINDOW_COUNTER"})
+    void grant_keySpentAtTheOwner_rejectsHereUntilTheNextPermitIsDueWithNoCall(Algorithm algorithm) {
+        Policy policy = leased(algorithm);
+        Slices node = hot(policy);
+        owner.spend(policy);
+        Decision first = drainHere(node, policy);
+        int calls = owner.leaseCalls + owner.decideCalls;
+
+        clock.advance(Duration.ofNanos(first.retryAfterNanos() / 2));
+        Decision local = grant(node, policy, 1);
+
+        assertThat(local.allowed()).isFalse();
+        assertThat(owner.leaseCalls + owner.decideCalls).as("calls to the owner").isEqualTo(calls);
+        assertThat(node.rejectedWhileSpent()).isEqualTo(1);
+        assertThat(local.retryAfterNanos()).isEqualTo(first.retryAfterNanos() - first.retryAfterNanos() / 2);
+        assertThat(owner.decide(KEY, policy, 1).join().allowed()).as("what the owner answers meanwhile").isFalse();
+    }
+
+    @Test
+    void grant_spentKeyOnceItsRetryTimeHasCome_asksTheOwnerAgainAndIsGranted() {
+        Policy policy = leased(Algorithm.TOKEN_BUCKET);
+        Slices node = hot(policy);
+        owner.spend(policy);
+        Decision first = drainHere(node, policy);
+        int calls = owner.leaseCalls + owner.decideCalls;
+
+        clock.advance(Duration.ofNanos(first.retryAfterNanos()));
+        Decision after = grant(node, policy, 1);
+
+        assertThat(after.allowed()).isTrue();
+        assertThat(owner.leaseCalls + owner.decideCalls).isEqualTo(calls + 1);
+    }
+
+    @Test
+    void grant_smallerCostThanTheOneFoundSpent_isLeftToTheOwner() {
+        Policy policy = leased(Algorithm.TOKEN_BUCKET);
+        Slices node = hot(policy);
+        owner.spend(policy);
+        while (node.heldPermits() > 0) {
+            grant(node, policy, 1);
+        }
+        assertThat(grant(node, policy, 3).allowed()).isFalse();
+        assertThat(grant(node, policy, 3).allowed()).isFalse();
+        assertThat(node.rejectedWhileSpent()).as("the second request of 3, rejected here").isEqualTo(1);
+        int calls = owner.leaseCalls + owner.decideCalls;
+
+        grant(node, policy, 1);
+
+        assertThat(owner.leaseCalls + owner.decideCalls).as("calls to the owner").isEqualTo(calls + 1);
+        assertThat(node.rejectedWhileSpent()).isEqualTo(1);
+    }
+
+    /** Uses up what this node holds and asks once more: the owner's rejection, which the node then holds on to. */
+    private Decision drainHere(Slices node, Policy policy) {
+        while (node.heldPermits() > 0) {
+            assertThat(grant(node, policy, 1).allowed()).isTrue();
+        }
+        Decision first = grant(node, policy, 1);
+        assertThat(first.allowed()).as("the owner's answer once the key is spent").isFalse();
+        assertThat(first.retryAfterNanos()).isPositive();
+        assertThat(node.rejectedWhileSpent()).isZero();
+        return first;
+    }
+
     /** Makes the key hot on a new node (9 requests decided by the owner, the tenth takes a slice of 5). */
     private Slices hot(Policy policy) {
         Slices node = node();
@@ -438,6 +503,13 @@ class SlicesTest {
             Transition transition = policy.apply(states.get(KEY), clock.nanos(), cost, 0);
             states.put(KEY, transition.state());
             return transition.decision();
+        }
+
+        /** Takes every permit the key has left at the owner. */
+        synchronized void spend(Policy policy) {
+            while (apply(policy, 1).allowed()) {
+                continue;
+            }
         }
 
         synchronized long remaining(Policy policy) {

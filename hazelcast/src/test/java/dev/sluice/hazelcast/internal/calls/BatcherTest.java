@@ -24,15 +24,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The per-key batching, with calls the test answers itself: who is sent when, in what order, and what fails. */
-class SameKeyBatcherTest {
+class BatcherTest {
 
     private static final Policy POLICY = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofMinutes(1)));
 
     /** A call the batcher made: its key, its requests, and the future the test completes to answer it. */
-    record Call(String key, List<SameKeyBatcher.Request> requests, CompletableFuture<Void> done) {
+    record Call(String key, List<Batcher.Request> requests, CompletableFuture<Void> done) {
         /** Answers every request with a grant whose remaining count is its cost, then completes the call. */
         void answer() {
-            for (SameKeyBatcher.Request request : requests) {
+            for (Batcher.Request request : requests) {
                 request.answer().complete(grant(request.cost()));
             }
             done.complete(null);
@@ -40,7 +40,7 @@ class SameKeyBatcherTest {
     }
 
     private final List<Call> calls = new CopyOnWriteArrayList<>();
-    private final SameKeyBatcher batcher = new SameKeyBatcher((key, requests) -> {
+    private final Batcher<String> batcher = new Batcher<>((key, requests) -> {
         Call call = new Call(key, List.copyOf(requests), new CompletableFuture<>());
         calls.add(call);
         return call.done();
@@ -52,7 +52,7 @@ class SameKeyBatcherTest {
 
     @Test
     void submit_noCallInFlight_sendsAtOnceAlone() {
-        CompletableFuture<Decision> answer = batcher.submit("k", POLICY, 1, 0);
+        CompletableFuture<Decision> answer = batcher.submit("k", "k", POLICY, 1, 0);
 
         assertThat(calls).singleElement().satisfies(call -> assertThat(call.requests()).hasSize(1));
         calls.get(0).answer();
@@ -61,15 +61,15 @@ class SameKeyBatcherTest {
 
     @Test
     void submit_whileACallIsInFlight_waitsThenGoesInOneCallInArrivalOrder() {
-        batcher.submit("k", POLICY, 1, 0);
-        CompletableFuture<Decision> second = batcher.submit("k", POLICY, 2, 0);
-        CompletableFuture<Decision> third = batcher.submit("k", POLICY, 3, 0);
+        batcher.submit("k", "k", POLICY, 1, 0);
+        CompletableFuture<Decision> second = batcher.submit("k", "k", POLICY, 2, 0);
+        CompletableFuture<Decision> third = batcher.submit("k", "k", POLICY, 3, 0);
         assertThat(calls).hasSize(1);
 
         calls.get(0).answer();
 
         awaitCalls(2);
-        assertThat(calls.get(1).requests()).extracting(SameKeyBatcher.Request::cost).containsExactly(2L, 3L);
+        assertThat(calls.get(1).requests()).extracting(Batcher.Request::cost).containsExactly(2L, 3L);
         calls.get(1).answer();
         assertThat(second.join().remaining()).isEqualTo(2);
         assertThat(third.join().remaining()).isEqualTo(3);
@@ -77,43 +77,43 @@ class SameKeyBatcherTest {
 
     @Test
     void submit_otherKeys_areNotHeldBack() {
-        batcher.submit("a", POLICY, 1, 0);
-        batcher.submit("b", POLICY, 1, 0);
+        batcher.submit("a", "a", POLICY, 1, 0);
+        batcher.submit("b", "b", POLICY, 1, 0);
 
         assertThat(calls).extracting(Call::key).containsExactly("a", "b");
     }
 
     @Test
     void nextBatch_moreWaitingThanTheCap_sendsTheCapThenTheRest() {
-        batcher.submit("k", POLICY, 1, 0);
+        batcher.submit("k", "k", POLICY, 1, 0);
         for (int cost = 2; cost <= 6; cost++) {
-            batcher.submit("k", POLICY, cost, 0);
+            batcher.submit("k", "k", POLICY, cost, 0);
         }
 
         calls.get(0).answer();
         awaitCalls(2);
-        assertThat(calls.get(1).requests()).extracting(SameKeyBatcher.Request::cost).containsExactly(2L, 3L, 4L);
+        assertThat(calls.get(1).requests()).extracting(Batcher.Request::cost).containsExactly(2L, 3L, 4L);
         calls.get(1).answer();
         awaitCalls(3);
-        assertThat(calls.get(2).requests()).extracting(SameKeyBatcher.Request::cost).containsExactly(5L, 6L);
+        assertThat(calls.get(2).requests()).extracting(Batcher.Request::cost).containsExactly(5L, 6L);
     }
 
     @Test
     void nextBatch_callerThatStoppedWaiting_isNeverSent() {
-        batcher.submit("k", POLICY, 1, 0);
-        CompletableFuture<Decision> givenUp = batcher.submit("k", POLICY, 2, 0);
-        batcher.submit("k", POLICY, 3, 0);
+        batcher.submit("k", "k", POLICY, 1, 0);
+        CompletableFuture<Decision> givenUp = batcher.submit("k", "k", POLICY, 2, 0);
+        batcher.submit("k", "k", POLICY, 3, 0);
         givenUp.cancel(false);
 
         calls.get(0).answer();
 
         awaitCalls(2);
-        assertThat(calls.get(1).requests()).extracting(SameKeyBatcher.Request::cost).containsExactly(3L);
+        assertThat(calls.get(1).requests()).extracting(Batcher.Request::cost).containsExactly(3L);
     }
 
     @Test
     void cancel_afterItsCallWasSent_isRefusedAndTheAnswerStillComes() {
-        CallAnswer<Decision> sent = batcher.submit("k", POLICY, 1, 0);
+        CallAnswer<Decision> sent = batcher.submit("k", "k", POLICY, 1, 0);
 
         assertThat(sent.cancel(false)).isFalse();
         calls.get(0).answer();
@@ -122,12 +122,12 @@ class SameKeyBatcherTest {
 
     @Test
     void send_callFails_failsEveryRequestItCarriedOnceAndGoesOnWithTheNext() {
-        batcher.submit("k", POLICY, 1, 0);
-        CompletableFuture<Decision> second = batcher.submit("k", POLICY, 2, 0);
-        CompletableFuture<Decision> third = batcher.submit("k", POLICY, 3, 0);
+        batcher.submit("k", "k", POLICY, 1, 0);
+        CompletableFuture<Decision> second = batcher.submit("k", "k", POLICY, 2, 0);
+        CompletableFuture<Decision> third = batcher.submit("k", "k", POLICY, 3, 0);
         calls.get(0).answer();
         awaitCalls(2);
-        CompletableFuture<Decision> fourth = batcher.submit("k", POLICY, 4, 0);
+        CompletableFuture<Decision> fourth = batcher.submit("k", "k", POLICY, 4, 0);
 
         calls.get(1).done().completeExceptionally(new IllegalStateException("member left"));
 
@@ -136,8 +136,8 @@ class SameKeyBatcherTest {
                     .hasRootCauseMessage("member left");
         }
         awaitCalls(3);
-        assertThat(calls.get(2).requests()).extracting(SameKeyBatcher.Request::cost).containsExactly(4L);
-        assertThat(calls).flatExtracting(Call::requests).extracting(SameKeyBatcher.Request::cost)
+        assertThat(calls.get(2).requests()).extracting(Batcher.Request::cost).containsExactly(4L);
+        assertThat(calls).flatExtracting(Call::requests).extracting(Batcher.Request::cost)
                 .containsExactly(1L, 2L, 3L, 4L);
         calls.get(2).answer();
         assertThat(fourth.join().remaining()).isEqualTo(4);
@@ -146,7 +146,7 @@ class SameKeyBatcherTest {
     @Test
     void submit_senderThrows_failsTheRequestAndTheKeyStaysUsable() {
         AtomicInteger attempts = new AtomicInteger();
-        SameKeyBatcher failingOnce = new SameKeyBatcher((key, requests) -> {
+        Batcher<String> failingOnce = new Batcher<>((key, requests) -> {
             if (attempts.incrementAndGet() == 1) {
                 throw new IllegalStateException("map not configured yet");
             }
@@ -154,27 +154,28 @@ class SameKeyBatcherTest {
             return CompletableFuture.completedFuture(null);
         }, 3, 1);
 
-        assertThatThrownBy(failingOnce.submit("k", POLICY, 1, 0)::join).hasRootCauseMessage("map not configured yet");
-        assertThat(failingOnce.submit("k", POLICY, 2, 0).join().remaining()).isEqualTo(2);
+        assertThatThrownBy(failingOnce.submit("k", "k", POLICY, 1, 0)::join)
+                .hasRootCauseMessage("map not configured yet");
+        assertThat(failingOnce.submit("k", "k", POLICY, 2, 0).join().remaining()).isEqualTo(2);
     }
 
     @Test
     void submit_twoCallsAllowed_sendsTheSecondAtOnceAndBatchesBehindBoth() {
-        SameKeyBatcher twoInFlight = new SameKeyBatcher((key, requests) -> {
+        Batcher<String> twoInFlight = new Batcher<>((key, requests) -> {
             Call call = new Call(key, List.copyOf(requests), new CompletableFuture<>());
             calls.add(call);
             return call.done();
         }, 3, 2);
-        twoInFlight.submit("k", POLICY, 1, 0);
-        twoInFlight.submit("k", POLICY, 2, 0);
-        twoInFlight.submit("k", POLICY, 3, 0);
-        twoInFlight.submit("k", POLICY, 4, 0);
+        twoInFlight.submit("k", "k", POLICY, 1, 0);
+        twoInFlight.submit("k", "k", POLICY, 2, 0);
+        twoInFlight.submit("k", "k", POLICY, 3, 0);
+        twoInFlight.submit("k", "k", POLICY, 4, 0);
         assertThat(calls).hasSize(2);
 
         calls.get(1).answer();
 
         awaitCalls(3);
-        assertThat(calls.get(2).requests()).extracting(SameKeyBatcher.Request::cost).containsExactly(3L, 4L);
+        assertThat(calls.get(2).requests()).extracting(Batcher.Request::cost).containsExactly(3L, 4L);
     }
 
     @ParameterizedTest(name = "at most {0} in flight")
@@ -185,7 +186,7 @@ class SameKeyBatcherTest {
         AtomicInteger mostInFlight = new AtomicInteger();
         AtomicInteger sent = new AtomicInteger();
         ExecutorService answering = Executors.newSingleThreadExecutor();
-        SameKeyBatcher concurrent = new SameKeyBatcher((key, requests) -> {
+        Batcher<String> concurrent = new Batcher<>((key, requests) -> {
             mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
             sent.addAndGet(requests.size());
             return CompletableFuture.runAsync(() -> {
@@ -204,7 +205,7 @@ class SameKeyBatcherTest {
                     start.await();
                     long sum = 0;
                     for (int i = 1; i <= each; i++) {
-                        sum += concurrent.submit("hot", POLICY, i, 0).join().remaining();
+                        sum += concurrent.submit("hot", "hot", POLICY, i, 0).join().remaining();
                     }
                     return sum;
                 }));
@@ -226,7 +227,7 @@ class SameKeyBatcherTest {
 
     @Test
     void constructor_capOutsideTheWireBound_isRefused() {
-        assertThatThrownBy(() -> new SameKeyBatcher((key, requests) -> null, 0, 1))
+        assertThatThrownBy(() -> new Batcher<>((key, requests) -> null, 0, 1))
                 .hasMessageContaining("maxBatch must be from 1 to 4096, got 0");
     }
 
