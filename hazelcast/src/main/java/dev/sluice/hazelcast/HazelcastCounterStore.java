@@ -92,7 +92,8 @@ public final class HazelcastCounterStore implements CounterStore {
         this.mapConfigured = mapConfigured;
         this.wireVersion = new ClusterWireVersion(instance).following();
         this.processors = new ProcessorDecider(instance, options.mapName(), wireVersion::current,
-                options.batching() ? Optional.of(options.maxBatch()) : Optional.empty(),
+                options.batching() ? Optional.of(new ProcessorDecider.Batching(options.maxBatch(),
+                        options.memberBatching())) : Optional.empty(),
                 options.leasing() ? Optional.of(new ProcessorDecider.Leasing(
                         MemberClock.given(instance).orElseGet(TimeSource::system), options.leaseLifetime(),
                         options.hotKeyRate(), options.maxSlice(), StoreOptions.DEFAULT_MAX_LEASED_KEYS))

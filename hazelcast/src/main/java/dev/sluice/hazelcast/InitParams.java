@@ -30,13 +30,14 @@ final class InitParams {
     static final String INTERFACE = "hazelcast-interface";
     static final String INCOMPATIBLE_MEMBERS = "hazelcast-incompatible-members";
     static final String BATCHING = "hazelcast-batching";
+    static final String MEMBER_BATCHING = "hazelcast-member-batching";
     static final String LEASING = "hazelcast-leasing";
     static final String LEASE_LIFETIME = "hazelcast-lease-lifetime";
     static final String MAX_SLICE = "hazelcast-max-slice";
     static final String HOT_KEY_RATE = "hazelcast-hot-key-rate";
 
     /** The init-params of the store, which both providers take. */
-    private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, LEASING,
+    private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, MEMBER_BATCHING, LEASING,
             LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE);
 
     /**
@@ -106,6 +107,7 @@ final class InitParams {
                 StoreOptions.OnIncompatibleMembers.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'))),
                 "one of refuse, compare-and-set");
         context.setting(BATCHING, value -> options.batching(bool(value)), "true or false");
+        context.setting(MEMBER_BATCHING, value -> options.memberBatching(bool(value)), "true or false");
         context.setting(LEASING, value -> options.leasing(bool(value)), "true or false");
         context.setting(LEASE_LIFETIME, value -> options.leaseLifetime(DurationText.parse(value.trim())
                 .orElseThrow()), "a duration from 1ms to " + StoreOptions.MAX_LEASE_LIFETIME.toMillis() + "ms");

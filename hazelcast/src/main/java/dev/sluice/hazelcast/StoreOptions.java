@@ -70,6 +70,7 @@ public final class StoreOptions {
     private final OnIncompatibleMembers onIncompatibleMembers;
     private final boolean batching;
     private final int maxBatch;
+    private final boolean memberBatching;
     private final boolean leasing;
     private final Duration leaseLifetime;
     private final int maxSlice;
@@ -82,6 +83,7 @@ public final class StoreOptions {
         this.onIncompatibleMembers = builder.onIncompatibleMembers;
         this.batching = builder.batching;
         this.maxBatch = builder.maxBatch;
+        this.memberBatching = builder.memberBatching;
         this.leasing = builder.leasing;
         this.leaseLifetime = builder.leaseLifetime;
         this.maxSlice = builder.maxSlice;
@@ -128,6 +130,14 @@ public final class StoreOptions {
     /** The most decisions one batched call carries, 1 to 4,096. */
     public int maxBatch() {
         return maxBatch;
+    }
+
+    /**
+     * Whether, with batching on, decisions on keys another member owns also wait while a message to that member is in
+     * flight and go together in the next (one message per member instead of one call per key); false unless set.
+     */
+    public boolean memberBatching() {
+        return memberBatching;
     }
 
     /**
@@ -180,8 +190,8 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[mapName=" + mapName + ", backupCount=" + backupCount + ", maxKeysPerMember="
                 + maxKeysPerMember + ", onIncompatibleMembers=" + onIncompatibleMembers + ", batching=" + batching
-                + ", maxBatch=" + maxBatch + ", leasing=" + leasing + ", leaseLifetime=" + leaseLifetime + ", maxSlice="
-                + maxSlice + ", hotKeyRate=" + hotKeyRate + "]";
+                + ", maxBatch=" + maxBatch + ", memberBatching=" + memberBatching + ", leasing=" + leasing
+                + ", leaseLifetime=" + leaseLifetime + ", maxSlice=" + maxSlice + ", hotKeyRate=" + hotKeyRate + "]";
     }
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
@@ -192,6 +202,7 @@ public final class StoreOptions {
         private OnIncompatibleMembers onIncompatibleMembers = OnIncompatibleMembers.REFUSE;
         private boolean batching = true;
         private int maxBatch = DEFAULT_MAX_BATCH;
+        private boolean memberBatching;
         private boolean leasing;
         private Duration leaseLifetime = DEFAULT_LEASE_LIFETIME;
         private int maxSlice = DEFAULT_MAX_SLICE;
@@ -254,6 +265,17 @@ public final class StoreOptions {
                         + ", got " + max);
             }
             this.maxBatch = max;
+            return this;
+        }
+
+        /**
+         * Whether, with batching on, decisions on keys another member owns wait while a message to that member is in
+         * flight, then go together in one message that the member decides key by key; default false. Exact as every
+         * call (each key's decisions run in arrival order and wait for their synchronous backups on the owner); when
+         * it pays: {@code docs/design/batching.md}.
+         */
+        public Builder memberBatching(boolean on) {
+            this.memberBatching = on;
             return this;
         }
 

@@ -96,6 +96,17 @@ class BatchingClusterTest {
     }
 
     @Test
+    void apply_memberBatchingOff_sendsNoMemberBatch() throws Exception {
+        long before = members.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum();
+
+        int[] admitted = ClusterSupport.admittedPerKey(members, THREADS_PER_MEMBER, 2, "default-", 60,
+                Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofHours(1))));
+
+        assertThat(admitted).containsOnly(10);
+        assertThat(members.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum()).isEqualTo(before);
+    }
+
+    @Test
     void apply_batchingOff_sendsEveryDecisionAloneAndStaysExact() throws Exception {
         List<HazelcastCounterStore> unbatched = new ArrayList<>();
         try {
@@ -109,6 +120,7 @@ class BatchingClusterTest {
 
             assertThat(admitted).isEqualTo(100);
             assertThat(unbatched.stream().mapToLong(HazelcastCounterStore::batchesSent).sum()).isZero();
+            assertThat(unbatched.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum()).isZero();
         } finally {
             ClusterSupport.closeAll(unbatched);
         }
@@ -169,14 +181,22 @@ class BatchingClusterTest {
             throws Exception {
         Policy policy = Policy.of(algorithm, Limit.of(10, Duration.ofHours(1)));
         int keys = 60;
-        long before = members.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum();
+        List<HazelcastCounterStore> batching = new ArrayList<>();
+        try {
+            for (HazelcastCounterStore member : members) {
+                batching.add(HazelcastCounterStore.using(member.instance(),
+                        StoreOptions.builder().mapName("member-batched").memberBatching(true).build()));
+            }
 
-        int[] admitted = ClusterSupport.admittedPerKey(members, THREADS_PER_MEMBER, 2,
-                "many-" + algorithm + "-", keys, policy);
+            int[] admitted = ClusterSupport.admittedPerKey(batching, THREADS_PER_MEMBER, 2,
+                    "many-" + algorithm + "-", keys, policy);
 
-        assertThat(admitted).as("admitted per key").containsOnly(10);
-        assertThat(members.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum() - before)
-                .as("messages that carried several keys to their owner").isPositive();
+            assertThat(admitted).as("admitted per key").containsOnly(10);
+            assertThat(batching.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum())
+                    .as("messages that carried several keys to their owner").isPositive();
+        } finally {
+            ClusterSupport.closeAll(batching);
+        }
     }
 
     private static Batcher.Request request(Policy policy, long cost, long maxDelayNanos) {

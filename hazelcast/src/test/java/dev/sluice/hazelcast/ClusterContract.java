@@ -17,12 +17,19 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ClusterContract extends CounterStoreContract {
     private final int size;
+    private final boolean memberBatching;
     private final ClusterSupport.SwitchableClock clock = new ClusterSupport.SwitchableClock();
     private final AtomicInteger maps = new AtomicInteger();
     private List<HazelcastCounterStore> members;
 
     ClusterContract(int size) {
+        this(size, false);
+    }
+
+    /** With {@code memberBatching}, decisions on the other members' keys travel in member batches. */
+    ClusterContract(int size, boolean memberBatching) {
         this.size = size;
+        this.memberBatching = memberBatching;
     }
 
     @BeforeAll
@@ -39,7 +46,8 @@ abstract class ClusterContract extends CounterStoreContract {
     protected CounterStore newStore(ManualTimeSource time) {
         clock.use(time);
         return HazelcastCounterStore.using(members.get(0).instance(),
-                StoreOptions.builder().mapName("contract-" + maps.incrementAndGet()).build());
+                StoreOptions.builder().mapName("contract-" + maps.incrementAndGet())
+                        .memberBatching(memberBatching).build());
     }
 
     @Override

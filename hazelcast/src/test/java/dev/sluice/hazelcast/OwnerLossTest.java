@@ -9,12 +9,14 @@ import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -41,6 +43,74 @@ class OwnerLossTest {
     @Test
     void apply_ownerTerminated_keepsConsumedState() throws Exception {
         assertOwnerLossKeepsState(owner -> owner.instance().getLifecycleService().terminate());
+    }
+
+    /**
+     * Eight threads on each of two members drain 40 keys owned by a third, their decisions in member batches; when 40%
+     * of the permits are taken, the owner is terminated. No key admits more than its limit: each key's calls in a
+     * batch waited for their synchronous backups on the owner, and a batch the owner never answered is sent again key
+     * by key to the new owners.
+     */
+    @Test
+    void apply_ownerOfManyKeysTerminatedUnderMemberBatches_admitsNoKeyBeyondItsLimit() throws Exception {
+        members = ClusterSupport.startCluster(3, StoreOptions.builder().memberBatching(true).build(),
+                new ManualTimeSource());
+        HazelcastCounterStore owner = members.get(0);
+        List<HazelcastCounterStore> survivors = members.subList(1, 3);
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            keys.add(ClusterSupport.keyOwnedBy(owner.instance(), "batched-" + i + "-"));
+        }
+        Policy fifty = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(50, Duration.ofMinutes(1)));
+        AtomicIntegerArray admitted = new AtomicIntegerArray(keys.size());
+        AtomicInteger total = new AtomicInteger();
+        AtomicInteger attemptsAfterLoss = new AtomicInteger();
+        AtomicBoolean lost = new AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService load = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                HazelcastCounterStore via = survivors.get(t % 2);
+                Random order = new Random(t);
+                workers.add(load.submit(() -> {
+                    while (!stop.get()) {
+                        boolean afterLoss = lost.get();
+                        int key = order.nextInt(keys.size());
+                        try {
+                            if (via.apply(keys.get(key), fifty, 1, 0).allowed()) {
+                                admitted.incrementAndGet(key);
+                                total.incrementAndGet();
+                            }
+                        } catch (RuntimeException failedWhileTheOwnerLeft) {
+                            // not admitted
+                        }
+                        if (afterLoss) {
+                            attemptsAfterLoss.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            ClusterSupport.await(() -> total.get() >= keys.size() * 50 * 4 / 10, Duration.ofSeconds(60),
+                    "40% of the permits taken");
+            owner.instance().getLifecycleService().terminate();
+            lost.set(true);
+            ClusterSupport.awaitClusterSize(survivors.get(0).instance(), 2);
+            ClusterSupport.await(() -> attemptsAfterLoss.get() >= keys.size() * 100, Duration.ofSeconds(60),
+                    "load after the owner left");
+            stop.set(true);
+            for (Future<?> worker : workers) {
+                worker.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            stop.set(true);
+            load.shutdownNow();
+        }
+        for (int k = 0; k < keys.size(); k++) {
+            assertThat(admitted.get(k)).as("admitted on key %d", k).isLessThanOrEqualTo(50);
+        }
+        assertThat(survivors.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum()).isPositive();
     }
 
     /**

@@ -42,11 +42,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decisions made by the members' entry processors, and the one place that sends them. A decision takes the first of
- * these routes that applies: a leased slice of the key on this node ({@link Slices}); when batching is on, a batch to
- * the member that owns the key ({@link MemberBatchTask}: one message for every key that member owns, while another is
- * in flight to it) or, for a key this member owns, a same-key batch; else one processor call. Leasing and batching are
- * used only while every member reads their wire format version ({@code wireVersion}); peek, record, reserve and reset
- * are one call each.
+ * these routes that applies: a leased slice of the key on this node ({@link Slices}); when batching is on, a same-key
+ * batch, or with member batching on and a key another member owns, a batch to that member ({@link MemberBatchTask}:
+ * one message for every key it owns, while another is in flight to it); else one processor call. Leasing and batching
+ * are used only while every member reads their wire format version ({@code wireVersion}); peek, record, reserve and
+ * reset are one call each.
  *
  * <p>Asynchronous answers complete on the Hazelcast thread that receives them; calls that follow a completed one
  * start on {@link Batcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
@@ -57,10 +57,10 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     /** Batched calls in flight on one key: one decided by the owner while the next gathers. */
     private static final int CALLS_IN_FLIGHT_PER_KEY = 2;
     /**
-     * Batches in flight to one member: one, so that a key's requests reach its owner in arrival order (two messages in
-     * flight to a member could run on two of its executor threads in either order).
+     * Messages in flight to one member: one, so that a key's requests reach its owner in arrival order (two messages
+     * in flight could run on two of the owner's executor threads in either order).
      */
-    private static final int BATCHES_IN_FLIGHT_PER_MEMBER = 1;
+    private static final int MESSAGES_IN_FLIGHT_PER_MEMBER = 1;
     /** The executor service that runs member batches: not the wire-version probes', so neither waits on the other. */
     private static final String MEMBER_BATCH_EXECUTOR = "sluice-batches";
 
@@ -77,23 +77,29 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     /** Member batches that carried decisions on more than one key. */
     private final LongAdder memberBatchesSent = new LongAdder();
 
+    /** The batching settings: the most requests one call carries, and whether keys of one member go together. */
+    public record Batching(int maxBatch, boolean perMember) {
+    }
+
     /** The leasing settings; see {@link Slices#Slices}. */
     public record Leasing(TimeSource time, Duration lifetime, double hotKeyRate, long maxSlice, int maxKeys) {
     }
 
     /**
      * @param wireVersion the newest wire format version every member reads, as last found
-     * @param maxBatch the most requests one batch carries; empty turns same-key batching off
+     * @param batching empty turns batching off
      * @param leasing empty turns leasing off
      */
     public ProcessorDecider(HazelcastInstance instance, String mapName, IntSupplier wireVersion,
-                            Optional<Integer> maxBatch, Optional<Leasing> leasing) {
+                            Optional<Batching> batching, Optional<Leasing> leasing) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.mapName = mapName;
         this.wireVersion = wireVersion;
-        this.sameKey = maxBatch.map(max -> new Batcher<>(this::sendOnKey, max, CALLS_IN_FLIGHT_PER_KEY));
-        this.perMember = maxBatch.map(max -> new Batcher<>(this::sendToMember, max, BATCHES_IN_FLIGHT_PER_MEMBER));
+        this.sameKey = batching.map(given -> new Batcher<>(this::sendOnKey, given.maxBatch(), CALLS_IN_FLIGHT_PER_KEY));
+        this.perMember = batching.filter(Batching::perMember)
+                .map(given -> new Batcher<>(this::sendToMember, given.maxBatch(),
+                        MESSAGES_IN_FLIGHT_PER_MEMBER));
         this.slices = leasing.map(given -> new Slices(this, given.time(), given.lifetime(), given.hotKeyRate(),
                 given.maxSlice(), given.maxKeys()).sweeping());
     }
@@ -155,12 +161,13 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     /**
-     * A batched decision: with the other keys of the member that owns {@code key} when another member owns it and every
-     * member reads member batches, else with the other requests on {@code key} (a key this member owns is decided
-     * here, with no message to batch; an owner not known yet, during a migration, is found by the call).
+     * A batched decision: with the other keys of the member that owns {@code key} when member batching is on, another
+     * member owns the key and every member reads member batches; else with the other requests on {@code key} (a key
+     * this member owns is decided here, with no message to batch; an owner not known yet, during a migration, is found
+     * by the call).
      */
     private CallAnswer<Decision> batched(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (wireVersion.getAsInt() >= WireFormat.MEMBER_BATCHES) {
+        if (perMember.isPresent() && wireVersion.getAsInt() >= WireFormat.MEMBER_BATCHES) {
             Member owner = instance.getPartitionService().getPartition(key).getOwner();
             if (owner != null && !owner.localMember()) {
                 return perMember.orElseThrow().submit(owner, key, policy, cost, maxDelayNanos);
