@@ -35,8 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Distributed token-bucket decisions on a two-member cluster, on the same members and keys: Sluice's entry processor
- * with same-key batching (the default) and without, Bucket4j's entry-processor proxy manager plain and with
- * {@code Optimizations.batching()}, each one's compare-and-set mode for members without its classes (Sluice's
+ * with same-key batching (the default), without, and with member batches too ({@code sluiceMemberBatched}), Bucket4j's
+ * entry-processor proxy manager plain and with {@code Optimizations.batching()}, each one's compare-and-set mode for
+ * members without its classes (Sluice's
  * {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy manager), and the floor: a bare processor that
  * increments a {@code Long} ({@link IncrementProcessor}). Beside them, for one hot key: Sluice with leased slices
  * ({@code sluiceLeased}, {@link StoreOptions#leasing}) against Bucket4j's {@code Optimizations.delaying()} with as
@@ -80,6 +81,7 @@ public class ClusterDecisionBenchmark {
     private String[] keys;
     private HazelcastCounterStore sluice;
     private HazelcastCounterStore sluiceUnbatched;
+    private HazelcastCounterStore sluiceMemberBatched;
     private HazelcastCounterStore sluiceLeased;
     /** As the servlet filter composes a provider's store: its rejections repeated until their retry-after. */
     private RejectionCachingStore sluiceRejectionCache;
@@ -105,6 +107,8 @@ public class ClusterDecisionBenchmark {
         sluice = HazelcastCounterStore.using(cluster.local());
         sluiceUnbatched = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("unbatched")
                 .batching(false).build());
+        sluiceMemberBatched = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder()
+                .mapName("member-batched").memberBatching(true).build());
         sluiceRejectionCache = new RejectionCachingStore(HazelcastCounterStore.using(cluster.local(),
                 StoreOptions.builder().mapName("rejection-cache").build()), TimeSource.system(),
                 RejectionCachingStore.DEFAULT_MAX_ENTRIES);
@@ -131,6 +135,7 @@ public class ClusterDecisionBenchmark {
     public void stopCluster() throws Exception {
         sluice.close();
         sluiceUnbatched.close();
+        sluiceMemberBatched.close();
         sluiceLeased.close();
         sluiceRejectionCache.close();
         local.close();
@@ -145,6 +150,11 @@ public class ClusterDecisionBenchmark {
     @Benchmark
     public boolean sluiceUnbatched(Keys.Cursor cursor) {
         return sluiceUnbatched.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+    }
+
+    @Benchmark
+    public boolean sluiceMemberBatched(Keys.Cursor cursor) {
+        return sluiceMemberBatched.apply(keys[cursor.next(keys.length)], policy, 1, 0).allowed();
     }
 
     @Benchmark
