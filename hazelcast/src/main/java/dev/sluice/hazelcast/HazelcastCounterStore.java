@@ -14,6 +14,7 @@ import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
 import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
 import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
+import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
@@ -91,12 +92,13 @@ public final class HazelcastCounterStore implements CounterStore {
         this.connection = connection;
         this.mapConfigured = mapConfigured;
         this.wireVersion = new ClusterWireVersion(instance).following();
+        TimeSource time = MemberClock.given(instance).orElseGet(TimeSource::system);
         this.processors = new ProcessorDecider(instance, options.mapName(), wireVersion::current,
                 options.batching() ? Optional.of(options.maxBatch()) : Optional.empty(),
-                options.leasing() ? Optional.of(new ProcessorDecider.Leasing(
-                        MemberClock.given(instance).orElseGet(TimeSource::system), options.leaseLifetime(),
+                options.leasing() ? Optional.of(new ProcessorDecider.Leasing(time, options.leaseLifetime(),
                         options.hotKeyRate(), options.maxSlice(), StoreOptions.DEFAULT_MAX_LEASED_KEYS))
-                        : Optional.empty());
+                        : Optional.empty(),
+                new ProcessorDecider.Syncing(time, options.syncInterval(), StoreOptions.DEFAULT_MAX_SYNCED_KEYS));
         this.decider = processors;
         this.membership = new MembershipWatch(instance, this::membersChanged);
     }
@@ -365,6 +367,11 @@ public final class HazelcastCounterStore implements CounterStore {
     /** This node's slices, when leasing is on. */
     Optional<Slices> leases() {
         return processors.slices();
+    }
+
+    /** This node's views of synchronised keys. */
+    SyncedKeys syncs() {
+        return processors.syncs();
     }
 
     /** The newest wire format version every member reads, as last found. */

@@ -5,6 +5,8 @@ import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.sync.SyncOwners;
+import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.CountProcessor;
@@ -33,13 +35,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decisions made by the members' entry processors, and the one place that sends them. A decision takes the first of
- * these routes that applies: a leased slice of the key on this node ({@link Slices}), a same-key batch
- * ({@link SameKeyBatcher}), or one processor call. Leasing and batching are used only while every member reads their
- * wire format version ({@code wireVersion}); peek, record, reserve and reset are one call each.
+ * these routes that applies: this node's view of a synchronised key ({@link SyncedKeys}), a leased slice of the key
+ * on this node ({@link Slices}), a same-key batch ({@link SameKeyBatcher}), or one processor call. The synchronised
+ * mode, leasing and batching are used only while every member reads their wire format version ({@code wireVersion});
+ * peek, record, reserve and reset are one call each.
  *
  * <p>Asynchronous answers complete on the Hazelcast thread that receives them; calls that follow a completed one
  * start on {@link SameKeyBatcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
- * {@code docs/design/batching.md}.
+ * {@code docs/design/batching.md}, {@code docs/design/synchronised.md}.
  */
 public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
@@ -53,11 +56,17 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     private volatile @Nullable ProcessorCalls calls;
     private final Optional<SameKeyBatcher> batcher;
     private final Optional<Slices> slices;
+    /** The synchronised keys' views; its flusher starts with the first view. */
+    private final SyncedKeys syncs;
     /** Calls that carried more than one decision. */
     private final LongAdder batchesSent = new LongAdder();
 
     /** The leasing settings; see {@link Slices#Slices}. */
     public record Leasing(TimeSource time, Duration lifetime, double hotKeyRate, long maxSlice, int maxKeys) {
+    }
+
+    /** The synchronised mode's settings; see {@link SyncedKeys#SyncedKeys}. */
+    public record Syncing(TimeSource time, Duration interval, int maxKeys) {
     }
 
     /**
@@ -66,7 +75,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      * @param leasing empty turns leasing off
      */
     public ProcessorDecider(HazelcastInstance instance, String mapName, IntSupplier wireVersion,
-                            Optional<Integer> maxBatch, Optional<Leasing> leasing) {
+                            Optional<Integer> maxBatch, Optional<Leasing> leasing, Syncing syncing) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.mapName = mapName;
@@ -74,10 +83,16 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         this.batcher = maxBatch.map(max -> new SameKeyBatcher(this::send, max, CALLS_IN_FLIGHT_PER_KEY));
         this.slices = leasing.map(given -> new Slices(this, given.time(), given.lifetime(), given.hotKeyRate(),
                 given.maxSlice(), given.maxKeys()).sweeping());
+        this.syncs = new SyncedKeys(new SyncOwners(instance, mapName,
+                (key, processor) -> calls().submit(key, processor)), syncing.time(),
+                syncing.interval(), syncing.maxKeys());
     }
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (syncs(policy)) {
+            return await(syncs.decide(key, policy, cost));
+        }
         if (leases(policy)) {
             SliceAnswer answer = slices.orElseThrow().grant(key, policy, cost);
             if (!(answer instanceof SliceAnswer.ToOwner)) {
@@ -96,6 +111,9 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (syncs(policy)) {
+            return syncs.decide(key, policy, cost);
+        }
         return leases(policy) ? follow(slices.orElseThrow().grant(key, policy, cost), key, policy, cost, maxDelayNanos)
                 : unleased(key, policy, cost, maxDelayNanos);
     }
@@ -126,6 +144,11 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     /** Leasing is on, the policy asks for it, and every member reads slices. Leasing algorithms do not queue. */
     private boolean leases(Policy policy) {
         return slices.isPresent() && policy.leased() && wireVersion.getAsInt() >= WireFormat.LEASES;
+    }
+
+    /** The policy asks to be synchronised and every member reads the synchronised mode's types. */
+    private boolean syncs(Policy policy) {
+        return policy.synced() && wireVersion.getAsInt() >= WireFormat.SYNCS;
     }
 
     private boolean batches() {
@@ -176,7 +199,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      */
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (policy.leased() || cost == 0 || wireVersion.getAsInt() < WireFormat.UNDOS) {
+        if (policy.leased() || policy.synced() || cost == 0 || wireVersion.getAsInt() < WireFormat.UNDOS) {
             return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
         }
         return calls().submit(key, new CountProcessor(policy, cost, maxDelayNanos)).thenApply(answer ->
@@ -272,11 +295,20 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return slices;
     }
 
-    /** Gives this node's unused window slices back to their owners (waiting a few seconds at most), if it can. */
+    /** This node's synchronised keys. */
+    public SyncedKeys syncs() {
+        return syncs;
+    }
+
+    /**
+     * Gives this node's unused window slices back to their owners and sends the synchronised keys' waiting hits
+     * (waiting a few seconds at most), if it can.
+     */
     @Override
     public void close() {
         if (instance.getLifecycleService().isRunning()) {
             slices.ifPresent(Slices::close);
+            syncs.close();
         }
     }
 }

@@ -33,13 +33,15 @@ public final class WireFormat {
     /** The oldest format version this release reads. */
     public static final int OLDEST_READ = 1;
     /** The newest format version this release knows. */
-    public static final int NEWEST_KNOWN = 4;
+    public static final int NEWEST_KNOWN = 6;
     /** The version of the batch types. */
     public static final int BATCHES = 2;
     /** The version of the leased slices' types. */
     public static final int LEASES = 3;
     /** The version of the types that take a rejected request back from the rules that granted it. */
     public static final int UNDOS = 4;
+    /** The version of the synchronised keys' types (5 is the per-member batch's). */
+    public static final int SYNCS = 6;
     /**
      * The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less.
      */
