@@ -98,7 +98,8 @@ class SyncClusterTest {
         // The last node to flush adopted every hit; another adopts them with the answer to its next message.
         assertThat(members.get(2).apply(key, policy, 1, 0).remaining()).isEqualTo(1_000 - 16);
         members.get(2).syncs().flush();
-        assertThat(members.get(0).apply(key, policy, 1, 0).remaining()).isEqualTo(1_000 - 11);
+        // members.get(0) knows at least its own 5 and 1; the flusher may have refreshed it meanwhile
+        assertThat(members.get(0).apply(key, policy, 1, 0).remaining()).isBetween(1_000L - 17, 1_000L - 6);
         members.get(0).syncs().flush();
         assertThat(members.get(0).apply(key, policy, 1, 0).remaining()).isEqualTo(1_000 - 18);
     }
@@ -166,6 +167,8 @@ class SyncClusterTest {
                 .instance().getConfig().getClusterName(), ClusterSupport.address(members.get(0))).store(SYNCING)
                 .build());
         try {
+            ClusterSupport.await(() -> client.clusterWireVersion() >= 6, Duration.ofSeconds(30),
+                    "the client to find that every member reads wire version 6");
             for (int i = 0; i < 7; i++) {
                 assertThat(client.apply(key, policy, 1, 0).allowed()).isTrue();
             }
