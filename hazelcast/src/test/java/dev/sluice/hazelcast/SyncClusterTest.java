@@ -173,6 +173,7 @@ class SyncClusterTest {
                 assertThat(client.apply(key, policy, 1, 0).allowed()).isTrue();
             }
             assertThat(client.syncs().hitsWaiting()).isEqualTo(6);
+            assertThat(client.health().syncHitsWaiting()).isEqualTo(6);
         } finally {
             client.close();
         }

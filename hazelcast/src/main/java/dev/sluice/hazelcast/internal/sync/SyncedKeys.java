@@ -17,9 +17,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -172,7 +174,7 @@ public final class SyncedKeys implements AutoCloseable {
         if (byKey.isEmpty()) {
             return;
         }
-        List<CompletableFuture<?>> answers = new ArrayList<>();
+        List<CompletableFuture<List<SyncResult>>> answers = new ArrayList<>();
         for (Map.Entry<Member, List<String>> member : owners.byOwner(List.copyOf(byKey.keySet())).entrySet()) {
             List<Outgoing> sending = new ArrayList<>();
             for (String key : member.getValue()) {
@@ -188,15 +190,16 @@ public final class SyncedKeys implements AutoCloseable {
         try {
             CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                     .get(ANSWER_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            // each message's own handler has put its hits back; this only stops waiting
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // a failed message's handler has put its hits back; one unanswered is failed here, below
         }
+        // Hits of a message unanswered by now go back; should it still merge them, they count twice (never lost).
+        answers.forEach(answer -> answer.completeExceptionally(new TimeoutException("no answer to a sync message")));
     }
 
-    private CompletableFuture<?> send(Member member, List<Outgoing> sending) {
+    private CompletableFuture<List<SyncResult>> send(Member member, List<Outgoing> sending) {
         List<String> keys = new ArrayList<>(sending.size());
         List<SyncProcessor> processors = new ArrayList<>(sending.size());
         for (Outgoing outgoing : sending) {
@@ -204,7 +207,8 @@ public final class SyncedKeys implements AutoCloseable {
             processors.add(outgoing.processor);
         }
         messagesSent.increment();
-        return owners.send(member, keys, processors).whenComplete((results, failure) -> {
+        CompletableFuture<List<SyncResult>> answer = owners.send(member, keys, processors);
+        answer.whenComplete((results, failure) -> {
             long received = time.nanos();
             for (int i = 0; i < sending.size(); i++) {
                 View view = sending.get(i).view;
@@ -215,6 +219,7 @@ public final class SyncedKeys implements AutoCloseable {
                 }
             }
         });
+        return answer;
     }
 
     /** Decisions made from views, with no call, since the start. */
