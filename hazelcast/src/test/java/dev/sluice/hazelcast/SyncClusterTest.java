@@ -181,6 +181,38 @@ class SyncClusterTest {
         assertThat(members.get(1).peek(key, policy, 0).remaining()).isEqualTo(100 - 7);
     }
 
+    @Test
+    void flush_ownerKilledWithHitsWaiting_losesNoMergedHitAndSendsTheWaitingOnesToTheNewOwner() {
+        List<HazelcastCounterStore> cluster = ClusterSupport.startCluster(2, SYNCING, time);
+        try {
+            HazelcastCounterStore node = cluster.get(0);
+            HazelcastCounterStore doomed = cluster.get(1);
+            String key = ClusterSupport.keyOwnedBy(doomed.instance(), "killed-owner-");
+            Policy policy = synced(Algorithm.FIXED_WINDOW, 1_000);
+            ClusterSupport.await(() -> node.clusterWireVersion() >= 6, Duration.ofSeconds(30), "wire version 6");
+            for (int i = 0; i < 6; i++) {
+                assertThat(node.apply(key, policy, 1, 0).allowed()).isTrue();
+            }
+            node.syncs().flush();
+            assertThat(node.syncs().hitsWaiting()).isZero();
+            for (int i = 0; i < 3; i++) {
+                assertThat(node.apply(key, policy, 1, 0).allowed()).isTrue();
+            }
+
+            doomed.instance().getLifecycleService().terminate();
+            ClusterSupport.awaitClusterSize(node.instance(), 1);
+            ClusterSupport.await(() -> {
+                node.syncs().flush();
+                return node.syncs().hitsWaiting() == 0;
+            }, Duration.ofSeconds(30), "the waiting hits to reach the new owner");
+
+            // the first request decided on the owner, 5 merged before the kill (kept by the backup), 3 after it
+            assertThat(node.peek(key, policy, 0).remaining()).isEqualTo(1_000 - 9);
+        } finally {
+            ClusterSupport.closeAll(cluster);
+        }
+    }
+
     /** Eight threads on each member, started together, each trying {@code attempts} times; admissions per member. */
     private int[] admittedPerNode(String key, Policy policy, int attempts) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS_PER_MEMBER * MEMBERS);
