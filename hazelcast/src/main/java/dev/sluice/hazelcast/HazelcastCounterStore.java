@@ -370,6 +370,14 @@ public final class HazelcastCounterStore implements CounterStore {
         return processors.slices();
     }
 
+    /**
+     * The longest a synchronisation message of this node has taken to be answered since the store started: the round
+     * trip {@code d} in the synchronised mode's bound ({@code docs/design/synchronised.md}).
+     */
+    public Duration longestSyncRoundTrip() {
+        return Duration.ofNanos(processors.syncs().longestRoundTripNanos());
+    }
+
     /** This node's views of synchronised keys. */
     SyncedKeys syncs() {
         return processors.syncs();

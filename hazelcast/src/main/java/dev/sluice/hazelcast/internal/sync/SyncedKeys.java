@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -70,6 +71,8 @@ public final class SyncedKeys implements AutoCloseable {
     private final ConcurrentHashMap<ViewKey, CompletableFuture<Void>> fetching = new ConcurrentHashMap<>();
     private final LongAdder localDecisions = new LongAdder();
     private final LongAdder messagesSent = new LongAdder();
+    /** The longest a sync message took to be answered, in nanoseconds: the round trip {@code d} of the bound. */
+    private final AtomicLong longestRoundTrip = new AtomicLong();
     /** Guards starting and stopping the flusher; not the flush's lock, which waits for answers. */
     private final Object flusherLock = new Object();
     private volatile @Nullable ScheduledExecutorService flusher;
@@ -207,9 +210,11 @@ public final class SyncedKeys implements AutoCloseable {
             processors.add(outgoing.processor);
         }
         messagesSent.increment();
+        long sent = time.nanos();
         CompletableFuture<List<SyncResult>> answer = owners.send(member, keys, processors);
         answer.whenComplete((results, failure) -> {
             long received = time.nanos();
+            longestRoundTrip.accumulateAndGet(received - sent, Math::max);
             for (int i = 0; i < sending.size(); i++) {
                 View view = sending.get(i).view;
                 if (failure == null && results.size() == sending.size() && results.get(i).merged()) {
@@ -230,6 +235,11 @@ public final class SyncedKeys implements AutoCloseable {
     /** Synchronisation messages sent since the start. */
     public long messagesSent() {
         return messagesSent.sum();
+    }
+
+    /** The longest a sync message has taken to be answered (or to fail), in nanoseconds, since the start. */
+    public long longestRoundTripNanos() {
+        return longestRoundTrip.get();
     }
 
     /** Hits admitted here that no owner has counted yet (waiting or in flight). */
