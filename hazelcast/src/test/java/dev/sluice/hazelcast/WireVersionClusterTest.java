@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The wire format version between real members: a two-member cluster (TCP-IP on loopback, multicast off) whose
  * caller sends to the member that owns the key, so every processor, result, value and backup crosses the network.
- * Members of this release read versions 1 to 4; bytes of version 5, which this release does not know, are refused
+ * Members of this release read versions 1 to 6; bytes of version 7, which this release does not know, are refused
  * by the owner with an error naming the version, before anything touches the key's state.
  */
 @Tag("cluster")
@@ -71,13 +71,13 @@ class WireVersionClusterTest {
     void executeOnKey_processorOfUnknownVersion_isRefusedAndTheKeyStaysExact() {
         spendTwoOfThree();
         SerializationService serialization = serializationOf(caller);
-        OtherVersionBytes version5 = new OtherVersionBytes(serialization,
-                new ApplyProcessor(THREE_PER_MINUTE, 1, 0), 5);
+        OtherVersionBytes version7 = new OtherVersionBytes(serialization,
+                new ApplyProcessor(THREE_PER_MINUTE, 1, 0), 7);
 
-        assertThatThrownBy(() -> countersOf(caller).executeOnKey(key, version5))
+        assertThatThrownBy(() -> countersOf(caller).executeOnKey(key, version7))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 5")
-                .hasMessageContaining("reads versions 1 to 4");
+                .hasMessageContaining("wire format version 7")
+                .hasMessageContaining("reads versions 1 to 6");
 
         assertLastPermitThenRejected();
     }
@@ -87,13 +87,13 @@ class WireVersionClusterTest {
         spendTwoOfThree();
         // Were it read, this state (one permit spent) would hand the key a permit back.
         long[][] onePermitSpent = THREE_PER_MINUTE.apply(null, time.nanos(), 1, 0).state();
-        OtherVersionBytes version5 = new OtherVersionBytes(serializationOf(caller),
-                new CounterState(Algorithm.TOKEN_BUCKET, onePermitSpent), 5);
+        OtherVersionBytes version7 = new OtherVersionBytes(serializationOf(caller),
+                new CounterState(Algorithm.TOKEN_BUCKET, onePermitSpent), 7);
 
-        assertThatThrownBy(() -> countersOf(caller).set(key, version5))
+        assertThatThrownBy(() -> countersOf(caller).set(key, version7))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 5")
-                .hasMessageContaining("reads versions 1 to 4");
+                .hasMessageContaining("wire format version 7")
+                .hasMessageContaining("reads versions 1 to 6");
 
         assertLastPermitThenRejected();
     }
