@@ -309,6 +309,8 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         if (instance.getLifecycleService().isRunning()) {
             slices.ifPresent(Slices::close);
             syncs.close();
+        } else {
+            syncs.stop();
         }
     }
 }

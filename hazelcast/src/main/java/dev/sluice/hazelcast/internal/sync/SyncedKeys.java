@@ -129,6 +129,11 @@ public final class SyncedKeys implements AutoCloseable {
                 return CompletableFuture.completedFuture(local.get());
             }
         }
+        if (view == null && views.size() >= maxKeys) {
+            // no view will be kept: decided on the owner, with nothing to wait for
+            return owners.call(key, new SyncProcessor(policy, cost, new long[0], new long[0]))
+                    .thenApply(SyncResult::decision);
+        }
         CompletableFuture<Void> fetched = new CompletableFuture<>();
         CompletableFuture<Void> inFlight = fetching.putIfAbsent(viewKey, fetched);
         if (inFlight != null) {
@@ -269,6 +274,12 @@ public final class SyncedKeys implements AutoCloseable {
     /** Stops the flusher and sends every waiting hit once more, waiting a few seconds at most for the answers. */
     @Override
     public void close() {
+        stop();
+        flush();
+    }
+
+    /** Stops the flusher, sending nothing more: for a node whose Hazelcast instance has already stopped. */
+    public void stop() {
         synchronized (flusherLock) {
             closed = true;
             ScheduledExecutorService thread = flusher;
@@ -276,7 +287,6 @@ public final class SyncedKeys implements AutoCloseable {
                 thread.shutdown();
             }
         }
-        flush();
     }
 
     private record ViewKey(String key, Policy policy) {
