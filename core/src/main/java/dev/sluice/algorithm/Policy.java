@@ -4,6 +4,7 @@ import dev.sluice.Limit;
 import dev.sluice.internal.state.Lease;
 import dev.sluice.internal.state.Transition;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -14,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A request is granted only when every limit grants it, and then it is counted against every limit; when any
  * limit rejects it, none is charged. A key's state belongs to one policy: use distinct keys for distinct policies.
  * A policy may ask to be {@linkplain #leasing() leased}: a store that leases (the Hazelcast store's opt-in) then
- * grants a hot key's permits from slices its node took from the key's owner. Immutable and thread-safe.
+ * grants a hot key's permits from slices its node took from the key's owner; or to be {@linkplain #synchronised()
+ * synchronised}, never both. Immutable and thread-safe.
  *
  * <p>The state methods ({@link #apply}, {@link #record}, {@link #reserve}, {@link #lease}, {@link #giveBack}) are for
  * stores, which run them atomically per key; they return types of {@code dev.sluice.internal.state}, which carry no
@@ -29,6 +31,7 @@ public final class Policy {
     private final List<Limit> limits;
     private final long capacity;
     private final boolean leased;
+    private final boolean synced;
     /** Computed on first use and kept (as {@code String} does): a policy is a map key in cached rejections. */
     private int hash;
 
@@ -49,13 +52,15 @@ public final class Policy {
         }
         this.capacity = smallest;
         this.leased = false;
+        this.synced = false;
     }
 
-    private Policy(Policy policy, boolean leased) {
+    private Policy(Policy policy, boolean leased, boolean synced) {
         this.algorithm = policy.algorithm;
         this.limits = policy.limits;
         this.capacity = policy.capacity;
         this.leased = leased;
+        this.synced = synced;
     }
 
     /** A policy of {@code algorithm} over {@code limits}; throws {@link IllegalArgumentException} when the algorithm
@@ -82,16 +87,46 @@ public final class Policy {
      * This policy, asking stores that lease to grant a hot key's permits from slices (see {@link Lease} for the
      * bounds); stores that do not lease decide it as any other.
      *
-     * @throws IllegalArgumentException when the algorithm cannot lease ({@link Algorithm#leases()}), saying why
+     * @throws IllegalArgumentException when the algorithm cannot lease ({@link Algorithm#leases()}), or the policy is
+     *     {@linkplain #synced() synchronised}, saying why
      */
     public Policy leasing() {
         algorithm.requireLeases();
-        return leased ? this : new Policy(this, true);
+        if (synced) {
+            throw new IllegalArgumentException("a synchronised policy cannot also be leased: choose one");
+        }
+        return leased ? this : new Policy(this, true, false);
     }
 
     /** Whether this policy asks to be leased ({@link #leasing()}). */
     public boolean leased() {
         return leased;
+    }
+
+    /**
+     * This policy, asking stores that synchronise (the Hazelcast store) to decide its keys from each node's view and
+     * send the hits admitted to the key's owner at an interval, with a stated bound on over-admission
+     * ({@code docs/design/synchronised.md}); stores with one node decide it as any other. The owner merges hits with
+     * {@link #record}, so only algorithms that {@linkplain Algorithm#countsPastRequests() count past requests} can.
+     *
+     * @throws IllegalArgumentException when the algorithm cannot count past requests, or the policy is
+     *     {@linkplain #leased() leased}, saying why
+     */
+    public Policy synchronised() {
+        if (!algorithm.countsPastRequests()) {
+            throw new IllegalArgumentException("the " + algorithm.name().toLowerCase(Locale.ROOT)
+                    + " cannot be synchronised (the owner merges hits by counting past requests, which only the"
+                    + " window algorithms can)");
+        }
+        if (leased) {
+            throw new IllegalArgumentException("a leased policy cannot also be synchronised: choose one");
+        }
+        return synced ? this : new Policy(this, false, true);
+    }
+
+    /** Whether this policy asks to be synchronised ({@link #synchronised()}). */
+    public boolean synced() {
+        return synced;
     }
 
     /** The largest cost that can ever be granted: the smallest capacity among the limits. */
@@ -187,14 +222,14 @@ public final class Policy {
     @Override
     public boolean equals(@Nullable Object o) {
         return o == this || o instanceof Policy other && algorithm == other.algorithm && leased == other.leased
-                && limits.equals(other.limits);
+                && synced == other.synced && limits.equals(other.limits);
     }
 
     @Override
     public int hashCode() {
         int h = hash;
         if (h == 0) {
-            h = 31 * (31 * algorithm.hashCode() + limits.hashCode()) + (leased ? 1 : 0);
+            h = 31 * (31 * algorithm.hashCode() + limits.hashCode()) + (leased ? 1 : 0) + (synced ? 2 : 0);
             hash = h;
         }
         return h;
@@ -202,6 +237,6 @@ public final class Policy {
 
     @Override
     public String toString() {
-        return "Policy[" + algorithm + " " + limits + (leased ? " leased" : "") + "]";
+        return "Policy[" + algorithm + " " + limits + (leased ? " leased" : "") + (synced ? " synced" : "") + "]";
     }
 }

@@ -78,6 +78,12 @@ public @interface RateLimited {
      */
     boolean lease() default false;
 
+    /**
+     * How this rule's counters are kept in step across nodes; {@link Sync#EXACT} by default. {@link Sync#PERIODIC}
+     * only with a window algorithm and without {@link #lease()}, nor with {@link #rule()} (the rules file says).
+     */
+    Sync sync() default Sync.EXACT;
+
     /** Holds repeated {@link RateLimited} annotations. */
     @Documented
     @Retention(RetentionPolicy.RUNTIME)

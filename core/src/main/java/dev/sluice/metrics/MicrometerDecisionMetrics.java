@@ -71,7 +71,8 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
      * Meters of the store's health, tagged with its mode: the gauge {@code sluice.store.members}; the calls of the
      * last minute that the failure policy decided, the gauges {@code sluice.store.failed},
      * {@code sluice.store.timed.out} and {@code sluice.store.shed}; for leasing, the counter
-     * {@code sluice.store.lease.grants} and the gauge {@code sluice.store.lease.held}; and the counter
+     * {@code sluice.store.lease.grants} and the gauge {@code sluice.store.lease.held}; for synchronised rules, the
+     * gauges {@code sluice.store.sync.waiting} (permits) and {@code sluice.store.sync.lag} (seconds); and the counter
      * {@code sluice.store.incompatible.members} of the members found unable to run the store's code. They hold
      * {@code health} (and so the store) until the returned watch is closed, which removes them from the registry. The
      * latest watch of a mode publishes: it replaces the meters of an earlier one (an application redeployed before the
@@ -96,6 +97,10 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
                         .register(registry),
                 gauge("lease.held", "Permits this node holds unused in leased slices (lost if it dies)", health,
                         StoreHealth::leasedPermitsHeld, mode),
+                gauge("sync.waiting", "Permits admitted on synchronised keys that their owners have not yet counted",
+                        health, StoreHealth::syncHitsWaiting, mode),
+                gauge("sync.lag", "Seconds the oldest synchronised hit not yet counted by its owner has waited",
+                        health, now -> now.syncLagNanos() / 1e9, mode),
                 FunctionCounter.builder(replacing("incompatible.members", mode), health,
                                 supplier -> supplier.get().incompatibleMembersSeen())
                         .description("Cluster members found unable to run the store's code since it started")

@@ -4,6 +4,7 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.RateLimitExempt;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.annotation.Sync;
 import dev.sluice.internal.DurationText;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -93,10 +94,11 @@ public final class AnnotationRules {
             boolean agree = other.algorithm() == first.algorithm() && Arrays.equals(other.key(), first.key())
                     && other.cost() == first.cost() && other.shadow() == first.shadow()
                     && other.rule().equals(first.rule()) && other.onMissingKey() == first.onMissingKey()
-                    && other.fallbackKey().equals(first.fallbackKey()) && other.lease() == first.lease();
+                    && other.fallbackKey().equals(first.fallbackKey()) && other.lease() == first.lease()
+                    && other.sync() == first.sync();
             if (!agree) {
                 throw new RulesException(origin + ": annotations sharing an id must agree on rule, algorithm, key,"
-                        + " onMissingKey, fallbackKey, cost, shadow and lease");
+                        + " onMissingKey, fallbackKey, cost, shadow, lease and sync");
             }
         }
         try {
@@ -113,9 +115,9 @@ public final class AnnotationRules {
                 }
                 for (RateLimited annotation : group) {
                     if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0
-                            || annotation.lease()) {
+                            || annotation.lease() || annotation.sync() != Sync.EXACT) {
                         throw new IllegalArgumentException("rule = \"" + first.rule() + "\" takes its limits from the"
-                                + " rules file; give no permits, period, capacity or lease");
+                                + " rules file; give no permits, period, capacity, lease or sync");
                     }
                 }
                 return rule.build();
@@ -124,7 +126,8 @@ public final class AnnotationRules {
             for (RateLimited annotation : group) {
                 limits.add(limit(annotation, id));
             }
-            return rule.policy(Policy.of(first.algorithm(), limits)).lease(first.lease()).build();
+            return rule.policy(Policy.of(first.algorithm(), limits)).lease(first.lease()).sync(first.sync())
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new RulesException(origin + ": " + e.getMessage(), e);
         }

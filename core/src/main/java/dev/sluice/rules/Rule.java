@@ -3,6 +3,7 @@ package dev.sluice.rules;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
+import dev.sluice.annotation.Sync;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -70,6 +71,7 @@ public final class Rule {
     private final @Nullable RuleResponse response;
     private final Duration maxDelay;
     private final boolean lease;
+    private final Sync sync;
 
     private Rule(Builder b) {
         this.id = b.id;
@@ -81,12 +83,11 @@ public final class Rule {
         this.resourceMethods = Set.copyOf(b.resourceMethods);
         this.key = b.key;
         this.lease = b.lease;
-        this.policy = b.policy == null || !lease ? b.policy : leasing(b.policy);
+        this.sync = b.sync;
+        this.policy = b.policy == null ? null : distributed(b.policy);
         this.tierKey = b.tierKey;
         Map<String, Policy> tierPolicies = new LinkedHashMap<>(b.tiers);
-        if (lease) {
-            tierPolicies.replaceAll((tier, tierPolicy) -> leasing(tierPolicy));
-        }
+        tierPolicies.replaceAll((tier, tierPolicy) -> distributed(tierPolicy));
         this.tiers = Map.copyOf(tierPolicies);
         if ((tierKey == null) != tiers.isEmpty()) {
             throw new IllegalArgumentException(tierKey == null ? "tiers need a key to choose them by"
@@ -141,14 +142,30 @@ public final class Rule {
         this.response = rule.response;
         this.maxDelay = rule.maxDelay;
         this.lease = rule.lease;
+        this.sync = rule.sync;
     }
 
-    /** {@code policy} {@linkplain Policy#leasing() leasing}, or the reason it cannot, as the rule's field. */
-    private static Policy leasing(Policy policy) {
+    /**
+     * {@code policy} {@linkplain Policy#leasing() leasing} and {@linkplain Policy#synchronised() synchronised} as the
+     * rule's fields say, or the reason it cannot, as the field's error.
+     */
+    private Policy distributed(Policy policy) {
+        Policy leasing = policy;
+        if (lease) {
+            try {
+                leasing = policy.leasing();
+            } catch (IllegalArgumentException e) {
+                throw new InvalidValueException("lease", "false, as " + e.getMessage(), "true");
+            }
+        }
+        if (sync == Sync.EXACT) {
+            return leasing;
+        }
         try {
-            return policy.leasing();
+            return leasing.synchronised();
         } catch (IllegalArgumentException e) {
-            throw new InvalidValueException("lease", "false, as " + e.getMessage(), "true");
+            throw new InvalidValueException("sync", "\"exact\", as " + e.getMessage(),
+                    InvalidValueException.quoted(sync.name().toLowerCase(Locale.ROOT)));
         }
     }
 
@@ -275,6 +292,14 @@ public final class Rule {
         return lease;
     }
 
+    /**
+     * How the rule's counters are kept in step across nodes ({@link Policy#synchronised()} for
+     * {@link Sync#PERIODIC}); {@link Sync#EXACT} by default.
+     */
+    public Sync sync() {
+        return sync;
+    }
+
     /** The longest delay a leaky-bucket rule gives a request before rejecting it instead; zero by default. */
     public Duration maxDelay() {
         return maxDelay;
@@ -362,6 +387,7 @@ public final class Rule {
         private @Nullable RuleResponse response;
         private Duration maxDelay = Duration.ZERO;
         private boolean lease;
+        private Sync sync = Sync.EXACT;
 
         private Builder(String id) {
             this.id = id;
@@ -536,10 +562,20 @@ public final class Rule {
         }
 
         /**
+         * How the rule's policies (default and tiers) are kept in step across nodes; {@link Sync#EXACT} by default.
+         * Checked by {@link #build()}: only window algorithms synchronise, and a rule that leases cannot.
+         */
+        public Builder sync(Sync mode) {
+            this.sync = Objects.requireNonNull(mode, "sync");
+            return this;
+        }
+
+        /**
          * The rule.
          *
          * @throws IllegalArgumentException when the fields do not combine: tiers without a tier key or default
-         *     policy, a cost above the smallest capacity, a lease of an algorithm that cannot lease
+         *     policy, a cost above the smallest capacity, a lease of an algorithm that cannot lease, a
+         *     synchronised rule whose algorithm cannot be or that leases
          */
         public Rule build() {
             return new Rule(this);

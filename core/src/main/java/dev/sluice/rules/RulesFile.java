@@ -13,6 +13,7 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
+import dev.sluice.annotation.Sync;
 import dev.sluice.rules.JsonTree.Node;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -41,7 +42,7 @@ public final class RulesFile {
     private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header");
     private static final List<String> RULE_FIELDS = List.of("id", "match", "key", "limits", "algorithm", "cost", "mode",
             "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay",
-            "lease");
+            "lease", "sync");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
     static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name");
@@ -236,6 +237,10 @@ public final class RulesFile {
         }
         if (fields.has("lease")) {
             rule.lease(bool(fields.required("lease")));
+        }
+        if (fields.has("sync")) {
+            rule.sync(Sync.valueOf(choice(fields.required("sync"), List.of("exact", "periodic"))
+                    .toUpperCase(Locale.ROOT)));
         }
         try {
             return rule.build();

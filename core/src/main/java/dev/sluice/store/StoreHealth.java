@@ -15,10 +15,13 @@ package dev.sluice.store;
  *     node dies); 0 without leasing
  * @param incompatibleMembersSeen the cluster members, each counted once, found since the store started unable to run
  *     the store's own code (a member without Sluice's jars, for one); 0 for a store with no cluster
+ * @param syncHitsWaiting permits this node admitted on synchronised keys that their owners have not yet counted
+ *     (lost if this node dies); 0 without synchronised rules
+ * @param syncLagNanos how long the oldest of those hits has waited, in nanoseconds; 0 with none
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
                           long shedLastMinute, long leasedGrants, long leasedPermitsHeld,
-                          long incompatibleMembersSeen) {
+                          long incompatibleMembersSeen, long syncHitsWaiting, long syncLagNanos) {
 
     /** The health of a store that decides on its own: a local store. */
     public static final StoreHealth LOCAL = new StoreHealth("local", 0, 0, 0, 0);
@@ -26,12 +29,21 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     /** Checks that no number is negative. */
     public StoreHealth {
         if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0
-                || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0) {
+                || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0 || syncHitsWaiting < 0
+                || syncLagNanos < 0) {
             throw new IllegalArgumentException("negative health figures: " + membersSeen + " members, "
                     + failedLastMinute + " failed, " + timedOutLastMinute + " timed out, " + shedLastMinute + " shed, "
                     + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held, "
-                    + incompatibleMembersSeen + " incompatible members seen");
+                    + incompatibleMembersSeen + " incompatible members seen, " + syncHitsWaiting
+                    + " sync hits waiting, " + syncLagNanos + " ns sync lag");
         }
+    }
+
+    /** The health of a store with no synchronised hits waiting. */
+    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
+                       long shedLastMinute, long leasedGrants, long leasedPermitsHeld, long incompatibleMembersSeen) {
+        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
+                incompatibleMembersSeen, 0, 0);
     }
 
     /** The health of a store that has found no incompatible member. */
@@ -55,6 +67,6 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     /** This health with the failure counts of a {@link FailurePolicyStore} in front of the store. */
     StoreHealth withFailures(long failed, long timedOut, long shed) {
         return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld,
-                incompatibleMembersSeen);
+                incompatibleMembersSeen, syncHitsWaiting, syncLagNanos);
     }
 }

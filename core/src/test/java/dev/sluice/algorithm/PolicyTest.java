@@ -39,4 +39,35 @@ class PolicyTest {
         assertThat(Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_SECOND, Limit.of(3, Duration.ofMinutes(1))).capacity())
                 .isEqualTo(3);
     }
+
+    @Test
+    void synchronised_windowAlgorithm_isSyncedNotLeasedAndEqualOnlyToSynced() {
+        Policy plain = Policy.of(Algorithm.SLIDING_WINDOW_COUNTER, TEN_PER_SECOND);
+        Policy synced = plain.synchronised();
+
+        assertThat(synced.synced()).isTrue();
+        assertThat(synced.leased()).isFalse();
+        assertThat(synced.synchronised()).isSameAs(synced);
+        assertThat(synced).isNotEqualTo(plain).isEqualTo(plain.synchronised());
+        assertThat(synced.hashCode()).isEqualTo(plain.synchronised().hashCode());
+        assertThat(synced.toString()).endsWith(" synced]");
+    }
+
+    @Test
+    void synchronised_tokenBucket_throwsSayingWhy() {
+        assertThatThrownBy(() -> Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_SECOND).synchronised())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the token_bucket cannot be synchronised (the owner merges hits by counting past"
+                        + " requests, which only the window algorithms can)");
+    }
+
+    @Test
+    void synchronisedAndLeasing_eitherOrder_throws() {
+        Policy window = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_SECOND);
+
+        assertThatThrownBy(() -> window.leasing().synchronised()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a leased policy cannot also be synchronised: choose one");
+        assertThatThrownBy(() -> window.synchronised().leasing()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a synchronised policy cannot also be leased: choose one");
+    }
 }

@@ -15,7 +15,7 @@ class MicrometerDecisionMetricsTest {
     @Test
     void watch_closed_removesItsGaugesOnce() {
         DecisionMetrics.Watch watch = metrics.watch(() -> health(3));
-        assertThat(storeGauges()).hasSize(7);
+        assertThat(storeGauges()).hasSize(9);
 
         watch.close();
         watch.close();
@@ -30,7 +30,7 @@ class MicrometerDecisionMetricsTest {
 
         earlier.close();
 
-        assertThat(storeGauges()).hasSize(7);
+        assertThat(storeGauges()).hasSize(9);
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".failed").tag("mode", "test").gauge().value())
                 .isEqualTo(2);
         later.close();
@@ -48,6 +48,20 @@ class MicrometerDecisionMetricsTest {
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".lease.held").tag("mode", "leasing").gauge()
                 .value()).isEqualTo(12);
         watch.close();
+    }
+
+    @Test
+    void watch_storeWithSynchronisedHitsWaiting_publishesThemAndTheLag() {
+        StoreHealth[] now = {new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0)};
+        DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
+        now[0] = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 42, 30_000_000);
+
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".sync.waiting").tag("mode", "cluster").gauge()
+                .value()).isEqualTo(42);
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".sync.lag").tag("mode", "cluster").gauge()
+                .value()).isEqualTo(0.03);
+        watch.close();
+        assertThat(storeGauges()).isEmpty();
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.annotation.RateLimitExempt;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.annotation.Sync;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -103,6 +104,22 @@ class AnnotationRulesTest {
         @RateLimited(id = "logged", permits = 1000, period = "1s", algorithm = Algorithm.SLIDING_WINDOW_LOG,
                 lease = true)
         public void logged() {
+        }
+    }
+
+    public static class Synced {
+        @RateLimited(id = "cold", permits = 100, period = "1s", key = "header:X-Api-Key",
+                algorithm = Algorithm.SLIDING_WINDOW_COUNTER, sync = Sync.PERIODIC)
+        public void cold() {
+        }
+
+        @RateLimited(id = "bucket", permits = 100, period = "1s", sync = Sync.PERIODIC)
+        public void bucket() {
+        }
+
+        @RateLimited(id = "both", permits = 100, period = "1s", algorithm = Algorithm.FIXED_WINDOW, lease = true,
+                sync = Sync.PERIODIC)
+        public void both() {
         }
     }
 
@@ -234,6 +251,31 @@ class AnnotationRulesTest {
                 .hasMessage("@RateLimited(id = \"logged\") on " + Leased.class.getName() + "#logged: lease: expected"
                         + " false, as the sliding window log cannot lease (it records the instant of each grant; the"
                         + " stepped sliding window can), got true");
+    }
+
+    @Test
+    void forMethod_syncPeriodic_synchronisesTheRulesPolicy() throws Exception {
+        Rule rule = AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("cold")).get(0);
+        assertThat(rule.sync()).isEqualTo(Sync.PERIODIC);
+        assertThat(rule.policy().orElseThrow().synced()).isTrue();
+        assertThat(rule.policy().orElseThrow().leased()).isFalse();
+    }
+
+    @Test
+    void forMethod_syncOfAnAlgorithmThatCannotMerge_namesTheMethodAndWhy() throws Exception {
+        assertThatThrownBy(() -> AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("bucket")))
+                .isInstanceOf(RulesException.class)
+                .hasMessage("@RateLimited(id = \"bucket\") on " + Synced.class.getName() + "#bucket: sync: expected"
+                        + " \"exact\", as the token_bucket cannot be synchronised (the owner merges hits by counting"
+                        + " past requests, which only the window algorithms can), got \"periodic\"");
+    }
+
+    @Test
+    void forMethod_syncAndLease_namesTheMethodAndBoth() throws Exception {
+        assertThatThrownBy(() -> AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("both")))
+                .isInstanceOf(RulesException.class)
+                .hasMessage("@RateLimited(id = \"both\") on " + Synced.class.getName() + "#both: sync: expected"
+                        + " \"exact\", as a leased policy cannot also be synchronised: choose one, got \"periodic\"");
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.annotation.RateLimitExempt;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.annotation.Sync;
 import dev.sluice.internal.DurationText;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -107,6 +108,29 @@ class RulesFileTest {
         assertThat(orders.policy().orElseThrow().limits().get(0).period()).isEqualTo(Duration.ofMinutes(1));
         assertThat(file.rules().get(3).maxDelay()).isEqualTo(Duration.ofMillis(500));
         assertThat(file.rules().get(4).paths()).isEmpty();
+    }
+
+    @Test
+    void parse_syncPeriodic_synchronisesEveryPolicyAndExactStaysTheDefault() {
+        RulesFile file = RulesFile.parse("sync.json", """
+                {"rules": [
+                  {"id": "cold", "match": {"paths": ["/**"]}, "key": {"type": "header", "name": "X-Api-Key"},
+                   "algorithm": "sliding_window_counter", "limits": [{"permits": 100, "period": "1s"}],
+                   "tiers": {"key": {"type": "header", "name": "X-Plan"},
+                             "levels": {"gold": [{"permits": 1000, "period": "1s"}]}},
+                   "sync": "periodic"},
+                  {"id": "plain", "match": {"paths": ["/**"]}, "limits": [{"permits": 1, "period": "1s"}],
+                   "sync": "exact"},
+                  {"id": "unsaid", "match": {"paths": ["/**"]}, "limits": [{"permits": 1, "period": "1s"}]}
+                ]}""");
+
+        Rule cold = file.rules().get(0);
+        assertThat(cold.sync()).isEqualTo(Sync.PERIODIC);
+        assertThat(cold.policy().orElseThrow().synced()).isTrue();
+        assertThat(cold.tiers().get("gold").synced()).isTrue();
+        assertThat(file.rules().get(1).sync()).isEqualTo(Sync.EXACT);
+        assertThat(file.rules().get(1).policy().orElseThrow().synced()).isFalse();
+        assertThat(file.rules().get(2).sync()).isEqualTo(Sync.EXACT);
     }
 
     /** The annotated resource of the README (Rules, Annotations), without its JAX-RS annotations. */

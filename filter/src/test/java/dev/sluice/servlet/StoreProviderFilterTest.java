@@ -133,7 +133,7 @@ class StoreProviderFilterTest {
                         + " rejection-cache, namespace, metrics, hazelcast-config, hazelcast-cluster-name,"
                         + " hazelcast-members, hazelcast-port, hazelcast-interface, hazelcast-incompatible-members,"
                         + " hazelcast-batching, hazelcast-leasing, hazelcast-lease-lifetime, hazelcast-max-slice,"
-                        + " hazelcast-hot-key-rate");
+                        + " hazelcast-hot-key-rate, hazelcast-sync-interval");
     }
 
     @Test

@@ -14,6 +14,7 @@ import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
 import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
 import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
+import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
@@ -91,13 +92,14 @@ public final class HazelcastCounterStore implements CounterStore {
         this.connection = connection;
         this.mapConfigured = mapConfigured;
         this.wireVersion = new ClusterWireVersion(instance).following();
+        TimeSource time = MemberClock.given(instance).orElseGet(TimeSource::system);
         this.processors = new ProcessorDecider(instance, options.mapName(), wireVersion::current,
                 options.batching() ? Optional.of(new ProcessorDecider.Batching(options.maxBatch(),
                         options.memberBatching())) : Optional.empty(),
-                options.leasing() ? Optional.of(new ProcessorDecider.Leasing(
-                        MemberClock.given(instance).orElseGet(TimeSource::system), options.leaseLifetime(),
+                options.leasing() ? Optional.of(new ProcessorDecider.Leasing(time, options.leaseLifetime(),
                         options.hotKeyRate(), options.maxSlice(), StoreOptions.DEFAULT_MAX_LEASED_KEYS))
-                        : Optional.empty());
+                        : Optional.empty(),
+                new ProcessorDecider.Syncing(time, options.syncInterval(), StoreOptions.DEFAULT_MAX_SYNCED_KEYS));
         this.decider = processors;
         this.membership = new MembershipWatch(instance, this::membersChanged);
     }
@@ -350,7 +352,8 @@ public final class HazelcastCounterStore implements CounterStore {
                 : connection + " refused: incompatible members";
         Optional<Slices> slices = processors.slices();
         return new StoreHealth(mode, members, 0, 0, 0, slices.map(Slices::grantedFromSlices).orElse(0L),
-                slices.map(Slices::heldPermits).orElse(0L), membership.incompatibleSeen());
+                slices.map(Slices::heldPermits).orElse(0L), membership.incompatibleSeen(),
+                processors.syncs().hitsWaiting(), processors.syncs().lagNanos());
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
@@ -371,6 +374,19 @@ public final class HazelcastCounterStore implements CounterStore {
     /** This node's slices, when leasing is on. */
     Optional<Slices> leases() {
         return processors.slices();
+    }
+
+    /**
+     * The longest a synchronisation message of this node has taken to be answered since the store started: the round
+     * trip {@code d} in the synchronised mode's bound ({@code docs/design/synchronised.md}).
+     */
+    public Duration longestSyncRoundTrip() {
+        return Duration.ofNanos(processors.syncs().longestRoundTripNanos());
+    }
+
+    /** This node's views of synchronised keys. */
+    SyncedKeys syncs() {
+        return processors.syncs();
     }
 
     /** The newest wire format version every member reads, as last found. */

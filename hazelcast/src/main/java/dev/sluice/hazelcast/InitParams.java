@@ -35,10 +35,11 @@ final class InitParams {
     static final String LEASE_LIFETIME = "hazelcast-lease-lifetime";
     static final String MAX_SLICE = "hazelcast-max-slice";
     static final String HOT_KEY_RATE = "hazelcast-hot-key-rate";
+    static final String SYNC_INTERVAL = "hazelcast-sync-interval";
 
     /** The init-params of the store, which both providers take. */
     private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, MEMBER_BATCHING, LEASING,
-            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE);
+            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL);
 
     /**
      * Every init-param the providers read: a client reads {@link #PORT} and {@link #INTERFACE} too, to refuse them
@@ -97,7 +98,7 @@ final class InitParams {
      * The counters map of the context's namespace (one map per application sharing the cluster), and
      * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, {@link #BATCHING} and
      * {@link #LEASING}: {@code true} or {@code false}, and the leases' {@link #LEASE_LIFETIME}, {@link #MAX_SLICE}
-     * and {@link #HOT_KEY_RATE}.
+     * and {@link #HOT_KEY_RATE}, and the synchronised keys' {@link #SYNC_INTERVAL}.
      */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
@@ -115,6 +116,8 @@ final class InitParams {
                 "a number of permits from 2 to 1000000");
         context.setting(HOT_KEY_RATE, value -> options.hotKeyRate(Integer.parseInt(value.trim())),
                 "a number of permits per second, at least 1");
+        context.setting(SYNC_INTERVAL, value -> options.syncInterval(DurationText.parse(value.trim())
+                .orElseThrow()), "a duration from 1ms to " + StoreOptions.MAX_SYNC_INTERVAL.toMillis() + "ms");
         return options.build();
     }
 

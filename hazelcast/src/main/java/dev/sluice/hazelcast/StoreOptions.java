@@ -36,6 +36,12 @@ public final class StoreOptions {
     /** The largest slice a node asks for unless set: 64 permits. */
     public static final int DEFAULT_MAX_SLICE = 64;
 
+    /** How often a node sends the hits it admitted on synchronised keys to their owners, unless set: 20 ms. */
+    public static final Duration DEFAULT_SYNC_INTERVAL = Duration.ofMillis(20);
+
+    /** The longest sync interval: the bound on a synchronised rule's over-admission grows with it. */
+    public static final Duration MAX_SYNC_INTERVAL = Duration.ofSeconds(1);
+
     /** The rate (permits per second, on one node) above which a key is hot and leased, unless set: 1,000. */
     public static final int DEFAULT_HOT_KEY_RATE = 1_000;
 
@@ -44,6 +50,8 @@ public final class StoreOptions {
 
     /** The most keys one node follows for leasing at once. */
     static final int DEFAULT_MAX_LEASED_KEYS = 10_000;
+    /** The most synchronised keys one node keeps a view of; other keys are decided on their owners. */
+    static final int DEFAULT_MAX_SYNCED_KEYS = 100_000;
 
     /** Hazelcast's bound on synchronous plus asynchronous backups. */
     private static final int MAX_BACKUP_COUNT = MapConfig.MAX_BACKUP_COUNT;
@@ -75,6 +83,7 @@ public final class StoreOptions {
     private final Duration leaseLifetime;
     private final int maxSlice;
     private final int hotKeyRate;
+    private final Duration syncInterval;
 
     private StoreOptions(Builder builder) {
         this.mapName = builder.mapName;
@@ -88,6 +97,7 @@ public final class StoreOptions {
         this.leaseLifetime = builder.leaseLifetime;
         this.maxSlice = builder.maxSlice;
         this.hotKeyRate = builder.hotKeyRate;
+        this.syncInterval = builder.syncInterval;
     }
 
     /** The map {@value #DEFAULT_MAP_NAME}, with the default backups and bound. */
@@ -163,6 +173,15 @@ public final class StoreOptions {
         return hotKeyRate;
     }
 
+    /**
+     * How often this node sends the hits it admitted on synchronised keys ({@link
+     * dev.sluice.algorithm.Policy#synced()}) to their owners, one message per member; a node's view of a key older
+     * than two intervals is not used. See {@code docs/design/synchronised.md} for the bound.
+     */
+    public Duration syncInterval() {
+        return syncInterval;
+    }
+
     /** The map the compare-and-set mode counts in: apart from the processors' map, whose values it cannot read. */
     String compareAndSetMapName() {
         return "cas-" + mapName;
@@ -191,7 +210,8 @@ public final class StoreOptions {
         return "StoreOptions[mapName=" + mapName + ", backupCount=" + backupCount + ", maxKeysPerMember="
                 + maxKeysPerMember + ", onIncompatibleMembers=" + onIncompatibleMembers + ", batching=" + batching
                 + ", maxBatch=" + maxBatch + ", memberBatching=" + memberBatching + ", leasing=" + leasing
-                + ", leaseLifetime=" + leaseLifetime + ", maxSlice=" + maxSlice + ", hotKeyRate=" + hotKeyRate + "]";
+                + ", leaseLifetime=" + leaseLifetime + ", maxSlice=" + maxSlice + ", hotKeyRate=" + hotKeyRate
+                + ", syncInterval=" + syncInterval + "]";
     }
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
@@ -207,6 +227,7 @@ public final class StoreOptions {
         private Duration leaseLifetime = DEFAULT_LEASE_LIFETIME;
         private int maxSlice = DEFAULT_MAX_SLICE;
         private int hotKeyRate = DEFAULT_HOT_KEY_RATE;
+        private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
 
         private Builder() {
         }
@@ -246,6 +267,16 @@ public final class StoreOptions {
                 throw new IllegalArgumentException("hotKeyRate must be at least 1, got " + permitsPerSecond);
             }
             this.hotKeyRate = permitsPerSecond;
+            return this;
+        }
+
+        /** How often synchronised keys' hits go to their owners, 1 ms to 1 s; default 20 ms. */
+        public Builder syncInterval(Duration interval) {
+            if (interval.compareTo(Duration.ofMillis(1)) < 0 || interval.compareTo(MAX_SYNC_INTERVAL) > 0) {
+                throw new IllegalArgumentException("syncInterval must be from 1ms to " + MAX_SYNC_INTERVAL.toMillis()
+                        + "ms, got " + interval);
+            }
+            this.syncInterval = interval;
             return this;
         }
 

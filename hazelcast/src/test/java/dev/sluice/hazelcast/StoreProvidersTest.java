@@ -110,6 +110,20 @@ class StoreProvidersTest {
     }
 
     @Test
+    void syncInterval_setAndDefault_areTheStoresInterval() {
+        assertThat(InitParams.client(context(Map.of("hazelcast-sync-interval", "50ms"))).store().syncInterval())
+                .isEqualTo(Duration.ofMillis(50));
+        assertThat(InitParams.member(context(Map.of())).store().syncInterval()).isEqualTo(Duration.ofMillis(20));
+    }
+
+    @Test
+    void syncIntervalOutOfRange_namesTheInitParamAndTheRange() {
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-sync-interval", "2s"))))
+                .hasMessage("init-param 'hazelcast-sync-interval': expected a duration from 1ms to 1000ms, got '2s'")
+                .cause().hasMessage("syncInterval must be from 1ms to 1000ms, got PT2S");
+    }
+
+    @Test
     void leaseTuningInitParamsOutOfRange_nameTheInitParamAndTheRange() {
         assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-lease-lifetime", "1s"))))
                 .hasMessage("init-param 'hazelcast-lease-lifetime': expected a duration from 1ms to 50ms, got '1s'")

@@ -66,7 +66,7 @@ class UndoWireVersionProcessesTest {
 
             cluster.kill(0);
             ClusterSupport.await(() -> client.clusterWireVersion() >= WireFormat.UNDOS, Duration.ofSeconds(60),
-                    "the client to find every member reading version 4");
+                    "the client to find every member reading version 4 or later");
 
             assertThat(bucketAfterFourth(client, "/new")).as("taken back").isEqualTo(1);
         }

@@ -24,6 +24,9 @@ import dev.sluice.hazelcast.internal.wire.PeekProcessor;
 import dev.sluice.hazelcast.internal.wire.RecordProcessor;
 import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
+import dev.sluice.hazelcast.internal.wire.SyncProcessor;
+import dev.sluice.hazelcast.internal.wire.SyncResult;
+import dev.sluice.hazelcast.internal.wire.SyncTask;
 import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
 import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
@@ -143,6 +146,25 @@ class WireFormatTest {
             + " 00000001 62 00000001" // "b", one request:
             + " 00000000 0000000000000001 0000000000000000"; // the first policy, cost 1, no delay
 
+    private static final String SYNC_PROCESSOR_V6 = HEADER + "00000014 06" + SECOND_POLICY
+            + " 0000000000000000" // no request decided: cost 0
+            + " 01 00000002" // two hits:
+            + " 0000000000000001 1886725211bd4600" // cost 1 at 1,767,225,600.6 s on the owner
+            + " 0000000000000003 1886725211bd4600"; // cost 3, the same instant
+    private static final String SYNC_RESULT_V6 = HEADER + "00000015 06"
+            + " 01" // merged
+            + " 01 0000000000000001 0000000000000000" // allowed, limit 1, remaining 0
+            + " 0000000000000000 0000000017d78400" // no retry, next permit in 400 ms
+            + " 0000000017d78400 0000000000000000" // reset after 400 ms, no delay
+            + " 00000006 7365636f6e64" // "second"
+            + " 1886725211bd4600" // the owner's time: 1,767,225,600.6 s
+            + " 00000001 00000002 18867251edfa0000 0000000000000001"; // one limit: window at 1,767,225,600 s, count 1
+    private static final String SYNC_TASK_V6 = HEADER + "00000016 06"
+            + " 0000000f 736c756963652d636f756e74657273" // "sluice-counters"
+            + " 00000001 00000001 6b" // one key: "k"
+            + " fffffffe 01 0017276f 00000014 06" + SECOND_POLICY // its processor,
+            + " 0000000000000001 00"; // deciding a request of cost 1, no hits
+
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
     @AfterAll
@@ -181,7 +203,14 @@ class WireFormatTest {
                 Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V4),
                 Arguments.of(new MemberBatchTask("counters", List.of("a", "b"), List.of(
                         List.of(request(policy, 2, 1_500_000_000L), request(second, 1, 0)),
-                        List.of(request(policy, 1, 0)))), MEMBER_BATCH_TASK_V5));
+                        List.of(request(policy, 1, 0)))), MEMBER_BATCH_TASK_V5),
+                Arguments.of(new SyncProcessor(second, 0, new long[] {1, 3},
+                        new long[] {1_767_225_600_600_000_000L, 1_767_225_600_600_000_000L}), SYNC_PROCESSOR_V6),
+                Arguments.of(new SyncResult(new Decision(true, 1, 0, 0, 400_000_000L, 400_000_000L, 0, "second",
+                        false), new long[][] {{1_767_225_600_000_000_000L, 1}}, 1_767_225_600_600_000_000L),
+                        SYNC_RESULT_V6),
+                Arguments.of(new SyncTask("sluice-counters", List.of("k"), List.of(new SyncProcessor(second, 1,
+                        new long[0], new long[0]))), SYNC_TASK_V6));
     }
 
     private static Batcher.Request request(Policy policy, long cost, long maxDelayNanos) {
@@ -246,6 +275,17 @@ class WireFormatTest {
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version3)))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("wire format version 3: version 4 added it");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {SYNC_PROCESSOR_V6, SYNC_RESULT_V6, SYNC_TASK_V6})
+    void toObject_syncTypeInVersion5_isRefused(String hex) {
+        byte[] version5 = bytes(hex);
+        version5[VERSION_OFFSET] = 5;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version5)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 5: version 6 added it");
     }
 
     @Test

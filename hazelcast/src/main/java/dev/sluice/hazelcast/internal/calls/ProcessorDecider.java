@@ -8,6 +8,8 @@ import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.sync.SyncOwners;
+import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
@@ -42,15 +44,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decisions made by the members' entry processors, and the one place that sends them. A decision takes the first of
- * these routes that applies: a leased slice of the key on this node ({@link Slices}); when batching is on, a same-key
- * batch, or with member batching on and a key another member owns, a batch to that member ({@link MemberBatchTask}:
- * one message for every key it owns, while another is in flight to it); else one processor call. Leasing and batching
- * are used only while every member reads their wire format version ({@code wireVersion}); peek, record, reserve and
- * reset are one call each.
+ * these routes that applies: this node's view of a synchronised key ({@link SyncedKeys}); a leased slice of the key
+ * on this node ({@link Slices}); when batching is on, a same-key batch, or with member batching on and a key another
+ * member owns, a batch to that member ({@link MemberBatchTask}: one message for every key it owns, while another is
+ * in flight to it); else one processor call. The synchronised mode, leasing and batching are used only while every
+ * member reads their wire format version ({@code wireVersion}); peek, record, reserve and reset are one call each.
  *
  * <p>Asynchronous answers complete on the Hazelcast thread that receives them; calls that follow a completed one
  * start on {@link Batcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
- * {@code docs/design/batching.md}.
+ * {@code docs/design/batching.md}, {@code docs/design/synchronised.md}.
  */
 public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
@@ -72,6 +74,8 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     private final Optional<Batcher<String>> sameKey;
     private final Optional<Batcher<Member>> perMember;
     private final Optional<Slices> slices;
+    /** The synchronised keys' views; its flusher starts with the first view. */
+    private final SyncedKeys syncs;
     /** Calls that carried more than one decision. */
     private final LongAdder batchesSent = new LongAdder();
     /** Member batches that carried decisions on more than one key. */
@@ -85,13 +89,17 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     public record Leasing(TimeSource time, Duration lifetime, double hotKeyRate, long maxSlice, int maxKeys) {
     }
 
+    /** The synchronised mode's settings; see {@link SyncedKeys#SyncedKeys}. */
+    public record Syncing(TimeSource time, Duration interval, int maxKeys) {
+    }
+
     /**
      * @param wireVersion the newest wire format version every member reads, as last found
      * @param batching empty turns batching off
      * @param leasing empty turns leasing off
      */
     public ProcessorDecider(HazelcastInstance instance, String mapName, IntSupplier wireVersion,
-                            Optional<Batching> batching, Optional<Leasing> leasing) {
+                            Optional<Batching> batching, Optional<Leasing> leasing, Syncing syncing) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.mapName = mapName;
@@ -102,10 +110,16 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
                         MESSAGES_IN_FLIGHT_PER_MEMBER));
         this.slices = leasing.map(given -> new Slices(this, given.time(), given.lifetime(), given.hotKeyRate(),
                 given.maxSlice(), given.maxKeys()).sweeping());
+        this.syncs = new SyncedKeys(new SyncOwners(instance, mapName,
+                (key, processor) -> calls().submit(key, processor)), syncing.time(),
+                syncing.interval(), syncing.maxKeys());
     }
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (syncs(policy)) {
+            return await(syncs.decide(key, policy, cost));
+        }
         if (leases(policy)) {
             SliceAnswer answer = slices.orElseThrow().grant(key, policy, cost);
             if (!(answer instanceof SliceAnswer.ToOwner)) {
@@ -124,6 +138,9 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (syncs(policy)) {
+            return syncs.decide(key, policy, cost);
+        }
         return leases(policy) ? follow(slices.orElseThrow().grant(key, policy, cost), key, policy, cost, maxDelayNanos)
                 : unleased(key, policy, cost, maxDelayNanos);
     }
@@ -154,6 +171,11 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     /** Leasing is on, the policy asks for it, and every member reads slices. Leasing algorithms do not queue. */
     private boolean leases(Policy policy) {
         return slices.isPresent() && policy.leased() && wireVersion.getAsInt() >= WireFormat.LEASES;
+    }
+
+    /** The policy asks to be synchronised and every member reads the synchronised mode's types. */
+    private boolean syncs(Policy policy) {
+        return policy.synced() && wireVersion.getAsInt() >= WireFormat.SYNCS;
     }
 
     private boolean batches() {
@@ -287,7 +309,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      */
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (policy.leased() || cost == 0 || wireVersion.getAsInt() < WireFormat.UNDOS) {
+        if (policy.leased() || policy.synced() || cost == 0 || wireVersion.getAsInt() < WireFormat.UNDOS) {
             return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
         }
         return calls().submit(key, new CountProcessor(policy, cost, maxDelayNanos)).thenApply(answer ->
@@ -388,11 +410,22 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return slices;
     }
 
-    /** Gives this node's unused window slices back to their owners (waiting a few seconds at most), if it can. */
+    /** This node's synchronised keys. */
+    public SyncedKeys syncs() {
+        return syncs;
+    }
+
+    /**
+     * Gives this node's unused window slices back to their owners and sends the synchronised keys' waiting hits
+     * (waiting a few seconds at most), if it can.
+     */
     @Override
     public void close() {
         if (instance.getLifecycleService().isRunning()) {
             slices.ifPresent(Slices::close);
+            syncs.close();
+        } else {
+            syncs.stop();
         }
     }
 }

@@ -35,6 +35,9 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int COUNT_PROCESSOR = 15;
     public static final int UNDO_PROCESSOR = 16;
     public static final int MEMBER_BATCH_TASK = 17;
+    public static final int SYNC_PROCESSOR = 20;
+    public static final int SYNC_RESULT = 21;
+    public static final int SYNC_TASK = 22;
 
     @Override
     public int getFactoryId() {
@@ -59,6 +62,9 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case SLICE_RESULT -> new SliceResult();
             case GIVE_BACK_PROCESSOR -> new GiveBackProcessor();
             case COUNT_PROCESSOR -> new CountProcessor();
+            case SYNC_PROCESSOR -> new SyncProcessor();
+            case SYNC_RESULT -> new SyncResult();
+            case SYNC_TASK -> new SyncTask();
             case UNDO_PROCESSOR -> new UndoProcessor();
             case MEMBER_BATCH_TASK -> new MemberBatchTask();
             default -> null;

@@ -33,7 +33,7 @@ public final class WireFormat {
     /** The oldest format version this release reads. */
     public static final int OLDEST_READ = 1;
     /** The newest format version this release knows. */
-    public static final int NEWEST_KNOWN = 5;
+    public static final int NEWEST_KNOWN = 6;
     /** The version of the batch types. */
     public static final int BATCHES = 2;
     /** The version of the leased slices' types. */
@@ -42,6 +42,8 @@ public final class WireFormat {
     public static final int UNDOS = 4;
     /** The version of the batches that carry many keys to the member that owns them. */
     public static final int MEMBER_BATCHES = 5;
+    /** The version of the synchronised keys' types. */
+    public static final int SYNCS = 6;
     /**
      * The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less.
      */
