@@ -35,17 +35,17 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Distributed token-bucket decisions on a two-member cluster, on the same members and keys: Sluice's entry processor
- * with same-key batching (the default), without, and with member batches too ({@code sluiceMemberBatched}), Bucket4j's
- * entry-processor proxy manager plain and with {@code Optimizations.batching()}, each one's compare-and-set mode for
- * members without its classes (Sluice's
- * {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy manager), and the floor: a bare processor that
- * increments a {@code Long} ({@link IncrementProcessor}). Beside them, for one hot key: Sluice with leased slices
- * ({@code sluiceLeased}, {@link StoreOptions#leasing}) against Bucket4j's {@code Optimizations.delaying()} with as
- * many unsynchronized tokens as Sluice's largest slice ({@code bucket4jDelaying}), and the local store
- * ({@code local}), whose p50 a decision from a slice is held against; and Sluice behind the servlet filter's default
- * {@link RejectionCachingStore} ({@code sluiceRejectionCache}). Calls go through the member in the benchmark's JVM, so
- * about half go to the other member over loopback; that member is in this JVM or, with {@code topology=two-jvms}, in a
- * process of its own.
+ * with same-key batching (the default), without, and with member batches too ({@code sluiceMemberBatched}), the
+ * synchronised mode ({@code sluiceSynced}, a sliding window counter of the same rate, decided from this node's view),
+ * Bucket4j's entry-processor proxy manager plain and with {@code Optimizations.batching()}, each one's compare-and-set
+ * mode for members without its classes (Sluice's {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy
+ * manager), and the floor: a bare processor that increments a {@code Long} ({@link IncrementProcessor}). Beside them,
+ * for one hot key: Sluice with leased slices ({@code sluiceLeased}, {@link StoreOptions#leasing}) against Bucket4j's
+ * {@code Optimizations.delaying()} with as many unsynchronized tokens as Sluice's largest slice ({@code
+ * bucket4jDelaying}), and the local store ({@code local}), whose p50 a decision from a slice is held against; and
+ * Sluice behind the servlet filter's default {@link RejectionCachingStore} ({@code sluiceRejectionCache}). Calls go
+ * through the member in the benchmark's JVM, so about half go to the other member over loopback; that member is in this
+ * JVM or, with {@code topology=two-jvms}, in a process of its own.
  *
  * <p>Workloads: {@code 10k-keys}, 10,000 keys of 1,000 per second walked by every thread; {@code hot-grants}, one key
  * whose limit never runs out, so every call is a grant (a state write and a backup); {@code hot-exceeded}, one key of
@@ -82,6 +82,9 @@ public class ClusterDecisionBenchmark {
     private HazelcastCounterStore sluice;
     private HazelcastCounterStore sluiceUnbatched;
     private HazelcastCounterStore sluiceMemberBatched;
+    private HazelcastCounterStore sluiceSynced;
+    /** The synchronised mode's: a sliding window counter of the same rate (the buckets cannot be synchronised). */
+    private Policy syncedPolicy;
     private HazelcastCounterStore sluiceLeased;
     /** As the servlet filter composes a provider's store: its rejections repeated until their retry-after. */
     private RejectionCachingStore sluiceRejectionCache;
@@ -109,12 +112,14 @@ public class ClusterDecisionBenchmark {
                 .batching(false).build());
         sluiceMemberBatched = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder()
                 .mapName("member-batched").memberBatching(true).build());
+        sluiceSynced = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("synced").build());
         sluiceRejectionCache = new RejectionCachingStore(HazelcastCounterStore.using(cluster.local(),
                 StoreOptions.builder().mapName("rejection-cache").build()), TimeSource.system(),
                 RejectionCachingStore.DEFAULT_MAX_ENTRIES);
         floor = cluster.local().getMap(BenchmarkCluster.FLOOR_MAP);
         policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permits, period));
         leasedPolicy = policy.leasing();
+        syncedPolicy = Policy.of(Algorithm.SLIDING_WINDOW_COUNTER, Limit.of(permits, period)).synchronised();
         sluiceLeased = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("leased")
                 .leasing(true).maxSlice(maxSlice).build());
         local = new LocalCounterStore();
@@ -136,6 +141,7 @@ public class ClusterDecisionBenchmark {
         sluice.close();
         sluiceUnbatched.close();
         sluiceMemberBatched.close();
+        sluiceSynced.close();
         sluiceLeased.close();
         sluiceRejectionCache.close();
         local.close();
@@ -155,6 +161,11 @@ public class ClusterDecisionBenchmark {
     @Benchmark
     public boolean sluiceMemberBatched(Keys.Cursor cursor) {
         return sluiceMemberBatched.apply(keys[cursor.next(keys.length)], policy, 1, 0).allowed();
+    }
+
+    @Benchmark
+    public boolean sluiceSynced(Keys.Cursor cursor) {
+        return sluiceSynced.apply(keys[cursor.next(keys.length)], syncedPolicy, 1, 0).allowed();
     }
 
     @Benchmark

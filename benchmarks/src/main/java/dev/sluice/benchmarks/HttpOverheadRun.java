@@ -54,7 +54,8 @@ public final class HttpOverheadRun {
     private static final Map<String, String> TITLES = Map.of("none", "no filter", "noop", "a filter doing nothing",
             "local", "filter, local store", "hazelcast", "filter, 2-member Hazelcast", "hazelcast-leased",
             "filter, 2-member Hazelcast, leased", "hazelcast-member-batched",
-            "filter, 2-member Hazelcast, member batches");
+            "filter, 2-member Hazelcast, member batches", "hazelcast-synced",
+            "filter, 2-member Hazelcast, synchronised");
 
     /**
      * For the JVMs with a Hazelcast member: the access to JDK internals Hazelcast asks for at start, and no Hazelcast

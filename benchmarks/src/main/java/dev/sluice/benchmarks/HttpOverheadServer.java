@@ -20,18 +20,19 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * The servlet filter's cost over HTTP: Jetty 12 serving a two-byte answer at {@code /api/*}, with no filter ({@code
- * none}), behind a filter that only passes the request on ({@code noop}: Jetty's own cost of a filter), or behind
- * Sluice with one per-client-IP token bucket (never exhausted) counted in the local store ({@code local}) or in an
- * embedded Hazelcast member ({@code hazelcast}; {@code hazelcast-leased}: the rule leased, the store leasing, README
- * Leasing; {@code hazelcast-member-batched}: the store batching per member), which joins the member at {@code
- * MEMBER_PORT} when given (a process of its own, {@link BenchmarkCluster#main}) and starts serving once the two see
- * each other. The client is named by {@code X-Forwarded-For} from the trusted proxy 127.0.0.1, so one load generator
- * can be many clients ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
+ * The servlet filter's cost over HTTP: Jetty 12 serving a two-byte answer at {@code /api/*}, with no filter
+ * ({@code none}), behind a filter that only passes the request on ({@code noop}: Jetty's own cost of a filter), or
+ * behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store ({@code local}) or in
+ * an embedded Hazelcast member ({@code hazelcast}; {@code hazelcast-leased}: the rule leased, the store leasing,
+ * README Leasing; {@code hazelcast-member-batched}: the store batching per member; {@code hazelcast-synced}: the rule
+ * synchronised), which joins the member at {@code MEMBER_PORT} when given (a process of its own,
+ * {@link BenchmarkCluster#main}) and starts serving once the two see each other. The client is named by
+ * {@code X-Forwarded-For} from the trusted proxy 127.0.0.1, so one load generator can be many clients
+ * ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer
- * none|noop|local|hazelcast|hazelcast-leased|hazelcast-member-batched PORT [MEMBER_PORT]}; prints {@value #READY} and
- * the address once serving; stops when killed.
+ * none|noop|local|hazelcast|hazelcast-leased|hazelcast-member-batched|hazelcast-synced PORT [MEMBER_PORT]}; prints
+ * {@value #READY} and the address once serving; stops when killed.
  */
 public final class HttpOverheadServer {
 
@@ -45,6 +46,10 @@ public final class HttpOverheadServer {
     /** {@link #RULES} with the rule leased. */
     static final String LEASED_RULES = changed(RULES, RULES.replace("\"key\": {\"type\": \"ip\"},",
             "\"key\": {\"type\": \"ip\"}, \"lease\": true,"));
+
+    /** {@link #RULES} synchronised: a sliding window counter of the same rate (the buckets cannot be synchronised). */
+    static final String SYNCED_RULES = changed(RULES, RULES.replace("\"key\": {\"type\": \"ip\"},",
+            "\"key\": {\"type\": \"ip\"}, \"algorithm\": \"sliding_window_counter\", \"sync\": \"periodic\","));
 
     /** The name of the Hazelcast cluster of the {@code hazelcast} server and the member it joins. */
     static final String CLUSTER_NAME = "sluice-http-bench";
@@ -89,7 +94,7 @@ public final class HttpOverheadServer {
         } else if (!mode.equals("none")) {
             boolean leased = mode.equals("hazelcast-leased");
             Path rules = Files.writeString(Files.createTempFile("sluice-http-bench", ".json"),
-                    leased ? LEASED_RULES : RULES);
+                    leased ? LEASED_RULES : mode.equals("hazelcast-synced") ? SYNCED_RULES : RULES);
             rules.toFile().deleteOnExit();
             FilterSettings.Builder settings = FilterSettings.builder().rules("file:" + rules);
             if (mode.startsWith("hazelcast")) {
@@ -102,8 +107,8 @@ public final class HttpOverheadServer {
                         "hazelcast-leasing", String.valueOf(leased),
                         "hazelcast-member-batching", String.valueOf(mode.equals("hazelcast-member-batched")))::get);
             } else if (!mode.equals("local")) {
-                throw new IllegalArgumentException("expected none, noop, local, hazelcast, hazelcast-leased or"
-                        + " hazelcast-member-batched, got " + mode);
+                throw new IllegalArgumentException("expected none, noop, local, hazelcast, hazelcast-leased,"
+                        + " hazelcast-member-batched or hazelcast-synced, got " + mode);
             }
             filter = new RateLimitFilter(settings.build());
             context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
