@@ -114,6 +114,10 @@ public final class Evaluation {
 
     /** Whether the request holds concurrency permits, which {@link #release()} returns when it ends. */
     public boolean holdsPermits() {
+        if (!allowed()) {
+            // A rejected request's permits were given back when it was rejected.
+            return false;
+        }
         for (int i = 0; i < outcomes.size(); i++) {
             if (holds(i)) {
                 return true;
