@@ -4,6 +4,7 @@ import com.hazelcast.internal.serialization.DataSerializerHook;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.hazelcast.MoreConsumedMergePolicy;
+import dev.sluice.hazelcast.internal.permits.PermitSerializables;
 
 /**
  * Registers Sluice's {@link IdentifiedDataSerializable} types with Hazelcast. Listed in
@@ -34,6 +35,13 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int GIVE_BACK_PROCESSOR = 14;
     public static final int COUNT_PROCESSOR = 15;
     public static final int UNDO_PROCESSOR = 16;
+    // Concurrency permits (internal.permits); ids from 27, clear of the ids other work in progress takes.
+    public static final int PERMIT_HOLDERS = 27;
+    public static final int PERMIT_ANSWER = 28;
+    public static final int ACQUIRE_PERMIT_PROCESSOR = 29;
+    public static final int RELEASE_PERMIT_PROCESSOR = 30;
+    public static final int FREE_NODE_PROCESSOR = 31;
+    public static final int WRITE_PERMITS_PROCESSOR = 32;
 
     @Override
     public int getFactoryId() {
@@ -59,6 +67,12 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case GIVE_BACK_PROCESSOR -> new GiveBackProcessor();
             case COUNT_PROCESSOR -> new CountProcessor();
             case UNDO_PROCESSOR -> new UndoProcessor();
+            case PERMIT_HOLDERS -> PermitSerializables.holders();
+            case PERMIT_ANSWER -> PermitSerializables.answer();
+            case ACQUIRE_PERMIT_PROCESSOR -> PermitSerializables.acquire();
+            case RELEASE_PERMIT_PROCESSOR -> PermitSerializables.release();
+            case FREE_NODE_PROCESSOR -> PermitSerializables.freeNode();
+            case WRITE_PERMITS_PROCESSOR -> PermitSerializables.write();
             default -> null;
         };
     }
