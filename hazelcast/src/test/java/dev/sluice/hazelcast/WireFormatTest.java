@@ -192,13 +192,13 @@ class WireFormatTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("everyType")
     void toObject_unknownVersion_isRefusedNamingTheVersionAndTheKnownOnes(Object value, String hex) {
-        byte[] version5 = bytes(hex);
-        version5[VERSION_OFFSET] = 5;
+        byte[] unknown = bytes(hex);
+        unknown[VERSION_OFFSET] = WireFormat.NEWEST_KNOWN + 1;
 
-        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version5)))
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(unknown)))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 5")
-                .hasMessageContaining("reads versions 1 to 4");
+                .hasMessageContaining("wire format version " + (WireFormat.NEWEST_KNOWN + 1))
+                .hasMessageContaining("reads versions 1 to " + WireFormat.NEWEST_KNOWN);
     }
 
     @ParameterizedTest(name = "{0}")
