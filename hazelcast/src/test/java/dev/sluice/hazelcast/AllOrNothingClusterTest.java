@@ -52,7 +52,7 @@ class AllOrNothingClusterTest {
     @BeforeAll
     void startCluster() {
         members = ClusterSupport.startCluster(MEMBERS, time);
-        ClusterSupport.await(() -> members.stream().allMatch(m -> m.clusterWireVersion() == WireFormat.UNDOS),
+        ClusterSupport.await(() -> members.stream().allMatch(m -> m.clusterWireVersion() >= WireFormat.UNDOS),
                 Duration.ofSeconds(60), "every member reads wire version 4");
     }
 

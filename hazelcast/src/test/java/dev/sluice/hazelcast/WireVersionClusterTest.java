@@ -12,6 +12,7 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
+import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -22,11 +23,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The wire format version between real members: a two-member cluster (TCP-IP on loopback, multicast off) whose
  * caller sends to the member that owns the key, so every processor, result, value and backup crosses the network.
- * Members of this release read versions 1 to 4; bytes of version 5, which this release does not know, are refused
- * by the owner with an error naming the version, before anything touches the key's state.
+ * Members of this release read versions 1 to {@link WireFormat#NEWEST_KNOWN}; bytes of the version after it, which
+ * this release does not know, are refused by the owner with an error naming the version, before anything touches the
+ * key's state.
  */
 @Tag("cluster")
 class WireVersionClusterTest {
+
+    /** A version this release does not know. */
+    private static final int UNKNOWN = WireFormat.NEWEST_KNOWN + 1;
 
     private static final Policy THREE_PER_MINUTE = Policy.of(Algorithm.TOKEN_BUCKET,
             Limit.of(3, Duration.ofMinutes(1)));
@@ -71,13 +76,13 @@ class WireVersionClusterTest {
     void executeOnKey_processorOfUnknownVersion_isRefusedAndTheKeyStaysExact() {
         spendTwoOfThree();
         SerializationService serialization = serializationOf(caller);
-        OtherVersionBytes version5 = new OtherVersionBytes(serialization,
-                new ApplyProcessor(THREE_PER_MINUTE, 1, 0), 5);
+        OtherVersionBytes unknown = new OtherVersionBytes(serialization,
+                new ApplyProcessor(THREE_PER_MINUTE, 1, 0), UNKNOWN);
 
-        assertThatThrownBy(() -> countersOf(caller).executeOnKey(key, version5))
+        assertThatThrownBy(() -> countersOf(caller).executeOnKey(key, unknown))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 5")
-                .hasMessageContaining("reads versions 1 to 4");
+                .hasMessageContaining("wire format version " + UNKNOWN)
+                .hasMessageContaining("reads versions 1 to " + WireFormat.NEWEST_KNOWN);
 
         assertLastPermitThenRejected();
     }
@@ -87,13 +92,13 @@ class WireVersionClusterTest {
         spendTwoOfThree();
         // Were it read, this state (one permit spent) would hand the key a permit back.
         long[][] onePermitSpent = THREE_PER_MINUTE.apply(null, time.nanos(), 1, 0).state();
-        OtherVersionBytes version5 = new OtherVersionBytes(serializationOf(caller),
-                new CounterState(Algorithm.TOKEN_BUCKET, onePermitSpent), 5);
+        OtherVersionBytes unknown = new OtherVersionBytes(serializationOf(caller),
+                new CounterState(Algorithm.TOKEN_BUCKET, onePermitSpent), UNKNOWN);
 
-        assertThatThrownBy(() -> countersOf(caller).set(key, version5))
+        assertThatThrownBy(() -> countersOf(caller).set(key, unknown))
                 .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 5")
-                .hasMessageContaining("reads versions 1 to 4");
+                .hasMessageContaining("wire format version " + UNKNOWN)
+                .hasMessageContaining("reads versions 1 to " + WireFormat.NEWEST_KNOWN);
 
         assertLastPermitThenRejected();
     }

@@ -41,7 +41,7 @@ public final class PermitCalls implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PermitCalls.class.getName());
 
     private final HazelcastInstance instance;
-    private final IMap<String, PermitHolders> map;
+    private final String mapName;
     private final IntSupplier clusterWireVersion;
     private final UUID node;
     private final AtomicLong numbers = new AtomicLong();
@@ -56,7 +56,7 @@ public final class PermitCalls implements AutoCloseable {
      */
     public PermitCalls(HazelcastInstance instance, String mapName, IntSupplier clusterWireVersion) {
         this.instance = instance;
-        this.map = instance.getMap(mapName);
+        this.mapName = mapName;
         this.clusterWireVersion = clusterWireVersion;
         this.node = instance.getLocalEndpoint().getUuid();
         if (instance.getLocalEndpoint() instanceof Member) {
@@ -99,19 +99,27 @@ public final class PermitCalls implements AutoCloseable {
                     + " format version " + WireFormat.PERMITS + ", which concurrency permits need"));
         }
         long number = numbers.incrementAndGet();
-        return map.submitToKey(key, new AcquirePermitProcessor(limit, node, number)).thenApply(answer -> {
+        return map().submitToKey(key, new AcquirePermitProcessor(limit, node, number)).thenApply(answer -> {
             Decision decision = answer.decision(limit, false);
             if (!decision.allowed()) {
                 return Counted.kept(decision);
             }
-            return Counted.undoable(decision, () -> map.submitToKey(key, new ReleasePermitProcessor(node, number))
+            return Counted.undoable(decision, () -> map().submitToKey(key, new ReleasePermitProcessor(node, number))
                     .thenApply(after -> after.decision(limit, true)));
         });
     }
 
+    /**
+     * The permits map, asked for at each call: a client asks the cluster for it, which it cannot before its first
+     * connection (a store starts without one and lets the failure policy decide meanwhile).
+     */
+    private IMap<String, PermitHolders> map() {
+        return instance.getMap(mapName);
+    }
+
     /** Forgets the permits {@code key} holds. */
     public void reset(String key) {
-        map.delete(key);
+        map().delete(key);
     }
 
     /**
@@ -120,7 +128,7 @@ public final class PermitCalls implements AutoCloseable {
      */
     public long held() {
         long held = 0;
-        for (PermitHolders holders : map.values()) {
+        for (PermitHolders holders : map().values()) {
             held += holders.size();
         }
         return held;
@@ -146,7 +154,7 @@ public final class PermitCalls implements AutoCloseable {
     private void free(UUID gone, String why) {
         freeing.execute(() -> {
             try {
-                Map<String, Integer> byKey = map.executeOnEntries(new FreeNodeProcessor(gone));
+                Map<String, Integer> byKey = map().executeOnEntries(new FreeNodeProcessor(gone));
                 long count = byKey.values().stream().mapToLong(Integer::longValue).sum();
                 freed.add(count);
                 if (count > 0) {
