@@ -15,10 +15,12 @@ package dev.sluice.store;
  *     node dies); 0 without leasing
  * @param incompatibleMembersSeen the cluster members, each counted once, found since the store started unable to run
  *     the store's own code (a member without Sluice's jars, for one); 0 for a store with no cluster
+ * @param permitsFreed concurrency permits this node freed since the store started because the node holding them was
+ *     gone (a member that left, a client disconnected too long); 0 for a store with no cluster
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
                           long shedLastMinute, long leasedGrants, long leasedPermitsHeld,
-                          long incompatibleMembersSeen) {
+                          long incompatibleMembersSeen, long permitsFreed) {
 
     /** The health of a store that decides on its own: a local store. */
     public static final StoreHealth LOCAL = new StoreHealth("local", 0, 0, 0, 0);
@@ -26,12 +28,19 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     /** Checks that no number is negative. */
     public StoreHealth {
         if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0
-                || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0) {
+                || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0 || permitsFreed < 0) {
             throw new IllegalArgumentException("negative health figures: " + membersSeen + " members, "
                     + failedLastMinute + " failed, " + timedOutLastMinute + " timed out, " + shedLastMinute + " shed, "
                     + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held, "
-                    + incompatibleMembersSeen + " incompatible members seen");
+                    + incompatibleMembersSeen + " incompatible members seen, " + permitsFreed + " permits freed");
         }
+    }
+
+    /** The health of a store that has freed no concurrency permit of a gone node. */
+    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
+                       long shedLastMinute, long leasedGrants, long leasedPermitsHeld, long incompatibleMembersSeen) {
+        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
+                incompatibleMembersSeen, 0);
     }
 
     /** The health of a store that has found no incompatible member. */
@@ -55,6 +64,6 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     /** This health with the failure counts of a {@link FailurePolicyStore} in front of the store. */
     StoreHealth withFailures(long failed, long timedOut, long shed) {
         return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld,
-                incompatibleMembersSeen);
+                incompatibleMembersSeen, permitsFreed);
     }
 }

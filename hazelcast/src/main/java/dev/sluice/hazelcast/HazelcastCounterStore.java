@@ -385,7 +385,8 @@ public final class HazelcastCounterStore implements CounterStore {
                 : connection + " refused: incompatible members";
         Optional<Slices> slices = processors.slices();
         return new StoreHealth(mode, members, 0, 0, 0, slices.map(Slices::grantedFromSlices).orElse(0L),
-                slices.map(Slices::heldPermits).orElse(0L), membership.incompatibleSeen());
+                slices.map(Slices::heldPermits).orElse(0L), membership.incompatibleSeen(),
+                permits.freedFromGoneNodes());
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
