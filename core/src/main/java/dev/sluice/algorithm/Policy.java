@@ -1,6 +1,7 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.Limit;
+import dev.sluice.Quota;
 import dev.sluice.internal.state.Lease;
 import dev.sluice.internal.state.Transition;
 import java.util.List;
@@ -22,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * stores, which run them atomically per key; they return types of {@code dev.sluice.internal.state}, which carry no
  * compatibility promise. Applications decide through a {@code CounterStore} or a {@code RateLimiter}.
  */
-public final class Policy {
+public final class Policy implements Quota {
 
     /** The most limits one policy holds; real policies have a handful, and the bound keeps wire reads bounded. */
     public static final int MAX_LIMITS = 64;

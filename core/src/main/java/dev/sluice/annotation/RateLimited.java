@@ -33,7 +33,10 @@ public @interface RateLimited {
     /** The rule id; by default the class name (class level) or class name and {@code #method} (method level). */
     String id() default "";
 
-    /** Permits per {@link #period()}, at least 1; 0 only together with {@link #rule()}. */
+    /**
+     * Permits per {@link #period()}, at least 1; 0 only together with {@link #rule()} or for a {@link #concurrency()}
+     * limit alone.
+     */
     long permits() default 0;
 
     /** The period, such as {@code "1s"}, {@code "10m"}, {@code "1h"}, {@code "1d"} or {@code "PT1M"}. */
@@ -83,6 +86,19 @@ public @interface RateLimited {
      * only with a window algorithm and without {@link #lease()}, nor with {@link #rule()} (the rules file says).
      */
     Sync sync() default Sync.EXACT;
+
+    /**
+     * At most this many of the key's requests in flight at once, across every node sharing the store; 0 (the
+     * default) for none. Alone, or beside {@link #permits()} per {@link #period()} (all or nothing: a request one of
+     * them rejects takes nothing from the other). One per id. See {@code docs/design/concurrency.md}.
+     */
+    long concurrency() default 0;
+
+    /**
+     * With {@link #concurrency()}, the longest a request holds its permit before it returns on its own, such as
+     * {@code "30s"}; empty (the default) for 5 minutes.
+     */
+    String maxHold() default "";
 
     /** Holds repeated {@link RateLimited} annotations. */
     @Documented

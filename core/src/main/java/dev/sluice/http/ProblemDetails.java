@@ -48,7 +48,23 @@ public record ProblemDetails(String type, int status, String detail, List<String
      *     when the limiter was unavailable
      */
     public static ProblemDetails of(List<Decision> rejections, int status, @Nullable String message) {
+        return of(rejections, true, status, message);
+    }
+
+    /**
+     * Like {@link #of(List, int, String)}; with {@code retryKnown} false (a concurrency limit rejected the request,
+     * and no one knows when a request in flight ends) without {@code retryAfter}, and a detail that says to retry
+     * once a request of the caller's ends.
+     */
+    public static ProblemDetails of(List<Decision> rejections, boolean retryKnown, int status,
+                                    @Nullable String message) {
         Decision verdict = rejections.get(0);
+        if (!retryKnown && !verdict.storeUnavailable()) {
+            List<String> policies = rejections.stream().map(Decision::limitName).distinct().toList();
+            String detail = message != null ? message : "Limit '" + verdict.limitName() + "' exceeded: "
+                    + verdict.limit() + " requests in flight at most. Retry when one of them has ended.";
+            return new ProblemDetails(TYPE, status, detail, policies, -1);
+        }
         long retryAfter = verdict.canSucceed() ? RateLimitHeaders.retryAfterSeconds(verdict) : -1;
         if (verdict.storeUnavailable()) {
             String retry = retryAfter < 0 ? ""

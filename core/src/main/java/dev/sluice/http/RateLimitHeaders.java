@@ -1,7 +1,9 @@
 package dev.sluice.http;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import dev.sluice.Quota;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
 import java.util.Arrays;
@@ -53,11 +55,11 @@ public final class RateLimitHeaders {
             policies = policyField(limits);
             StringBuilder field = new StringBuilder(FIELD_CAPACITY);
             for (Decision decision : decisions) {
-                appendRateLimitItem(field, decision);
+                appendRateLimitItem(field, decision, false);
             }
             counted = field.toString();
         }
-        write(policies, counted, verdict, style, header);
+        write(policies, counted, verdict, true, style, header);
     }
 
     /**
@@ -66,9 +68,10 @@ public final class RateLimitHeaders {
      *
      * @param policies the {@code RateLimit-Policy} value; null when the style has no draft fields
      * @param counted the {@code RateLimit} value, empty when no decision counted; null as {@code policies}
+     * @param retryKnown false when a concurrency limit rejected the request: no {@code Retry-After} then
      */
-    static void write(@Nullable String policies, @Nullable String counted, Decision verdict, HeaderStyle style,
-                      BiConsumer<String, String> header) {
+    static void write(@Nullable String policies, @Nullable String counted, Decision verdict, boolean retryKnown,
+                      HeaderStyle style, BiConsumer<String, String> header) {
         if (policies != null) {
             header.accept("RateLimit-Policy", policies);
             if (counted != null && !counted.isEmpty()) {
@@ -80,7 +83,7 @@ public final class RateLimitHeaders {
             header.accept("X-RateLimit-Remaining", number(verdict.remaining()));
             header.accept("X-RateLimit-Reset", number(seconds(verdict.resetAfterNanos())));
         }
-        if (!verdict.allowed() && verdict.canSucceed()) {
+        if (!verdict.allowed() && verdict.canSucceed() && retryKnown) {
             header.accept("Retry-After", number(retryAfterSeconds(verdict)));
         }
     }
@@ -99,7 +102,11 @@ public final class RateLimitHeaders {
      * rule after a reload) share one entry; the cache is emptied when it reaches {@value #MAX_CACHED_POLICIES} entries,
      * so rules built again and again (reloads, rules made per tenant) cannot grow it without bound.
      */
-    static String policyField(Policy policy) {
+    static String policyField(Quota quota) {
+        if (quota instanceof ConcurrencyLimit limit) {
+            return concurrencyField(limit);
+        }
+        Policy policy = (Policy) quota;
         String field = POLICY_FIELDS.get(policy);
         if (field == null) {
             if (POLICY_FIELDS.size() >= MAX_CACHED_POLICIES) {
@@ -109,6 +116,16 @@ public final class RateLimitHeaders {
             POLICY_FIELDS.put(policy, field);
         }
         return field;
+    }
+
+    /**
+     * The {@code RateLimit-Policy} item of a concurrency limit: its quota in the draft's unit of concurrent requests,
+     * and no window (the draft's {@code w} is optional; permits return when requests end, not per period).
+     */
+    static String concurrencyField(ConcurrencyLimit limit) {
+        StringBuilder field = new StringBuilder(FIELD_CAPACITY);
+        appendString(field, limit.name());
+        return field.append(";q=").append(limit.permits()).append(";qu=\"concurrent-requests\"").toString();
     }
 
     static String policyField(List<Limit> limits) {
@@ -123,15 +140,20 @@ public final class RateLimitHeaders {
 
     /**
      * Appends the {@code RateLimit} item of {@code decision}, {@code "name";r=remaining;t=seconds}, after a separator
-     * when {@code field} has items; nothing for a decision of no counter ({@link Decision#storeUnavailable()}).
+     * when {@code field} has items; nothing for a decision of no counter ({@link Decision#storeUnavailable()}). A
+     * concurrency limit's item has no {@code t} (optional in the draft): a permit returns when a request ends, which
+     * nobody knows in advance.
      */
-    static void appendRateLimitItem(StringBuilder field, Decision decision) {
+    static void appendRateLimitItem(StringBuilder field, Decision decision, boolean concurrency) {
         if (decision.storeUnavailable()) {
             return;
         }
         separate(field);
         appendString(field, decision.limitName());
-        field.append(";r=").append(decision.remaining()).append(";t=").append(seconds(decision.nextPermitNanos()));
+        field.append(";r=").append(decision.remaining());
+        if (!concurrency) {
+            field.append(";t=").append(seconds(decision.nextPermitNanos()));
+        }
     }
 
     /** {@code value} in decimal; the small numbers most fields carry (permits, seconds) made once, not per response. */

@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What an adapter answers for an {@link Evaluation}, for any HTTP stack: the rate-limit header fields and, for a
- * rejection, the status and problem body. The servlet filter and the Jersey binding both answer through this class,
- * so a request gets the same response from either.
+ * rejection, the status and problem body; a rejection by a concurrency limit gets no {@code Retry-After}, as nobody
+ * knows when a request in flight ends (see {@code docs/headers.md}). The servlet filter and the Jersey binding both
+ * answer through this class, so a request gets the same response from either.
  *
  * <p>Only enforcing rules shape the response: a request that only shadow rules counted gets nothing (no headers, no
  * rejection). Immutable and thread-safe.
@@ -58,15 +59,28 @@ public final class RateLimitResponse {
             StringBuilder countedField = new StringBuilder(RateLimitHeaders.FIELD_CAPACITY);
             for (RuleDecision outcome : evaluation.outcomes()) {
                 if (outcome.enforced()) {
-                    String items = RateLimitHeaders.policyField(outcome.policy());
+                    String items = RateLimitHeaders.policyField(outcome.quota());
                     policies = policies == null ? items : policies + ", " + items;
-                    RateLimitHeaders.appendRateLimitItem(countedField, outcome.decision());
+                    RateLimitHeaders.appendRateLimitItem(countedField, outcome.decision(), outcome.concurrency());
                 }
             }
             counted = countedField.toString();
         }
         Decision verdict = evaluation.limiting().orElseThrow().decision();
-        RateLimitHeaders.write(policies, counted, verdict, style, header);
+        RateLimitHeaders.write(policies, counted, verdict, !concurrencyRejected(), style, header);
+    }
+
+    /**
+     * Whether an enforcing concurrency limit rejected the request: then no one knows when it would be granted (when a
+     * request in flight ends), and no {@code Retry-After} is sent.
+     */
+    private boolean concurrencyRejected() {
+        for (RuleDecision outcome : evaluation.outcomes()) {
+            if (outcome.enforced() && outcome.concurrency() && !outcome.decision().allowed()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -79,11 +93,15 @@ public final class RateLimitResponse {
         if (!rejected()) {
             throw new IllegalStateException("the request is not rejected");
         }
-        List<Decision> rejections = evaluation.outcomes().stream().filter(RuleDecision::enforced)
-                .map(RuleDecision::decision).filter(d -> !d.allowed())
-                .sorted(Comparator.comparingLong(Decision::retryAfterNanos).reversed()).toList();
+        // A concurrency limit first (the detail names it), then the longest wait.
+        List<Decision> rejections = evaluation.outcomes().stream()
+                .filter(outcome -> outcome.enforced() && !outcome.decision().allowed())
+                .sorted(Comparator.comparing((RuleDecision outcome) -> !outcome.concurrency())
+                        .thenComparing(outcome -> outcome.decision().retryAfterNanos(), Comparator.reverseOrder()))
+                .map(RuleDecision::decision).toList();
         @Nullable RuleResponse response = evaluation.response().orElse(null);
-        return response == null ? ProblemDetails.of(rejections, ProblemDetails.TOO_MANY_REQUESTS, null)
-                : ProblemDetails.of(rejections, response.status(), response.message());
+        boolean retryKnown = !concurrencyRejected();
+        return response == null ? ProblemDetails.of(rejections, retryKnown, ProblemDetails.TOO_MANY_REQUESTS, null)
+                : ProblemDetails.of(rejections, retryKnown, response.status(), response.message());
     }
 }

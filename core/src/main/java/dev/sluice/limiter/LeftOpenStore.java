@@ -1,5 +1,6 @@
 package dev.sluice.limiter;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
@@ -32,6 +33,11 @@ final class LeftOpenStore implements CounterStore {
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return store.countAsync(key, policy, cost, maxDelayNanos);
+    }
+
+    @Override
+    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        return store.acquireAsync(key, limit);
     }
 
     @Override

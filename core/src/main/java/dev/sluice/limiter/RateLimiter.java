@@ -1,11 +1,13 @@
 package dev.sluice.limiter;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
@@ -14,8 +16,8 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Limits the rate at which each key may take permits, under one {@link Policy}, counting in one
- * {@link CounterStore}.
+ * Limits the rate at which each key may take permits, under one {@link Policy}, and how many of its permits it may
+ * hold at once, under a {@link ConcurrencyLimit}: either or both, counting in one {@link CounterStore}.
  *
  * <pre>{@code
  * RateLimiter limiter = RateLimiter.builder()
@@ -26,16 +28,28 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #tryAcquire} decides and counts in one atomic step of the store, so any number of threads (and, with a
  * shared store, of nodes) never admit more than the policy allows. {@link #acquire} waits for permits, at most a
- * given time. Thread-safe.
+ * given time. {@link #tryAcquirePermit} takes a concurrency permit, held until the returned {@link Permit} is closed
+ * (all or nothing with the policy, when the limiter has both). Thread-safe.
  */
 public final class RateLimiter {
 
-    private final Policy policy;
+    /**
+     * What a key's permit key adds, so that its permits and its rate counter are distinct keys of the store: a key's
+     * state belongs to one policy or limit.
+     */
+    private static final String PERMIT_KEY_SUFFIX = "|permits";
+
+    /** Null for a limiter of a concurrency limit alone. */
+    private final @Nullable Policy policy;
+    /** Null for a limiter without a concurrency limit. */
+    private final @Nullable ConcurrencyLimit concurrency;
     private final CounterStore store;
     private final TimeSource time;
 
-    private RateLimiter(Policy policy, CounterStore store, TimeSource time) {
+    private RateLimiter(@Nullable Policy policy, @Nullable ConcurrencyLimit concurrency, CounterStore store,
+                        TimeSource time) {
         this.policy = policy;
+        this.concurrency = concurrency;
         this.store = store;
         this.time = time;
     }
@@ -44,8 +58,46 @@ public final class RateLimiter {
         return new Builder();
     }
 
+    /**
+     * The rate policy.
+     *
+     * @throws IllegalStateException for a limiter of a concurrency limit alone
+     */
     public Policy policy() {
+        if (policy == null) {
+            throw new IllegalStateException("this limiter has a concurrency limit and no rate policy");
+        }
         return policy;
+    }
+
+    /** The concurrency limit; empty for a limiter of a rate policy alone. */
+    public Optional<ConcurrencyLimit> concurrency() {
+        return Optional.ofNullable(concurrency);
+    }
+
+    /**
+     * Takes a concurrency permit for {@code key} if fewer than the limit's permits are held now, in one atomic step of
+     * the store, and returns it, to be {@linkplain Permit#close() closed} when the work ends. With a rate policy too,
+     * one permit of the policy is counted first; a request either of them rejects takes nothing from the other.
+     *
+     * @throws IllegalStateException for a limiter without a concurrency limit
+     */
+    public Permit tryAcquirePermit(String key) {
+        if (concurrency == null) {
+            throw new IllegalStateException("this limiter has no concurrency limit");
+        }
+        Counted counted = null;
+        if (policy != null) {
+            counted = store.countAsync(key, policy, 1, Long.MAX_VALUE).toCompletableFuture().join();
+            if (!counted.decision().allowed()) {
+                return new Permit(counted.decision(), counted);
+            }
+        }
+        Counted held = store.acquireAsync(key + PERMIT_KEY_SUFFIX, concurrency).toCompletableFuture().join();
+        if (!held.decision().allowed() && counted != null) {
+            counted.giveBack();
+        }
+        return new Permit(held.decision(), held);
     }
 
     /** Takes one permit for {@code key} if it is available now; see {@link #tryAcquire(String, long)}. */
@@ -61,12 +113,12 @@ public final class RateLimiter {
      * @throws IllegalArgumentException if {@code cost < 1}
      */
     public Decision tryAcquire(String key, long cost) {
-        return store.apply(key, policy, requirePositive(cost), Long.MAX_VALUE);
+        return store.apply(key, policy(), requirePositive(cost), Long.MAX_VALUE);
     }
 
     /** The key's state now (remaining permits, reset time), without counting anything. */
     public Decision peek(String key) {
-        return store.peek(key, policy, 0);
+        return store.peek(key, policy(), 0);
     }
 
     /**
@@ -75,7 +127,7 @@ public final class RateLimiter {
      * another caller may take the permits first.
      */
     public Optional<Duration> timeToNextPermit(String key, long cost) {
-        Decision decision = store.peek(key, policy, requirePositive(cost));
+        Decision decision = store.peek(key, policy(), requirePositive(cost));
         if (!decision.canSucceed()) {
             return Optional.empty();
         }
@@ -96,10 +148,11 @@ public final class RateLimiter {
      */
     public Decision acquire(String key, long cost, Duration maxWait) throws InterruptedException {
         requirePositive(cost);
+        Policy rates = policy();
         long deadline = Durations.saturatedAdd(time.nanos(), maxWait.toNanos());
         while (true) {
             long budget = Math.max(0, deadline - time.nanos());
-            Decision decision = store.apply(key, policy, cost, budget);
+            Decision decision = store.apply(key, rates, cost, budget);
             if (decision.allowed()) {
                 if (decision.delayNanos() > 0) {
                     time.sleep(decision.delayNanos());
@@ -107,7 +160,7 @@ public final class RateLimiter {
                 return decision;
             }
             // A queueing algorithm was already offered the whole budget as its maximum delay: waiting cannot help.
-            if (decision.retryAfterNanos() > budget || policy.algorithm().queues()) {
+            if (decision.retryAfterNanos() > budget || rates.algorithm().queues()) {
                 throw new RateLimitExceededException(decision, cost, maxWait);
             }
             time.sleep(decision.retryAfterNanos());
@@ -124,13 +177,14 @@ public final class RateLimiter {
     /** Builds a {@link RateLimiter}; not thread-safe. */
     public static final class Builder {
         private @Nullable Policy policy;
+        private @Nullable ConcurrencyLimit concurrency;
         private @Nullable CounterStore store;
         private TimeSource time = TimeSource.system();
 
         private Builder() {
         }
 
-        /** The policy to enforce; required. */
+        /** The rate policy to enforce; required unless a {@linkplain #concurrency concurrency limit} is given. */
         public Builder policy(Policy newPolicy) {
             this.policy = Objects.requireNonNull(newPolicy, "policy");
             return this;
@@ -139,6 +193,12 @@ public final class RateLimiter {
         /** Shorthand for {@code policy(Policy.of(algorithm, limits))}. */
         public Builder policy(Algorithm algorithm, Limit... limits) {
             return policy(Policy.of(algorithm, limits));
+        }
+
+        /** The concurrency limit of {@link RateLimiter#tryAcquirePermit}; none by default. */
+        public Builder concurrency(ConcurrencyLimit limit) {
+            this.concurrency = Objects.requireNonNull(limit, "concurrency");
+            return this;
         }
 
         /** Where counters live; defaults to a new {@link LocalCounterStore} on this builder's time source. */
@@ -157,12 +217,12 @@ public final class RateLimiter {
         }
 
         public RateLimiter build() {
-            if (policy == null) {
-                throw new IllegalStateException("a policy is required");
+            if (policy == null && concurrency == null) {
+                throw new IllegalStateException("a policy or a concurrency limit is required");
             }
             CounterStore chosen = store != null ? store
                     : new LocalCounterStore(time, LocalCounterStore.DEFAULT_MAX_KEYS);
-            return new RateLimiter(policy, chosen, time);
+            return new RateLimiter(policy, concurrency, chosen, time);
         }
     }
 }

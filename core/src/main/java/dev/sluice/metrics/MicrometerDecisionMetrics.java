@@ -72,8 +72,9 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
      * last minute that the failure policy decided, the gauges {@code sluice.store.failed},
      * {@code sluice.store.timed.out} and {@code sluice.store.shed}; for leasing, the counter
      * {@code sluice.store.lease.grants} and the gauge {@code sluice.store.lease.held}; for synchronised rules, the
-     * gauges {@code sluice.store.sync.waiting} (permits) and {@code sluice.store.sync.lag} (seconds); and the counter
-     * {@code sluice.store.incompatible.members} of the members found unable to run the store's code. They hold
+     * gauges {@code sluice.store.sync.waiting} (permits) and {@code sluice.store.sync.lag} (seconds); the counter
+     * {@code sluice.store.incompatible.members} of the members found unable to run the store's code, and the counter
+     * {@code sluice.store.permits.freed} of the concurrency permits freed because their node was gone. They hold
      * {@code health} (and so the store) until the returned watch is closed, which removes them from the registry. The
      * latest watch of a mode publishes: it replaces the meters of an earlier one (an application redeployed before the
      * old one stopped), whose closing then leaves the new meters alone.
@@ -104,6 +105,11 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
                 FunctionCounter.builder(replacing("incompatible.members", mode), health,
                                 supplier -> supplier.get().incompatibleMembersSeen())
                         .description("Cluster members found unable to run the store's code since it started")
+                        .tag("mode", mode)
+                        .register(registry),
+                FunctionCounter.builder(replacing("permits.freed", mode), health,
+                                supplier -> supplier.get().permitsFreed())
+                        .description("Concurrency permits this node freed because the node holding them was gone")
                         .tag("mode", mode)
                         .register(registry));
         return () -> {

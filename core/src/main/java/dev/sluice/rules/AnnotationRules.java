@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.RateLimitExempt;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -115,19 +117,34 @@ public final class AnnotationRules {
                 }
                 for (RateLimited annotation : group) {
                     if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0
-                            || annotation.lease() || annotation.sync() != Sync.EXACT) {
+                            || annotation.lease() || annotation.sync() != Sync.EXACT
+                            || annotation.concurrency() != 0 || !annotation.maxHold().isEmpty()) {
                         throw new IllegalArgumentException("rule = \"" + first.rule() + "\" takes its limits from the"
-                                + " rules file; give no permits, period, capacity, lease or sync");
+                                + " rules file; give no permits, period, capacity, lease, sync, concurrency or"
+                                + " maxHold");
                     }
                 }
                 return rule.build();
             }
             List<Limit> limits = new ArrayList<>();
+            Set<ConcurrencyLimit> concurrency = new LinkedHashSet<>();
             for (RateLimited annotation : group) {
-                limits.add(limit(annotation, id));
+                if (annotation.concurrency() != 0 || !annotation.maxHold().isEmpty()) {
+                    concurrency.add(concurrency(annotation, id));
+                }
+                if (annotation.concurrency() == 0 || annotation.permits() != 0 || !annotation.period().isEmpty()) {
+                    limits.add(limit(annotation, id));
+                }
             }
-            return rule.policy(Policy.of(first.algorithm(), limits)).lease(first.lease()).sync(first.sync())
-                    .build();
+            if (concurrency.size() > 1) {
+                throw new IllegalArgumentException("annotations sharing an id give at most one concurrency limit, got "
+                        + concurrency);
+            }
+            concurrency.forEach(rule::concurrency);
+            if (!limits.isEmpty()) {
+                rule.policy(Policy.of(first.algorithm(), limits));
+            }
+            return rule.lease(first.lease()).sync(first.sync()).build();
         } catch (IllegalArgumentException e) {
             throw new RulesException(origin + ": " + e.getMessage(), e);
         }
@@ -145,6 +162,20 @@ public final class AnnotationRules {
             limit = limit.withCapacity(annotation.capacity());
         }
         return Rule.defaultName(limit, id, null);
+    }
+
+    private static ConcurrencyLimit concurrency(RateLimited annotation, String id) {
+        if (annotation.concurrency() < 1) {
+            throw new IllegalArgumentException("concurrency must be at least 1 when maxHold is given, got "
+                    + annotation.concurrency());
+        }
+        ConcurrencyLimit limit = ConcurrencyLimit.of(annotation.concurrency());
+        if (!annotation.maxHold().isEmpty()) {
+            Duration maxHold = DurationText.parse(annotation.maxHold()).orElseThrow(() -> new IllegalArgumentException(
+                    "maxHold: expected " + DurationText.EXPECTED + ", got \"" + annotation.maxHold() + "\""));
+            limit = ConcurrencyLimit.of(annotation.concurrency(), maxHold);
+        }
+        return Rule.defaultName(limit, id);
     }
 
     private static KeySpec key(String[] parts) {

@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.store.Counted;
@@ -7,6 +8,7 @@ import dev.sluice.store.CounterStore;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -34,7 +36,12 @@ final class CompiledRule {
     private final Set<String> methods;
     private final @Nullable HostPattern host;
     private final CidrSet exemptRanges;
-    private final Counter defaultCounter;
+    /** Null for a rule of a concurrency limit alone. */
+    private final @Nullable Counter defaultCounter;
+    /** Null for a rule without a concurrency limit. */
+    private final @Nullable ConcurrencyLimit concurrency;
+    /** The prefix of the rule's permit keys; empty without a concurrency limit. */
+    private final String permitPrefix;
     private final @Nullable KeySpec tierKey;
     /** Each tier's counter, by the tier value as a request's key resolves it (escaped and bounded). */
     private final Map<String, Counter> tierCounters;
@@ -54,7 +61,9 @@ final class CompiledRule {
         this.methods = rule.methods();
         this.host = rule.host().orElse(null);
         this.exemptRanges = rule.exemptRanges();
-        this.defaultCounter = counter(rule.id(), rule.policy().orElseThrow());
+        this.defaultCounter = rule.policy().map(policy -> counter(rule.id(), policy)).orElse(null);
+        this.concurrency = rule.concurrency().orElse(null);
+        this.permitPrefix = concurrency == null ? "" : Rule.counterPrefix(rule.id(), concurrency);
         KeySpec tiersBy = rule.tierKey().orElse(null);
         Map<String, Counter> byValue = new LinkedHashMap<>();
         if (tiersBy != null) {
@@ -95,30 +104,46 @@ final class CompiledRule {
     }
 
     /**
-     * Counts the request in {@code store} under its key, its tier's counter and the rule's cost, when {@code undoable}
-     * keeping how to take it back ({@link CounterStore#countAsync}, waited for; else {@link CounterStore#apply}, which
-     * a store may batch); null when the rule
-     * exempts the request, or the request lacks the key and the rule skips such requests. A request lacking the key
-     * otherwise counts under the rule's fallback key or, without one, under {@link #MISSING_KEY} and its client
-     * address: a text no request's own key can be, since key values have their {@code |} escaped.
+     * The request's key under this rule; null when the rule exempts the request, or the request lacks the key and the
+     * rule skips such requests. A request lacking the key otherwise counts under the rule's fallback key or, without
+     * one, under {@link #MISSING_KEY} and its client address: a text no request's own key can be, since key values
+     * have their {@code |} escaped.
      *
      * @param pattern the pattern that matched, for path variables; null when matched by resource method
      */
-    @Nullable Counting count(@Nullable PathPattern pattern, RequestContext context, CounterStore store,
-                             boolean undoable) {
+    @Nullable String keyOf(@Nullable PathPattern pattern, RequestContext context) {
         if (!exemptRanges.isEmpty() && exemptRanges.contains(context.clientAddress())) {
             return null;
         }
         String key = context.resolve(rule.key(), pattern);
         if (key == null) {
-            if (skipsMissingKey) {
-                return null;
-            }
-            key = fallbackKeyValue != null ? fallbackKeyValue : MISSING_KEY + context.clientAddressKey();
-        } else if (exemptKeyValues.contains(key)) {
-            return null;
+            return skipsMissingKey ? null
+                    : fallbackKeyValue != null ? fallbackKeyValue : MISSING_KEY + context.clientAddressKey();
         }
-        Counter counter = tierKey == null ? defaultCounter : tierCounter(context.resolve(tierKey, pattern));
+        return exemptKeyValues.contains(key) ? null : key;
+    }
+
+    /** Whether the rule has rate limits, which {@link #count} counts. */
+    boolean counts() {
+        return defaultCounter != null;
+    }
+
+    /** Whether the rule has a concurrency limit, whose permit {@link #acquire} takes. */
+    boolean holds() {
+        return concurrency != null;
+    }
+
+    /**
+     * Counts the request in {@code store} under {@code key} (from {@link #keyOf}), its tier's counter and the rule's
+     * cost, when {@code undoable} keeping how to take it back ({@link CounterStore#countAsync}, waited for; else
+     * {@link CounterStore#apply}, which a store may batch). Only for a rule that {@link #counts()}.
+     *
+     * @param pattern the pattern that matched, for path variables; null when matched by resource method
+     */
+    Counting count(String key, @Nullable PathPattern pattern, RequestContext context, CounterStore store,
+                   boolean undoable) {
+        Counter counter = tierKey == null ? Objects.requireNonNull(defaultCounter, "counts()")
+                : tierCounter(context.resolve(tierKey, pattern));
         String counterKey = counter.prefix() + key;
         Counted counted;
         if (undoable) {
@@ -132,6 +157,17 @@ final class CompiledRule {
             }
         }
         return new Counting(new RuleDecision(rule, key, counterKey, counter.policy(), counted.decision()), counted);
+    }
+
+    /**
+     * Takes a permit of the rule's concurrency limit in {@code store} under {@code key} (from {@link #keyOf}), waited
+     * for; the counting's {@link Counted#giveBack()} releases it. Only for a rule that {@link #holds()}.
+     */
+    Counting acquire(String key, CounterStore store) {
+        ConcurrencyLimit limit = Objects.requireNonNull(concurrency, "holds()");
+        String permitKey = permitPrefix + key;
+        Counted held = join(store.acquireAsync(permitKey, limit), key);
+        return new Counting(new RuleDecision(rule, key, permitKey, limit, held.decision()), held);
     }
 
     /** A rule's decision on a request, and how to take the request back from the rule's counter. */
@@ -156,6 +192,6 @@ final class CompiledRule {
     /** The counter of the tier whose value the request's tier key resolved to; the default for none or another. */
     private Counter tierCounter(@Nullable String tierValue) {
         Counter tier = tierValue == null ? null : tierCounters.get(tierValue);
-        return tier == null ? defaultCounter : tier;
+        return tier != null ? tier : Objects.requireNonNull(defaultCounter, "tiers have a default policy");
     }
 }

@@ -112,6 +112,38 @@ public final class Evaluation {
         return limiting == null || limiting.decision().allowed() ? Optional.empty() : limiting.rule().response();
     }
 
+    /** Whether the request holds concurrency permits, which {@link #release()} returns when it ends. */
+    public boolean holdsPermits() {
+        if (!allowed()) {
+            // A rejected request's permits were given back when it was rejected.
+            return false;
+        }
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (holds(i)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Releases the concurrency permits the request holds, without waiting for the store; once the request has ended,
+     * however it ended. Idempotent: a permit released once is not released again, so every path that ends a request
+     * may call it. Nothing for a request that holds none (a rejected request's permits were given back already).
+     */
+    public void release() {
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (holds(i)) {
+                counts.get(i).giveBack();
+            }
+        }
+    }
+
+    private boolean holds(int i) {
+        RuleDecision outcome = outcomes.get(i);
+        return outcome.concurrency() && outcome.decision().allowed() && !outcome.decision().storeUnavailable();
+    }
+
     @Override
     public String toString() {
         return "Evaluation[" + (allowed() ? "allowed" : "rejected") + " " + outcomes + "]";

@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One rate-limiting rule as declared: which requests it matches (paths or resource methods, HTTP methods, host), what
- * it counts them by (its key), and the limits they must all pass, per tier.
+ * it counts them by (its key), and the limits they must all pass: rate limits per tier, a concurrency limit
+ * (requests in flight, whatever the tier), or both.
  *
  * <p>Counters are named by the rule's id and a fingerprint of the policy, such as {@code login@3f2a9c1b07de|}: after a
  * reload, a rule with the same id and limits keeps counting where it was, and changed limits start afresh. Built by
@@ -57,8 +59,10 @@ public final class Rule {
     private final @Nullable HostPattern host;
     private final Set<Method> resourceMethods;
     private final KeySpec key;
-    /** Null for an annotation that only names a rules file rule, which gives the limits. */
+    /** Null for an annotation that only names a rules file rule, which gives the limits, and without rate limits. */
     private final @Nullable Policy policy;
+    /** Null without a concurrency limit. */
+    private final @Nullable ConcurrencyLimit concurrency;
     private final @Nullable KeySpec tierKey;
     private final Map<String, Policy> tiers;
     private final long cost;
@@ -85,6 +89,14 @@ public final class Rule {
         this.lease = b.lease;
         this.sync = b.sync;
         this.policy = b.policy == null ? null : distributed(b.policy);
+        this.concurrency = b.concurrency;
+        if (lease && policy == null) {
+            throw new InvalidValueException("lease", "false, as only rate limits lease", "true");
+        }
+        if (sync != Sync.EXACT && policy == null) {
+            throw new InvalidValueException("sync", "\"exact\", as only rate limits are synchronised",
+                    InvalidValueException.quoted(sync.name().toLowerCase(Locale.ROOT)));
+        }
         this.tierKey = b.tierKey;
         Map<String, Policy> tierPolicies = new LinkedHashMap<>(b.tiers);
         tierPolicies.replaceAll((tier, tierPolicy) -> distributed(tierPolicy));
@@ -130,6 +142,7 @@ public final class Rule {
         this.resourceMethods = resourceMethods;
         this.key = rule.key;
         this.policy = rule.policy;
+        this.concurrency = rule.concurrency;
         this.tierKey = rule.tierKey;
         this.tiers = rule.tiers;
         this.cost = rule.cost;
@@ -229,11 +242,20 @@ public final class Rule {
     }
 
     /**
-     * The default policy: the rule's algorithm and limits; empty only for an annotation that names a rules file rule
-     * (whose limits it takes). Every rule of a {@link RuleSet} has one.
+     * The default policy: the rule's algorithm and rate limits; empty for a rule of a concurrency limit alone, and for
+     * an annotation that names a rules file rule (whose limits it takes). Every rule of a {@link RuleSet} has a policy
+     * or a {@linkplain #concurrency() concurrency limit}.
      */
     public Optional<Policy> policy() {
         return Optional.ofNullable(policy);
+    }
+
+    /**
+     * The concurrency limit: at most so many of the key's requests in flight at once, across every node sharing the
+     * store; empty when the rule has none.
+     */
+    public Optional<ConcurrencyLimit> concurrency() {
+        return Optional.ofNullable(concurrency);
     }
 
     /** The attribute whose value selects a tier; empty when the rule has no tiers. */
@@ -328,14 +350,25 @@ public final class Rule {
      * clusters name their counters by it): never change it.
      */
     static String counterPrefix(String id, Policy policy) {
-        String counted = "Policy[" + policy.algorithm() + " " + policy.limits() + "]";
+        return counterPrefix(id, "Policy[" + policy.algorithm() + " " + policy.limits() + "]");
+    }
+
+    /**
+     * The prefix of the permit keys of rule {@code id} under {@code limit}: {@code <id>@<fingerprint>|}, the
+     * fingerprint of the limit (its permits, maximum hold and name), which no policy's text can be.
+     */
+    static String counterPrefix(String id, ConcurrencyLimit limit) {
+        return counterPrefix(id, limit.toString());
+    }
+
+    private static String counterPrefix(String id, String counted) {
         byte[] digest = Sha256.of(counted.getBytes(StandardCharsets.UTF_8));
         return id + "@" + HexFormat.of().formatHex(digest, 0, FINGERPRINT_BYTES) + "|";
     }
 
     /** Whether the rule has limits of its own (an annotation naming a rules file rule has not). */
     boolean defined() {
-        return policy != null;
+        return policy != null || concurrency != null;
     }
 
     boolean matchesNothing() {
@@ -349,6 +382,11 @@ public final class Rule {
         return new Rule(this, Set.copyOf(all));
     }
 
+    /** The default name of a concurrency limit of rule {@code id}: {@code exports:2 concurrent}. */
+    static ConcurrencyLimit defaultName(ConcurrencyLimit limit, String id) {
+        return limit.named(id + ":" + limit.permits() + " concurrent");
+    }
+
     /** The default name of a limit of rule {@code id}, in tier {@code tier} (null for none): {@code login:5/1m}. */
     static Limit defaultName(Limit limit, String id, @Nullable String tier) {
         return limit.named(id + (tier == null ? "" : "." + tier) + ":" + limit.permits() + "/"
@@ -358,7 +396,8 @@ public final class Rule {
     @Override
     public String toString() {
         return "Rule[" + id + " " + paths + (resourceMethods.isEmpty() ? "" : " " + resourceMethods.size() + " methods")
-                + " by " + key + " " + policy + (mode == Mode.SHADOW ? " shadow" : "") + "]";
+                + " by " + key + " " + policy + (concurrency == null ? "" : " " + concurrency)
+                + (mode == Mode.SHADOW ? " shadow" : "") + "]";
     }
 
     /**
@@ -375,6 +414,7 @@ public final class Rule {
         private final Set<Method> resourceMethods = new LinkedHashSet<>();
         private KeySpec key = KeySpec.ip();
         private @Nullable Policy policy;
+        private @Nullable ConcurrencyLimit concurrency;
         private @Nullable KeySpec tierKey;
         private final Map<String, Policy> tiers = new LinkedHashMap<>();
         private long cost = 1;
@@ -463,6 +503,15 @@ public final class Rule {
          */
         public Builder policy(Policy defaultPolicy) {
             this.policy = Objects.requireNonNull(defaultPolicy, "policy");
+            return this;
+        }
+
+        /**
+         * At most {@code limit}'s permits of the key's requests in flight at once, whatever the tier; beside the rate
+         * limits or alone (a rule needs one or the other). Each request holds one permit, whatever its cost.
+         */
+        public Builder concurrency(ConcurrencyLimit limit) {
+            this.concurrency = Objects.requireNonNull(limit, "concurrency");
             return this;
         }
 

@@ -1,7 +1,8 @@
 package dev.sluice.rules;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
-import dev.sluice.algorithm.Policy;
+import dev.sluice.Quota;
 import java.util.Objects;
 
 /**
@@ -9,17 +10,19 @@ import java.util.Objects;
  *
  * @param rule the rule
  * @param key the counter key's request part (the resolved, bounded key value, or the rule's fallback key)
- * @param counterKey the full key counted in the store: rule id, policy fingerprint and key
- * @param policy the policy the request was counted under: the rule's own, or its tier's
+ * @param counterKey the full key counted in the store: rule id, policy (or concurrency limit) fingerprint and key
+ * @param quota what the request was counted under: the rule's rate policy or its tier's
+ *     ({@link dev.sluice.algorithm.Policy}), or the rule's {@link ConcurrencyLimit} (a rule of both decides a request
+ *     twice, one outcome each)
  * @param decision the store's decision; {@link Decision#limitName()} names the deciding limit
  */
-public record RuleDecision(Rule rule, String key, String counterKey, Policy policy, Decision decision) {
+public record RuleDecision(Rule rule, String key, String counterKey, Quota quota, Decision decision) {
 
     public RuleDecision {
         Objects.requireNonNull(rule, "rule");
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(counterKey, "counterKey");
-        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(quota, "quota");
         Objects.requireNonNull(decision, "decision");
     }
 
@@ -28,13 +31,18 @@ public record RuleDecision(Rule rule, String key, String counterKey, Policy poli
         return rule.mode() == Mode.ENFORCE;
     }
 
+    /** Whether this is the decision of a concurrency limit: a permit held while the request is in flight. */
+    public boolean concurrency() {
+        return quota instanceof ConcurrencyLimit;
+    }
+
     /**
-     * The rule's id, the {@linkplain KeyMask masked} key, the policy and the decision, such as
+     * The rule's id, the {@linkplain KeyMask masked} key, the quota and the decision, such as
      * {@code RuleDecision[login key #62baf845 Policy[...] Decision[...]]}. Not the record's default, which would print
      * the key (client data) in clear wherever an {@link Evaluation} is logged.
      */
     @Override
     public String toString() {
-        return "RuleDecision[" + rule.id() + " key " + KeyMask.of(key) + " " + policy + " " + decision + "]";
+        return "RuleDecision[" + rule.id() + " key " + KeyMask.of(key) + " " + quota + " " + decision + "]";
     }
 }

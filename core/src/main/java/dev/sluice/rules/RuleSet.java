@@ -120,7 +120,8 @@ public final class RuleSet {
 
     /** Two annotated rules of one id as one rule over both methods; they must agree on the definition. */
     static Rule mergeAnnotated(Rule first, Rule second) {
-        boolean sameDefinition = first.policy().equals(second.policy()) && first.key().equals(second.key())
+        boolean sameDefinition = first.policy().equals(second.policy())
+                && first.concurrency().equals(second.concurrency()) && first.key().equals(second.key())
                 && first.cost() == second.cost() && first.mode() == second.mode();
         if (!sameDefinition) {
             throw new RulesException("rule '" + first.id() + "' is defined differently by " + first.origin() + " and "
@@ -155,7 +156,10 @@ public final class RuleSet {
      * rule that granted it, shadow rules included, takes it back ({@link Counted#giveBack()}), and its outcome is then
      * its state after that; so the verdict's retry is when every matched rule would grant the same request. A request
      * only one rule counts is counted with {@link CounterStore#apply}, as it has nothing to take back; a store of
-     * another library keeps the count ({@link Counted#kept}). See {@code docs/design/all-or-nothing.md}. Nothing the
+     * another library keeps the count ({@link Counted#kept}). See {@code docs/design/all-or-nothing.md}. A rule's
+     * concurrency limit takes a permit ({@link CounterStore#acquireAsync}) once every rate limit granted the request,
+     * so a request they reject holds none; a request a concurrency limit rejects is given back like any other; an
+     * allowed request holds its permits until the adapter {@linkplain Evaluation#release() releases} them. Nothing the
      * request contains makes it throw; the store's failures propagate, with the request's key {@linkplain KeyMask
      * masked} out of their messages.
      */
@@ -188,23 +192,55 @@ public final class RuleSet {
         boolean rejected = false;
         List<PathIndex.Target> targets = matching(context);
         // A request one rule alone counts has nothing to take back: counted as before, which a store may batch.
-        boolean undoable = outcomes.size() + targets.size() > 1;
+        boolean undoable = outcomes.size() + decisions(targets) > 1;
+        List<CompiledRule> holding = List.of();
+        List<String> holdingKeys = List.of();
         for (PathIndex.Target target : targets) {
             CompiledRule rule = compiled.get(target.ruleIndex());
             if (countedIds.contains(rule.rule().id())) {
                 continue;
             }
-            CompiledRule.Counting counting = rule.count(target.pattern(), context, store, undoable);
-            if (counting != null) {
-                outcomes.add(counting.outcome());
-                counts.add(counting.counted());
-                rejected |= counting.outcome().enforced() && !counting.outcome().decision().allowed();
+            String key = rule.keyOf(target.pattern(), context);
+            if (key == null) {
+                continue;
             }
+            if (rule.counts()) {
+                rejected |= add(rule.count(key, target.pattern(), context, store, undoable), outcomes, counts);
+            }
+            if (rule.holds()) {
+                if (holding.isEmpty()) {
+                    holding = new ArrayList<>(2);
+                    holdingKeys = new ArrayList<>(2);
+                }
+                holding.add(rule);
+                holdingKeys.add(key);
+            }
+        }
+        // Permits are taken once every rate limit granted: a request a rate limit rejects holds none, even briefly.
+        for (int i = 0; i < holding.size() && !rejected; i++) {
+            rejected = add(holding.get(i).acquire(holdingKeys.get(i), store), outcomes, counts);
         }
         if (rejected) {
             giveBack(outcomes, counts);
         }
         return Evaluation.of(outcomes, counts);
+    }
+
+    /** The number of decisions the rules of {@code targets} make: one per rate policy, one per concurrency limit. */
+    private int decisions(List<PathIndex.Target> targets) {
+        int decisions = 0;
+        for (PathIndex.Target target : targets) {
+            CompiledRule rule = compiled.get(target.ruleIndex());
+            decisions += (rule.counts() ? 1 : 0) + (rule.holds() ? 1 : 0);
+        }
+        return decisions;
+    }
+
+    /** Adds the counting's outcome and count; whether an enforcing rule rejected the request. */
+    private static boolean add(CompiledRule.Counting counting, List<RuleDecision> outcomes, List<Counted> counts) {
+        outcomes.add(counting.outcome());
+        counts.add(counting.counted());
+        return counting.outcome().enforced() && !counting.outcome().decision().allowed();
     }
 
     /**
@@ -224,7 +260,7 @@ public final class RuleSet {
             int i = granted[g];
             CompletionStage<Decision> after = givenBack.get(g);
             RuleDecision outcome = outcomes.get(i);
-            outcomes.set(i, new RuleDecision(outcome.rule(), outcome.key(), outcome.counterKey(), outcome.policy(),
+            outcomes.set(i, new RuleDecision(outcome.rule(), outcome.key(), outcome.counterKey(), outcome.quota(),
                     CompiledRule.join(after, outcome.key())));
             counts.set(i, Counted.kept(outcomes.get(i).decision()));
         }

@@ -9,6 +9,7 @@ import static dev.sluice.rules.JsonFields.list;
 import static dev.sluice.rules.JsonFields.nonBlank;
 import static dev.sluice.rules.JsonFields.string;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
@@ -42,7 +43,7 @@ public final class RulesFile {
     private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header");
     private static final List<String> RULE_FIELDS = List.of("id", "match", "key", "limits", "algorithm", "cost", "mode",
             "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay",
-            "lease", "sync");
+            "lease", "sync", "concurrency", "maxHold");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
     static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name");
@@ -203,7 +204,15 @@ public final class RulesFile {
         }
         Algorithm algorithm = fields.has("algorithm")
                 ? algorithm(fields.required("algorithm")) : Algorithm.TOKEN_BUCKET;
-        rule.policy(policy(fields.required("limits"), algorithm, id, null));
+        if (fields.has("limits") || !fields.has("concurrency")) {
+            rule.policy(policy(fields.required("limits"), algorithm, id, null));
+        }
+        if (fields.has("concurrency")) {
+            rule.concurrency(concurrency(fields, id));
+        } else if (fields.has("maxHold")) {
+            throw fields.required("maxHold").error("\"maxHold\" bounds a concurrency limit's permits; this rule has no"
+                    + " \"concurrency\"");
+        }
         if (fields.has("tiers")) {
             tiers(fields.required("tiers"), algorithm, id, rule);
         }
@@ -248,6 +257,18 @@ public final class RulesFile {
             Node field = e instanceof InvalidValueException invalid ? fields.optional(invalid.field()) : null;
             throw field != null ? errorAt(field, e) : node.error(String.valueOf(e.getMessage()));
         }
+    }
+
+    /**
+     * The concurrency limit of a rule's {@code concurrency} (permits in flight) and optional {@code maxHold}, named
+     * after the rule.
+     */
+    private static ConcurrencyLimit concurrency(JsonFields fields, String id) {
+        long permits = integer(fields.required("concurrency"), 1, ConcurrencyLimit.MAX_PERMITS);
+        Node holdNode = fields.optional("maxHold");
+        ConcurrencyLimit limit = holdNode == null ? ConcurrencyLimit.of(permits)
+                : at(holdNode, () -> ConcurrencyLimit.of(permits, duration(holdNode)));
+        return Rule.defaultName(limit, id);
     }
 
     /** The algorithm a field names, as the rules file spells algorithms ({@code stepped_sliding_window}). */

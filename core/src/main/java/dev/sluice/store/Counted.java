@@ -9,8 +9,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * A store's decision on one request ({@link CounterStore#count}), and how to take the request back when another rule
- * rejects it: so that a request rejected by one matched rule consumes nothing from the others. Immutable and
- * thread-safe; {@link #giveBack()} is called at most once, and only for a granted decision.
+ * rejects it: so that a request rejected by one matched rule consumes nothing from the others; for a concurrency
+ * permit ({@link CounterStore#acquireAsync}), how to release it. Immutable and thread-safe; {@link #giveBack()} is
+ * called at most once for a count, and only for a granted decision; releasing a permit again does nothing.
  *
  * <p>A store that can take requests back (every Sluice store) undoes the count where it was made, as of the instant
  * it was made ({@link dev.sluice.algorithm.Policy#undo}); a rejection, a failure policy's answer that counted

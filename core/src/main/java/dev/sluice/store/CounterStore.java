@@ -1,5 +1,6 @@
 package dev.sluice.store;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import java.util.concurrent.CompletableFuture;
@@ -104,7 +105,23 @@ public interface CounterStore extends AutoCloseable {
     }
 
     /**
-     * Forgets the key's state, whatever its policy: its next request starts from full capacity. For operators (a key
+     * Takes one permit of {@code limit} for the key if fewer than {@link ConcurrencyLimit#permits()} are held, in one
+     * atomic step, without blocking the caller. A grant's {@link Counted#giveBack()} releases the permit (idempotent:
+     * a second release does nothing); a permit never released returns on its own {@link ConcurrencyLimit#maxHold()}
+     * after it was taken, and a store shared by several nodes also returns the permits of a node that left. The
+     * decision: limit the permits, remaining those free after it; a rejection's retry-after is until the earliest held
+     * permit's maximum hold ends, the latest instant at which one returns with nobody releasing it. A key's permits
+     * belong to one limit: callers give distinct limits distinct keys. See {@code docs/design/concurrency.md}.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}; every Sluice store implements it.
+     */
+    default CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot hold concurrency permits");
+    }
+
+    /**
+     * Forgets the key's state, whatever its policy, and the permits it holds: its next request starts from full
+     * capacity. For operators (a key
      * counted by mistake); a key with no state is left as it is. To read a key's state without changing it, peek at
      * it with a cost of 0: {@link #peek peek(key, policy, 0)} gives its limit, remaining permits, and the time to its
      * next permit and to full capacity.

@@ -1,5 +1,6 @@
 package dev.sluice.store;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
@@ -322,6 +323,36 @@ public final class FailurePolicyStore implements CounterStore {
                         counted::decision)));
         return bounded(key, answer, guarded, () -> countWithout(key, policy, cost, maxDelayNanos))
                 .thenCompose(Function.identity());
+    }
+
+    /**
+     * Takes a permit on the remote store within the timeout, as {@link #countAsync} counts; on failure the failure
+     * rule answers (the fallback store's permit, or an answer that holds nothing). Releasing a remote permit is
+     * bounded by the timeout too: when it fails or is late, the failure is logged and counted, and the permit returns
+     * when its maximum hold ends (or with its node).
+     */
+    @Override
+    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        @Nullable CompletableFuture<Counted> answer = startRemote(key, () -> remote.acquireAsync(key, limit));
+        if (answer == null) {
+            return acquireWithout(key, limit);
+        }
+        Function<Counted, CompletionStage<Counted>> guarded = held -> CompletableFuture.completedFuture(
+                held.guarded(release -> bounded(key, release.toCompletableFuture(), Function.identity(),
+                        held::decision)));
+        return bounded(key, answer, guarded, () -> acquireWithout(key, limit)).thenCompose(Function.identity());
+    }
+
+    /** What the failure rule holds: the fallback store's permit, or an answer that holds nothing. */
+    private CompletionStage<Counted> acquireWithout(String key, ConcurrencyLimit limit) {
+        long permits = limit.permits();
+        return switch (onFailure) {
+            case ALLOW -> CompletableFuture.completedFuture(Counted.kept(
+                    new Decision(true, permits, permits - 1, 0, 0, 0, limit.name(), true)));
+            case REJECT -> CompletableFuture.completedFuture(Counted.kept(new Decision(false, permits, 0,
+                    REJECT_RETRY_AFTER.toNanos(), REJECT_RETRY_AFTER.toNanos(), 0, limit.name(), true)));
+            case FALLBACK -> fallback().acquireAsync(key, limit);
+        };
     }
 
     /** Records a remote call that failed or timed out, cancelling {@code answer} when it timed out. */

@@ -1,11 +1,14 @@
 package dev.sluice.store;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.state.Transition;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +28,11 @@ import org.jspecify.annotations.Nullable;
  * another. Memory is bounded: a key expires once back to full capacity (swept in the background), and beyond
  * {@code maxKeys} a new key evicts the sampled entry closest to expiry. Thread-safe. The model and why it holds:
  * {@code docs/design/local-store.md}.
+ *
+ * <p>Concurrency permits ({@link #acquireAsync}) live in a map of their own, one key's holders changed under its
+ * map bin's lock ({@code compute}), in O(1) but for holders past their maximum hold, dropped oldest first. A key is
+ * there while it holds permits, so they are bounded by the requests in flight and never evicted (an evicted permit
+ * would let one more in); see {@code docs/design/concurrency.md}.
  */
 public final class LocalCounterStore implements CounterStore {
 
@@ -35,6 +43,8 @@ public final class LocalCounterStore implements CounterStore {
     private static final int EVICTION_SAMPLE = 16;
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Holders> permits = new ConcurrentHashMap<>();
+    private final AtomicLong permitIds = new AtomicLong();
     private final TimeSource time;
     private final long maxKeys;
     private final Executor sweeper;
@@ -89,9 +99,44 @@ public final class LocalCounterStore implements CounterStore {
         return decide(key, (state, now) -> policy.reserve(state, now, cost, maxWaitNanos));
     }
 
+    /** Takes a permit now, under the key's map bin's lock; its release drops it there again. */
+    @Override
+    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        long now = time.nanos();
+        scheduleSweep(now);
+        Long permit = permitIds.incrementAndGet();
+        Holders.Taking taking = new Holders.Taking(permit, now, limit);
+        permits.compute(key, (k, held) -> (held != null ? held : new Holders()).take(taking));
+        Decision decision = taking.decision();
+        if (!decision.allowed()) {
+            return CompletableFuture.completedFuture(Counted.kept(decision));
+        }
+        return CompletableFuture.completedFuture(Counted.undoable(decision, () -> {
+            permits.computeIfPresent(key, (k, held) -> held.release(permit));
+            return CompletableFuture.completedFuture(lookAt(key, limit));
+        }));
+    }
+
+    /** A bare look at the key's permits: what a release answers. */
+    private Decision lookAt(String key, ConcurrencyLimit limit) {
+        @Nullable Holders held = permits.get(key);
+        long free = limit.permits() - (held == null ? 0 : held.count);
+        return new Decision(true, limit.permits(), Math.max(0, free), 0, 0, 0, 0, limit.name(), false);
+    }
+
+    /** The concurrency permits held now, over every key, those past their maximum hold not yet dropped included. */
+    public long permitsHeld() {
+        long held = 0;
+        for (Holders holders : permits.values()) {
+            held += holders.count;
+        }
+        return held;
+    }
+
     @Override
     public void reset(String key) {
         entries.remove(key);
+        permits.remove(key);
     }
 
     /** One step of a policy on a key's state at a time. */
@@ -140,12 +185,16 @@ public final class LocalCounterStore implements CounterStore {
     public void cleanUp() {
         long now = time.nanos();
         entries.values().removeIf(entry -> entry.expiresAt <= now);
+        for (String key : permits.keySet()) {
+            permits.computeIfPresent(key, (k, held) -> held.dropExpired(now));
+        }
     }
 
     /** Forgets every key. */
     @Override
     public void close() {
         entries.clear();
+        permits.clear();
     }
 
     private void scheduleSweep(long now) {
@@ -196,6 +245,75 @@ public final class LocalCounterStore implements CounterStore {
         Entry(long @Nullable [][] state, long expiresAt) {
             this.state = state;
             this.expiresAt = expiresAt;
+        }
+    }
+
+    /**
+     * One key's concurrency permits: permit id to the instant its maximum hold ends, oldest first (a key's permits
+     * share one limit, so they end in the order they were taken). Changed only inside the map's {@code compute} for
+     * the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
+     */
+    private static final class Holders {
+        private final LinkedHashMap<Long, Long> endsAt = new LinkedHashMap<>();
+        /** When the latest permit taken ends: no held permit ends later. */
+        private long latestEnd;
+        volatile int count;
+
+        /** A permit being taken, and the decision on it. Used by one thread. */
+        static final class Taking {
+            final Long permit;
+            final long now;
+            final ConcurrencyLimit limit;
+            @Nullable Decision decision;
+
+            Taking(Long permit, long now, ConcurrencyLimit limit) {
+                this.permit = permit;
+                this.now = now;
+                this.limit = limit;
+            }
+
+            Decision decision() {
+                return Objects.requireNonNull(decision, "decided inside compute");
+            }
+        }
+
+        /** Takes the permit if one is free, recording the decision; this, or null (no key) when nothing is held. */
+        @Nullable Holders take(Taking taking) {
+            dropExpired(taking.now);
+            long limit = taking.limit.permits();
+            String name = taking.limit.name();
+            long now = taking.now;
+            if (endsAt.size() < limit) {
+                latestEnd = now + taking.limit.maxHoldNanos();
+                endsAt.put(taking.permit, latestEnd);
+                count = endsAt.size();
+                long firstEnd = endsAt.values().iterator().next() - now;
+                long remaining = limit - endsAt.size();
+                taking.decision = new Decision(true, limit, remaining, 0, remaining == 0 ? firstEnd : 0,
+                        taking.limit.maxHoldNanos(), 0, name, false);
+                return this;
+            }
+            long firstEnd = Math.max(1, endsAt.values().iterator().next() - now);
+            taking.decision = new Decision(false, limit, 0, firstEnd, firstEnd, Math.max(firstEnd, latestEnd - now),
+                    0, name, false);
+            return this;
+        }
+
+        /** Releases the permit (nothing when it is not held); this, or null when nothing is held any more. */
+        @Nullable Holders release(Long permit) {
+            endsAt.remove(permit);
+            count = endsAt.size();
+            return endsAt.isEmpty() ? null : this;
+        }
+
+        /** Drops the permits whose maximum hold has ended; this, or null when nothing is held any more. */
+        @Nullable Holders dropExpired(long now) {
+            Iterator<Long> ends = endsAt.values().iterator();
+            while (ends.hasNext() && ends.next() <= now) {
+                ends.remove();
+            }
+            count = endsAt.size();
+            return endsAt.isEmpty() ? null : this;
         }
     }
 }

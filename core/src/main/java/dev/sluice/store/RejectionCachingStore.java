@@ -1,5 +1,6 @@
 package dev.sluice.store;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
@@ -138,6 +139,15 @@ public final class RejectionCachingStore implements CounterStore {
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
         return remote.peekAsync(key, policy, cost);
+    }
+
+    /**
+     * Takes a permit on the remote store, never from the cache: a concurrency rejection lasts until any holder
+     * releases, which no retry-after says, so caching one would refuse requests the remote store grants.
+     */
+    @Override
+    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        return remote.acquireAsync(key, limit);
     }
 
     @Override

@@ -18,10 +18,12 @@ package dev.sluice.store;
  * @param syncHitsWaiting permits this node admitted on synchronised keys that their owners have not yet counted
  *     (lost if this node dies); 0 without synchronised rules
  * @param syncLagNanos how long the oldest of those hits has waited, in nanoseconds; 0 with none
+ * @param permitsFreed concurrency permits this node freed since the store started because the node holding them was
+ *     gone (a member that left, a client disconnected too long); 0 for a store with no cluster
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
                           long shedLastMinute, long leasedGrants, long leasedPermitsHeld,
-                          long incompatibleMembersSeen, long syncHitsWaiting, long syncLagNanos) {
+                          long incompatibleMembersSeen, long syncHitsWaiting, long syncLagNanos, long permitsFreed) {
 
     /** The health of a store that decides on its own: a local store. */
     public static final StoreHealth LOCAL = new StoreHealth("local", 0, 0, 0, 0);
@@ -30,20 +32,20 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     public StoreHealth {
         if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0
                 || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0 || syncHitsWaiting < 0
-                || syncLagNanos < 0) {
+                || syncLagNanos < 0 || permitsFreed < 0) {
             throw new IllegalArgumentException("negative health figures: " + membersSeen + " members, "
                     + failedLastMinute + " failed, " + timedOutLastMinute + " timed out, " + shedLastMinute + " shed, "
                     + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held, "
                     + incompatibleMembersSeen + " incompatible members seen, " + syncHitsWaiting
-                    + " sync hits waiting, " + syncLagNanos + " ns sync lag");
+                    + " sync hits waiting, " + syncLagNanos + " ns sync lag, " + permitsFreed + " permits freed");
         }
     }
 
-    /** The health of a store with no synchronised hits waiting. */
+    /** The health of a store with no synchronised hits waiting and no concurrency permit of a gone node freed. */
     public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
                        long shedLastMinute, long leasedGrants, long leasedPermitsHeld, long incompatibleMembersSeen) {
         this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
-                incompatibleMembersSeen, 0, 0);
+                incompatibleMembersSeen, 0, 0, 0);
     }
 
     /** The health of a store that has found no incompatible member. */
@@ -67,6 +69,6 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     /** This health with the failure counts of a {@link FailurePolicyStore} in front of the store. */
     StoreHealth withFailures(long failed, long timedOut, long shed) {
         return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld,
-                incompatibleMembersSeen, syncHitsWaiting, syncLagNanos);
+                incompatibleMembersSeen, syncHitsWaiting, syncLagNanos, permitsFreed);
     }
 }

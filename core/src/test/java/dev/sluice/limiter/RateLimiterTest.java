@@ -124,6 +124,7 @@ class RateLimiterTest {
 
     @Test
     void build_withoutPolicy_isRefused() {
-        assertThatThrownBy(() -> RateLimiter.builder().build()).hasMessage("a policy is required");
+        assertThatThrownBy(() -> RateLimiter.builder().build())
+                .hasMessage("a policy or a concurrency limit is required");
     }
 }

@@ -15,7 +15,7 @@ class MicrometerDecisionMetricsTest {
     @Test
     void watch_closed_removesItsGaugesOnce() {
         DecisionMetrics.Watch watch = metrics.watch(() -> health(3));
-        assertThat(storeGauges()).hasSize(9);
+        assertThat(storeGauges()).hasSize(10);
 
         watch.close();
         watch.close();
@@ -30,7 +30,7 @@ class MicrometerDecisionMetricsTest {
 
         earlier.close();
 
-        assertThat(storeGauges()).hasSize(9);
+        assertThat(storeGauges()).hasSize(10);
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".failed").tag("mode", "test").gauge().value())
                 .isEqualTo(2);
         later.close();
@@ -52,9 +52,9 @@ class MicrometerDecisionMetricsTest {
 
     @Test
     void watch_storeWithSynchronisedHitsWaiting_publishesThemAndTheLag() {
-        StoreHealth[] now = {new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0)};
+        StoreHealth[] now = {new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0)};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
-        now[0] = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 42, 30_000_000);
+        now[0] = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 42, 30_000_000, 0);
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".sync.waiting").tag("mode", "cluster").gauge()
                 .value()).isEqualTo(42);
@@ -72,6 +72,18 @@ class MicrometerDecisionMetricsTest {
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".incompatible.members").tag("mode", "cluster")
                 .functionCounter().count()).isEqualTo(1);
+        watch.close();
+        assertThat(storeGauges()).isEmpty();
+    }
+
+    @Test
+    void watch_storeThatFreedPermitsOfGoneNodes_publishesHowMany() {
+        StoreHealth[] now = {new StoreHealth("cluster", 3, 0, 0, 0, 0, 0, 0, 0, 0, 0)};
+        DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
+        now[0] = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 4);
+
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".permits.freed").tag("mode", "cluster")
+                .functionCounter().count()).isEqualTo(4);
         watch.close();
         assertThat(storeGauges()).isEmpty();
     }

@@ -67,7 +67,7 @@ class AllOrNothingTest {
         Map<String, String> headers = headers(fourth);
         assertThat(headers.get("RateLimit")).isEqualTo("\"4/1m\";r=1;t=15, \"3/10s\";r=0;t=10");
         assertThat(headers.get("Retry-After")).isEqualTo("10");
-        assertThat(local.peek(fourth.outcomes().get(0).counterKey(), fourth.outcomes().get(0).policy(), 0)
+        assertThat(local.peek(fourth.outcomes().get(0).counterKey(), (Policy) fourth.outcomes().get(0).quota(), 0)
                 .remaining()).isEqualTo(1);
 
         time.advance(Duration.ofSeconds(Long.parseLong(headers.get("Retry-After"))));

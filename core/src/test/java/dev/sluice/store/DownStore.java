@@ -1,5 +1,6 @@
 package dev.sluice.store;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import java.util.concurrent.CompletableFuture;
@@ -58,6 +59,11 @@ public final class DownStore implements CounterStore {
     @Override
     public void close() {
         closed.set(true);
+    }
+
+    @Override
+    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        return CompletableFuture.failedFuture(down());
     }
 
     private IllegalStateException down() {

@@ -12,6 +12,8 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.SettingNames;
 import dev.sluice.store.StoreHealth;
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -44,10 +46,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Per request (on the {@code REQUEST} dispatch) it evaluates the rules once, then lets the request through with
  * rate-limit headers, answers the rejection ({@code 429}, {@code Retry-After}, a problem body), or holds the request
- * until its slot without holding a container thread (the filter and servlet must be {@code async-supported}). It
- * never throws to the container. The evaluation is left in {@link #EVALUATION_ATTRIBUTE} and, while started, the
- * store in {@link #STORE_ATTRIBUTE}. A store a provider opened is closed on {@link #destroy}; a store given in code is
- * left open. Thread-safe. See {@code docs/design/adapters.md}.
+ * until its slot without holding a container thread (the filter and servlet must be {@code async-supported}). A
+ * request's concurrency permits are released however it ends: when the chain returns or throws or, for a request
+ * gone asynchronous, when it completes, times out or fails; a chain that never returns holds them until their
+ * maximum hold. It never throws to the container. The evaluation is left in {@link #EVALUATION_ATTRIBUTE} and,
+ * while started, the store in {@link #STORE_ATTRIBUTE}. A store a provider opened is closed on {@link #destroy}; a
+ * store given in code is left open. Thread-safe. See {@code docs/design/adapters.md}.
  */
 public class RateLimitFilter implements Filter {
 
@@ -188,10 +192,62 @@ public class RateLimitFilter implements Filter {
         answer.writeHeaders(current.headerStyle(), response::setHeader);
         if (answer.rejected()) {
             reject(answer.problem(), response);
-        } else if (evaluation.delay().isZero()) {
+        } else if (!evaluation.holdsPermits()) {
+            pass(current, request, response, chain, evaluation);
+        } else {
+            // Released when the chain returns or throws; a request still asynchronous then, when it ends.
+            boolean asynchronous = false;
+            try {
+                pass(current, request, response, chain, evaluation);
+                asynchronous = request.isAsyncStarted();
+            } finally {
+                if (asynchronous) {
+                    request.getAsyncContext().addListener(new ReleasingListener(evaluation));
+                } else {
+                    evaluation.release();
+                }
+            }
+        }
+    }
+
+    /** Lets an allowed request through, now or after its delay. */
+    private void pass(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
+                      FilterChain chain, Evaluation evaluation) throws IOException, ServletException {
+        if (evaluation.delay().isZero()) {
             chain.doFilter(request, response);
         } else {
             delay(current, request, response, chain, evaluation.delay());
+        }
+    }
+
+    /**
+     * Releases an asynchronous request's concurrency permits when it completes, times out or fails (a client that
+     * went away included), and follows it into a later {@code startAsync}. Releasing is idempotent, so a timeout
+     * followed by its completion releases once.
+     */
+    private record ReleasingListener(Evaluation evaluation) implements AsyncListener {
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            evaluation.release();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            evaluation.release();
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            evaluation.release();
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            AsyncContext again = event.getAsyncContext();
+            if (again != null) {
+                again.addListener(this);
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
@@ -14,6 +15,7 @@ import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
 import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
 import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
+import dev.sluice.hazelcast.internal.permits.PermitCalls;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.store.Counted;
@@ -23,6 +25,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -57,6 +60,9 @@ public final class HazelcastCounterStore implements CounterStore {
     /** The name of the counters map unless {@link StoreOptions.Builder#mapName} says otherwise. */
     public static final String DEFAULT_MAP_NAME = StoreOptions.DEFAULT_MAP_NAME;
 
+    /** What the permits map's name adds to the counters map's. */
+    public static final String PERMITS_MAP_SUFFIX = ".permits";
+
     private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
 
     /** How long a compatibility probe waits for the members' answer. */
@@ -83,6 +89,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private volatile CounterStore decider;
     /** Checks each member that joins; followed once the store has probed the members it starts with. */
     private final MembershipWatch membership;
+    /** Concurrency permits, in a map of their own; see {@code docs/design/concurrency.md}. */
+    private final PermitCalls permits;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured) {
@@ -102,6 +110,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 new ProcessorDecider.Syncing(time, options.syncInterval(), StoreOptions.DEFAULT_MAX_SYNCED_KEYS));
         this.decider = processors;
         this.membership = new MembershipWatch(instance, this::membersChanged);
+        this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
     }
 
     /** Probes the members now; see the class comment. */
@@ -313,10 +322,37 @@ public final class HazelcastCounterStore implements CounterStore {
         return decider().reserveAsync(key, policy, cost, maxWaitNanos);
     }
 
-    /** Deletes the key's entry (and its backup), atomically with the decisions on that key. */
+    /**
+     * Takes a concurrency permit on the key's owner, recorded as this node's (member or client), so that the permits
+     * of a node that is gone are freed; see {@link PermitCalls}. Refused in compare-and-set mode and while refusing.
+     */
+    @Override
+    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        if (decider() != processors) {
+            return CompletableFuture.failedFuture(new IllegalStateException("Sluice: concurrency permits need the"
+                    + " members to run Sluice's entry processors"));
+        }
+        return permits.acquireAsync(key, limit);
+    }
+
+    /**
+     * The concurrency permits held now over every key of the cluster (holds ended but not dropped yet included);
+     * reads every entry, for tests and operators.
+     */
+    public long permitsHeld() {
+        return permits.held();
+    }
+
+    /** The concurrency permits this member freed because their node was gone (0 on a client). */
+    public long permitsFreedFromGoneNodes() {
+        return permits.freedFromGoneNodes();
+    }
+
+    /** Deletes the key's entry (and its backup), atomically with the decisions on that key, and its permits. */
     @Override
     public void reset(String key) {
         decider().reset(key);
+        permits.reset(key);
     }
 
     /**
@@ -353,7 +389,7 @@ public final class HazelcastCounterStore implements CounterStore {
         Optional<Slices> slices = processors.slices();
         return new StoreHealth(mode, members, 0, 0, 0, slices.map(Slices::grantedFromSlices).orElse(0L),
                 slices.map(Slices::heldPermits).orElse(0L), membership.incompatibleSeen(),
-                processors.syncs().hitsWaiting(), processors.syncs().lagNanos());
+                processors.syncs().hitsWaiting(), processors.syncs().lagNanos(), permits.freedFromGoneNodes());
     }
 
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
@@ -406,6 +442,7 @@ public final class HazelcastCounterStore implements CounterStore {
     @Override
     public void close() {
         processors.close();
+        permits.close();
         wireVersion.stop();
         membership.stop();
         UUID listener = connectionListener;

@@ -67,7 +67,7 @@ class AllOrNothingClusterTest {
     }
 
     private static long remaining(CounterStore store, RuleDecision outcome) {
-        return store.peek(outcome.counterKey(), outcome.policy(), 0).remaining();
+        return store.peek(outcome.counterKey(), (Policy) outcome.quota(), 0).remaining();
     }
 
     @Test

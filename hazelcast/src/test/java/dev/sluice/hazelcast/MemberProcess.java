@@ -2,11 +2,13 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.core.LifecycleEvent;
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.store.Counted;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -31,7 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  * under {@link #TEN_PER_HOUR} of that algorithm and answers the last remaining count; {@code peek <algorithm> <key>}
  * answers the remaining count; {@code join <port>} adds a member address to the TCP-IP list (which the split-brain
  * search reads afresh); {@code members} answers the cluster's size; {@code safe} answers whether the cluster is safe
- * (every partition owned and backed up, none migrating).
+ * (every partition owned and backed up, none migrating); {@code hold <key> <permits> <count>} takes {@code count}
+ * concurrency permits of a limit of {@code permits} (held a day) and never releases them, answering how many it got;
+ * {@code try <key> <permits>} takes one and releases it at once, answering {@code granted} or {@code rejected}.
  *
  * <p>Arguments: cluster name, cluster size, own port, then options, then the ports of every member:
  * <ul>
@@ -133,6 +137,22 @@ public final class MemberProcess {
                     config.getNetworkConfig().getJoin().getTcpIpConfig()
                             .addMember(ClusterSupport.LOOPBACK + ":" + words[2]);
                     yield "joining";
+                }
+                case "hold" -> {
+                    ConcurrencyLimit limit = ConcurrencyLimit.of(Long.parseLong(words[3]), Duration.ofDays(1));
+                    int got = 0;
+                    for (int i = 0; i < Integer.parseInt(words[4]); i++) {
+                        got += store.acquireAsync(words[2], limit).toCompletableFuture().join().decision().allowed()
+                                ? 1 : 0;
+                    }
+                    yield String.valueOf(got);
+                }
+                case "try" -> {
+                    Counted held = store.acquireAsync(words[2],
+                            ConcurrencyLimit.of(Long.parseLong(words[3]), Duration.ofDays(1))).toCompletableFuture()
+                            .join();
+                    held.giveBack().toCompletableFuture().join();
+                    yield held.decision().allowed() ? "granted" : "rejected";
                 }
                 case "members" -> String.valueOf(store.instance().getCluster().getMembers().size());
                 case "safe" -> String.valueOf(store.instance().getPartitionService().isClusterSafe());

@@ -1,5 +1,6 @@
 package dev.sluice.jersey;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
@@ -34,6 +35,11 @@ final class NonQueueingStore implements CounterStore {
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return delegate.countAsync(key, policy, cost, 0);
+    }
+
+    @Override
+    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        return delegate.acquireAsync(key, limit);
     }
 
     @Override

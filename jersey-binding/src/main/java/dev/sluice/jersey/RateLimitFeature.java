@@ -68,6 +68,7 @@ public final class RateLimitFeature implements Feature {
         context.register(new AnnotationScanner(limiting));
         context.register(new ResourceBinder(limiting));
         context.register(limiting);
+        context.register(new PermitRelease());
         if (ServletAddressCapture.available()) {
             context.register(ServletAddressCapture.class);
         }

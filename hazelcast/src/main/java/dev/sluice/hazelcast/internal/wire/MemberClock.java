@@ -33,7 +33,7 @@ public final class MemberClock {
     }
 
     /** The time decisions read on {@code member}. */
-    static long nanosOn(HazelcastInstance member) {
+    public static long nanosOn(HazelcastInstance member) {
         if (member.getUserContext().get(TIME_SOURCE_KEY) instanceof TimeSource time) {
             return time.nanos();
         }

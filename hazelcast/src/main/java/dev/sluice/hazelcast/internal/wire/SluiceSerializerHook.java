@@ -4,6 +4,7 @@ import com.hazelcast.internal.serialization.DataSerializerHook;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.hazelcast.MoreConsumedMergePolicy;
+import dev.sluice.hazelcast.internal.permits.PermitSerializables;
 
 /**
  * Registers Sluice's {@link IdentifiedDataSerializable} types with Hazelcast. Listed in
@@ -38,6 +39,13 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int SYNC_PROCESSOR = 20;
     public static final int SYNC_RESULT = 21;
     public static final int SYNC_TASK = 22;
+    // Concurrency permits (internal.permits); ids from 27, clear of the ids other work in progress takes.
+    public static final int PERMIT_HOLDERS = 27;
+    public static final int PERMIT_ANSWER = 28;
+    public static final int ACQUIRE_PERMIT_PROCESSOR = 29;
+    public static final int RELEASE_PERMIT_PROCESSOR = 30;
+    public static final int FREE_NODE_PROCESSOR = 31;
+    public static final int WRITE_PERMITS_PROCESSOR = 32;
 
     @Override
     public int getFactoryId() {
@@ -67,6 +75,12 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case SYNC_TASK -> new SyncTask();
             case UNDO_PROCESSOR -> new UndoProcessor();
             case MEMBER_BATCH_TASK -> new MemberBatchTask();
+            case PERMIT_HOLDERS -> PermitSerializables.holders();
+            case PERMIT_ANSWER -> PermitSerializables.answer();
+            case ACQUIRE_PERMIT_PROCESSOR -> PermitSerializables.acquire();
+            case RELEASE_PERMIT_PROCESSOR -> PermitSerializables.release();
+            case FREE_NODE_PROCESSOR -> PermitSerializables.freeNode();
+            case WRITE_PERMITS_PROCESSOR -> PermitSerializables.write();
             default -> null;
         };
     }

@@ -1,0 +1,117 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.ConcurrencyLimit;
+import dev.sluice.Limit;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.store.Counted;
+import dev.sluice.store.LocalCounterStore;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * A concurrency permit taken and released (issue 26): on the local store ({@code local}) beside two rate-limit
+ * decisions on it ({@code localTwoRateDecisions}, the budget an acquire plus release must stay within), and on a
+ * two-member cluster ({@code cluster}: one call to the key's owner each way, about half of them to the other member
+ * over loopback; that member in this JVM or, with {@code topology=two-jvms}, in a process of its own). One key of
+ * 1,000,000 permits, so every acquisition is granted whatever the threads; run with {@code -t 1}, {@code -t 4},
+ * {@code -t 16}. Resilience4j's {@code Bulkhead} and Sentinel's thread-count rule are not here yet: neither is among
+ * the build's dependencies.
+ */
+@BenchmarkMode({Mode.Throughput, Mode.SampleTime})
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class ConcurrencyLimitBenchmark {
+
+    private static final ConcurrencyLimit PLENTY = ConcurrencyLimit.of(ConcurrencyLimit.MAX_PERMITS);
+    private static final Policy RATE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000_000_000L,
+            Duration.ofSeconds(1)));
+
+    /** The local store, shared by the threads. */
+    @State(Scope.Benchmark)
+    public static class Local {
+        private final LocalCounterStore store = new LocalCounterStore();
+
+        @TearDown
+        public void stop() {
+            store.close();
+        }
+    }
+
+    /** A two-member cluster and the store on the member in this JVM, shared by the threads. */
+    @State(Scope.Benchmark)
+    public static class Cluster {
+        @Param({"one-jvm", "two-jvms"})
+        public String topology;
+
+        private BenchmarkCluster cluster;
+        private HazelcastCounterStore store;
+
+        @Setup
+        public void start() throws Exception {
+            cluster = BenchmarkCluster.start(topology.equals("two-jvms"));
+            store = HazelcastCounterStore.using(cluster.local());
+            awaitPermitsOnTheMembers();
+        }
+
+        /**
+         * Waits until the store takes permits on the members: it sends them only once it has heard that every member
+         * reads their wire format, which it asks as it starts.
+         */
+        private void awaitPermitsOnTheMembers() throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                try {
+                    store.acquireAsync("warm", PLENTY).toCompletableFuture().join().giveBack();
+                    return;
+                } catch (CompletionException notYet) {
+                    if (System.nanoTime() > deadline) {
+                        throw notYet;
+                    }
+                    Thread.sleep(50);
+                }
+            }
+        }
+
+        @TearDown
+        public void stop() throws Exception {
+            store.close();
+            cluster.close();
+        }
+    }
+
+    @Benchmark
+    public boolean local(Local local) {
+        Counted held = local.store.acquireAsync("k", PLENTY).toCompletableFuture().join();
+        held.giveBack();
+        return held.decision().allowed();
+    }
+
+    @Benchmark
+    public boolean localTwoRateDecisions(Local local) {
+        return local.store.apply("r1", RATE, 1, 0).allowed() & local.store.apply("r2", RATE, 1, 0).allowed();
+    }
+
+    @Benchmark
+    public boolean cluster(Cluster cluster) {
+        Counted held = cluster.store.acquireAsync("k", PLENTY).toCompletableFuture().join();
+        held.giveBack().toCompletableFuture().join();
+        return held.decision().allowed();
+    }
+}

@@ -1,0 +1,60 @@
+package dev.sluice.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.ManualTimeSource;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The permit contract for a {@link FailurePolicyStore} over a local store that never fails, and its failure rules. */
+class FailurePolicyPermitStoreTest extends PermitStoreContract {
+
+    private LocalCounterStore remote;
+
+    @Override
+    protected CounterStore newStore(ManualTimeSource time) {
+        remote = new LocalCounterStore(time, 10_000, Runnable::run);
+        return FailurePolicyStore.allowing(remote, Duration.ofSeconds(30));
+    }
+
+    @Override
+    protected long permitsHeld() {
+        return remote.permitsHeld();
+    }
+
+    @Test
+    void acquireAsync_downStoreAllowing_grantsAPermitOfNoCounter() {
+        try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
+            Decision decision = allowing.acquireAsync("k", TWO).toCompletableFuture().join().decision();
+
+            assertThat(decision.allowed()).isTrue();
+            assertThat(decision.storeUnavailable()).isTrue();
+            assertThat(allowing.failures()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void acquireAsync_downStoreRejecting_rejects() {
+        try (FailurePolicyStore rejecting = FailurePolicyStore.rejecting(new DownStore(), Duration.ofSeconds(1))) {
+            Decision decision = rejecting.acquireAsync("k", TWO).toCompletableFuture().join().decision();
+
+            assertThat(decision.allowed()).isFalse();
+            assertThat(decision.storeUnavailable()).isTrue();
+        }
+    }
+
+    @Test
+    void acquireAsync_downStoreFallingBack_holdsThePermitInTheFallback() {
+        LocalCounterStore fallback = new LocalCounterStore(time, 100, Runnable::run);
+        try (FailurePolicyStore falling = FailurePolicyStore.fallingBackTo(new DownStore(), Duration.ofSeconds(1),
+                fallback)) {
+            Counted held = falling.acquireAsync("k", TWO).toCompletableFuture().join();
+
+            assertThat(held.decision().allowed()).isTrue();
+            assertThat(fallback.permitsHeld()).isEqualTo(1);
+            held.giveBack().toCompletableFuture().join();
+            assertThat(fallback.permitsHeld()).isZero();
+        }
+    }
+}

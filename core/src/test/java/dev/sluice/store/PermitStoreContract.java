@@ -1,0 +1,175 @@
+package dev.sluice.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.ConcurrencyLimit;
+import dev.sluice.Decision;
+import dev.sluice.ManualTimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link CounterStore} that holds concurrency permits ({@link CounterStore#acquireAsync}) must do. A
+ * store's test extends this class and says how to build the store on a manual clock and how many permits it holds.
+ */
+public abstract class PermitStoreContract {
+
+    protected static final ConcurrencyLimit TWO = ConcurrencyLimit.of(2, Duration.ofMinutes(1));
+
+    protected ManualTimeSource time;
+    protected CounterStore store;
+
+    /** A new, empty store whose permits' maximum hold is on {@code time}. */
+    protected abstract CounterStore newStore(ManualTimeSource time);
+
+    /** The permits the store holds now, over every key, expired ones not yet dropped included. */
+    protected abstract long permitsHeld();
+
+    /** Threads per racing test; a cluster store may spread them over members. */
+    protected int racingThreads() {
+        return 8;
+    }
+
+    @BeforeEach
+    void createStore() {
+        time = new ManualTimeSource();
+        store = newStore(time);
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    private Counted acquire(String key, ConcurrencyLimit limit) {
+        return store.acquireAsync(key, limit).toCompletableFuture().join();
+    }
+
+    @Test
+    void acquireAsync_belowTheLimit_grantsAndSaysWhatIsLeft() {
+        Decision first = acquire("k", TWO).decision();
+        Decision second = acquire("k", TWO).decision();
+
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.limit()).isEqualTo(2);
+        assertThat(first.remaining()).isEqualTo(1);
+        assertThat(first.limitName()).isEqualTo("2 concurrent");
+        assertThat(second.allowed()).isTrue();
+        assertThat(second.remaining()).isZero();
+        assertThat(permitsHeld()).isEqualTo(2);
+    }
+
+    @Test
+    void acquireAsync_atTheLimit_rejectsUntilTheEarliestMaxHoldAtMost() {
+        acquire("k", TWO);
+        time.advance(Duration.ofSeconds(10));
+        acquire("k", TWO);
+
+        Decision third = acquire("k", TWO).decision();
+
+        assertThat(third.allowed()).isFalse();
+        assertThat(third.remaining()).isZero();
+        assertThat(third.retryAfter()).isEqualTo(Duration.ofSeconds(50));
+        assertThat(permitsHeld()).isEqualTo(2);
+    }
+
+    @Test
+    void giveBack_ofAGrant_releasesThePermitForTheNextRequest() {
+        Counted first = acquire("k", TWO);
+        acquire("k", TWO);
+
+        first.giveBack().toCompletableFuture().join();
+
+        assertThat(acquire("k", TWO).decision().allowed()).isTrue();
+    }
+
+    @Test
+    void giveBack_twice_releasesOnePermitOnly() {
+        Counted first = acquire("k", TWO);
+        acquire("k", TWO);
+
+        first.giveBack().toCompletableFuture().join();
+        first.giveBack().toCompletableFuture().join();
+
+        assertThat(acquire("k", TWO).decision().allowed()).isTrue();
+        assertThat(acquire("k", TWO).decision().allowed()).isFalse();
+    }
+
+    @Test
+    void acquireAsync_permitNeverReleased_returnsOnItsOwnAtMaxHold() {
+        acquire("k", TWO);
+        acquire("k", TWO);
+
+        time.advance(Duration.ofMinutes(1));
+
+        assertThat(acquire("k", TWO).decision().allowed()).isTrue();
+    }
+
+    @Test
+    void acquireAsync_distinctKeys_holdTheirOwnPermits() {
+        acquire("a", TWO);
+        acquire("a", TWO);
+
+        assertThat(acquire("b", TWO).decision().allowed()).isTrue();
+        assertThat(acquire("a", TWO).decision().allowed()).isFalse();
+    }
+
+    @Test
+    void reset_keyHoldingPermits_forgetsThem() {
+        acquire("k", TWO);
+        acquire("k", TWO);
+
+        store.reset("k");
+
+        assertThat(acquire("k", TWO).decision().allowed()).isTrue();
+    }
+
+    @Test
+    void acquireAsync_racingThreads_neverHoldMoreThanTheLimitAndEndWithNoneHeld() throws Exception {
+        ConcurrencyLimit three = ConcurrencyLimit.of(3);
+        int threads = racingThreads();
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger mostInFlight = new AtomicInteger();
+        AtomicInteger granted = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 300; i++) {
+                        Counted held = acquire("hot", three);
+                        if (held.decision().allowed()) {
+                            granted.incrementAndGet();
+                            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                            Thread.yield();
+                            inFlight.decrementAndGet();
+                            held.giveBack().toCompletableFuture().join();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> each : done) {
+                each.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(mostInFlight.get()).isBetween(1, 3);
+        assertThat(granted.get()).isPositive();
+        assertThat(permitsHeld()).isZero();
+    }
+}

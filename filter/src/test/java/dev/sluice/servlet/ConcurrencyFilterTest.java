@@ -1,0 +1,313 @@
+package dev.sluice.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.ManualTimeSource;
+import dev.sluice.store.LocalCounterStore;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A concurrency rule in the filter on a real Jetty 12 (issue 26): a request's permit is released however the request
+ * ends (completion, exception, asynchronous completion, time-out and error, a client that goes away), a chain that
+ * never returns holds it no longer than its maximum hold, and a request over the limit gets a 429 with the draft's
+ * concurrent-requests unit and no Retry-After. The permits live in a local store on a manual clock.
+ */
+class ConcurrencyFilterTest {
+
+    private static final String ONE_AT_A_TIME = """
+            {"rules": [{"id": "exports", "match": {"paths": ["/c/**"]}, "key": {"type": "constant"},
+                        "concurrency": 1, "maxHold": "1m"}]}
+            """;
+
+    private static final String FOUR_AT_A_TIME = """
+            {"rules": [{"id": "exports", "match": {"paths": ["/c/**"]}, "key": {"type": "constant"},
+                        "concurrency": 4, "maxHold": "1m"}]}
+            """;
+
+    @TempDir
+    Path dir;
+
+    @AutoClose
+    private final JettyServers servers = new JettyServers();
+
+    private final ManualTimeSource time = new ManualTimeSource();
+    private final LocalCounterStore store = new LocalCounterStore(time, 10_000, Runnable::run);
+    private final Behaviour servlet = new Behaviour();
+
+    @AfterEach
+    void releaseBlocked() {
+        servlet.unblock.countDown();
+    }
+
+    private JettyServer start(String rulesJson) throws Exception {
+        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesJson);
+        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
+        context.setContextPath("/");
+        FilterHolder filter = new FilterHolder(new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
+                .rulesReloadInterval(Duration.ZERO).store(store).build()));
+        filter.setAsyncSupported(true);
+        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+        ServletHolder holder = new ServletHolder(servlet);
+        holder.setAsyncSupported(true);
+        context.addServlet(holder, "/*");
+        return servers.add(JettyServer.start(50, context));
+    }
+
+    /** Waits, boundedly, for {@code condition}: the bound is a time-out of the test, not a claim on speed. */
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 30 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    private void awaitNoPermitHeld() throws InterruptedException {
+        await(() -> store.permitsHeld() == 0);
+    }
+
+    @Test
+    void filter_requestCompletes_releasesItsPermit() throws Exception {
+        JettyServer server = start(ONE_AT_A_TIME);
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(server.get("/c/ok").statusCode()).isEqualTo(200);
+        }
+
+        awaitNoPermitHeld();
+    }
+
+    @Test
+    void filter_requestInFlight_rejectsTheNextWithTheConcurrencyQuotaAndNoRetryAfter() throws Exception {
+        JettyServer server = start(ONE_AT_A_TIME);
+        CompletableFuture<HttpResponse<String>> blocked = sendAsync(server, "/c/block");
+        servlet.entered.await(30, TimeUnit.SECONDS);
+
+        HttpResponse<String> second = server.get("/c/ok");
+
+        assertThat(second.statusCode()).isEqualTo(429);
+        assertThat(second.headers().firstValue("RateLimit-Policy"))
+                .contains("\"exports:1 concurrent\";q=1;qu=\"concurrent-requests\"");
+        assertThat(second.headers().firstValue("RateLimit")).contains("\"exports:1 concurrent\";r=0");
+        assertThat(second.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(second.headers().firstValue("Content-Type")).contains("application/problem+json");
+        assertThat(second.body()).contains("\"violated-policies\":[\"exports:1 concurrent\"]")
+                .doesNotContain("retryAfter");
+        servlet.unblock.countDown();
+        assertThat(blocked.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        awaitNoPermitHeld();
+        assertThat(server.get("/c/ok").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void filter_servletThrows_releasesItsPermit() throws Exception {
+        JettyServer server = start(ONE_AT_A_TIME);
+
+        assertThat(server.get("/c/throw").statusCode()).isEqualTo(500);
+
+        awaitNoPermitHeld();
+        assertThat(server.get("/c/ok").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void filter_asyncRequestCompletes_releasesItsPermitOnCompletion() throws Exception {
+        JettyServer server = start(ONE_AT_A_TIME);
+
+        assertThat(server.get("/c/async-complete").statusCode()).isEqualTo(200);
+
+        awaitNoPermitHeld();
+        assertThat(server.get("/c/ok").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void filter_asyncRequestTimesOut_releasesItsPermit() throws Exception {
+        JettyServer server = start(ONE_AT_A_TIME);
+
+        assertThat(server.get("/c/async-timeout").statusCode()).isEqualTo(500);
+
+        awaitNoPermitHeld();
+        assertThat(server.get("/c/ok").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void filter_asyncDispatchThrows_releasesItsPermit() throws Exception {
+        JettyServer server = start(ONE_AT_A_TIME);
+
+        assertThat(server.get("/c/async-error").statusCode()).isEqualTo(500);
+
+        awaitNoPermitHeld();
+        assertThat(server.get("/c/ok").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void filter_clientDisconnects_releasesThePermitWhenTheServletNotices() throws Exception {
+        JettyServer server = start(ONE_AT_A_TIME);
+        URI base = server.uri("/");
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET /c/stream HTTP/1.1\r\nHost: " + base.getHost() + "\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            assertThat(in.read()).as("the response has begun").isNotNegative();
+        }
+
+        awaitNoPermitHeld();
+        assertThat(servlet.streamFailed.get()).isEqualTo(1);
+        assertThat(server.get("/c/ok").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void filter_chainNeverReturns_permitReturnsAtItsMaxHold() throws Exception {
+        JettyServer server = start(ONE_AT_A_TIME);
+        sendAsync(server, "/c/block");
+        servlet.entered.await(30, TimeUnit.SECONDS);
+        assertThat(server.get("/c/ok").statusCode()).isEqualTo(429);
+
+        time.advance(Duration.ofMinutes(1));
+
+        assertThat(server.get("/c/ok").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void filter_soakOfEveryWayOfEnding_neverExceedsTheLimitAndEndsWithNoPermitHeld() throws Exception {
+        JettyServer server = start(FOUR_AT_A_TIME);
+        List<String> paths = List.of("/c/ok", "/c/throw", "/c/async-complete", "/c/async-error", "/c/slow");
+        ExecutorService clients = Executors.newFixedThreadPool(16);
+        AtomicInteger passed = new AtomicInteger();
+        AtomicInteger rejected = new AtomicInteger();
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < 16; c++) {
+                int client = c;
+                done.add(clients.submit(() -> {
+                    for (int i = 0; i < 40; i++) {
+                        int status = server.get(paths.get((client + i) % paths.size())).statusCode();
+                        (status == 429 ? rejected : passed).incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> each : done) {
+                each.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+
+        awaitNoPermitHeld();
+        assertThat(servlet.mostInFlight.get()).isBetween(1, 4);
+        assertThat(passed.get() + rejected.get()).isEqualTo(16 * 40);
+        assertThat(passed.get()).isPositive();
+    }
+
+    private static CompletableFuture<HttpResponse<String>> sendAsync(JettyServer server, String path) {
+        return server.client().sendAsync(java.net.http.HttpRequest.newBuilder(server.uri(path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Ends each request its own way, by path, counting the requests in flight in it. */
+    private static final class Behaviour extends HttpServlet {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch unblock = new CountDownLatch(1);
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicInteger mostInFlight = new AtomicInteger();
+        final AtomicInteger streamFailed = new AtomicInteger();
+
+        @Override
+        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            if (request.getDispatcherType() == DispatcherType.ASYNC) {
+                throw new IllegalStateException("the asynchronous dispatch fails");
+            }
+            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            boolean asynchronous = false;
+            try {
+                switch (request.getPathInfo()) {
+                    case "/c/throw" -> throw new IllegalStateException("the servlet fails");
+                    case "/c/block" -> block();
+                    case "/c/slow" -> Thread.yield();
+                    case "/c/stream" -> stream(response);
+                    case "/c/async-complete" -> {
+                        asynchronous = true;
+                        AsyncContext async = request.startAsync();
+                        async.start(() -> {
+                            inFlight.decrementAndGet();
+                            async.complete();
+                        });
+                    }
+                    case "/c/async-timeout" -> {
+                        asynchronous = true;
+                        inFlight.decrementAndGet();
+                        request.startAsync().setTimeout(1);
+                    }
+                    case "/c/async-error" -> {
+                        asynchronous = true;
+                        inFlight.decrementAndGet();
+                        request.startAsync().dispatch();
+                    }
+                    default -> response.getWriter().write("ok");
+                }
+            } finally {
+                if (!asynchronous) {
+                    inFlight.decrementAndGet();
+                }
+            }
+        }
+
+        private void block() {
+            entered.countDown();
+            try {
+                unblock.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** Writes until the client has gone away. */
+        private void stream(HttpServletResponse response) throws IOException {
+            byte[] chunk = new byte[8192];
+            try {
+                OutputStream out = response.getOutputStream();
+                while (true) {
+                    out.write(chunk);
+                    out.flush();
+                }
+            } catch (IOException clientGone) {
+                streamFailed.incrementAndGet();
+                throw clientGone;
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.sluice.hazelcast.internal.permits;
+
+import com.hazelcast.client.Client;
+import com.hazelcast.client.ClientListener;
+import com.hazelcast.cluster.Member;
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.ConcurrencyLimit;
+import dev.sluice.Decision;
+import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.store.Counted;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Hazelcast store's concurrency permits: one call to the key's owner to take a permit, one to release it, in a
+ * map of their own whose entries hold each key's holders (this node's UUID and a permit number), changed only by entry
+ * processors. On a member it also frees the permits of nodes that are gone: a member that left at once (its
+ * membership event), a client once it has been disconnected from this member for {@link #CLIENT_GRACE} (a client that
+ * reconnects in time keeps its permits). Every member's store does so; freeing is idempotent. Permits go to the
+ * members only once every member reads wire format version {@link WireFormat#PERMITS}; before that a call fails (the
+ * failure policy decides). Thread-safe. See {@code docs/design/concurrency.md}.
+ */
+public final class PermitCalls implements AutoCloseable {
+
+    /** How long a client may stay disconnected from a member before that member frees its permits. */
+    public static final Duration CLIENT_GRACE = Duration.ofSeconds(30);
+
+    private static final System.Logger LOG = System.getLogger(PermitCalls.class.getName());
+
+    private final HazelcastInstance instance;
+    private final String mapName;
+    private final IntSupplier clusterWireVersion;
+    private final UUID node;
+    private final AtomicLong numbers = new AtomicLong();
+    private final LongAdder freed = new LongAdder();
+    private final Executor freeing = ForkJoinPool.commonPool();
+    private final @Nullable UUID membershipListener;
+    private final @Nullable UUID clientListener;
+
+    /**
+     * The permits of map {@code mapName} through {@code instance}, sent once {@code clusterWireVersion} says every
+     * member reads them.
+     */
+    public PermitCalls(HazelcastInstance instance, String mapName, IntSupplier clusterWireVersion) {
+        this.instance = instance;
+        this.mapName = mapName;
+        this.clusterWireVersion = clusterWireVersion;
+        this.node = instance.getLocalEndpoint().getUuid();
+        if (instance.getLocalEndpoint() instanceof Member) {
+            this.membershipListener = instance.getCluster().addMembershipListener(new MembershipListener() {
+                @Override
+                public void memberAdded(MembershipEvent event) {
+                    // Nothing to free.
+                }
+
+                @Override
+                public void memberRemoved(MembershipEvent event) {
+                    free(event.getMember().getUuid(), "member " + event.getMember().getAddress() + " left");
+                }
+            });
+            this.clientListener = instance.getClientService().addClientListener(new ClientListener() {
+                @Override
+                public void clientConnected(Client client) {
+                    // Nothing to free.
+                }
+
+                @Override
+                public void clientDisconnected(Client client) {
+                    CompletableFuture.delayedExecutor(CLIENT_GRACE.toNanos(), TimeUnit.NANOSECONDS, freeing)
+                            .execute(() -> freeUnlessBack(client.getUuid()));
+                }
+            });
+        } else {
+            this.membershipListener = null;
+            this.clientListener = null;
+        }
+    }
+
+    /**
+     * Takes a permit of {@code limit} for {@code key} on the key's owner; a grant's give-back releases it there
+     * (idempotent).
+     */
+    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+        if (clusterWireVersion.getAsInt() < WireFormat.PERMITS) {
+            return CompletableFuture.failedFuture(new IllegalStateException("Sluice: a member does not read wire"
+                    + " format version " + WireFormat.PERMITS + ", which concurrency permits need"));
+        }
+        long number = numbers.incrementAndGet();
+        return map().submitToKey(key, new AcquirePermitProcessor(limit, node, number)).thenApply(answer -> {
+            Decision decision = answer.decision(limit, false);
+            if (!decision.allowed()) {
+                return Counted.kept(decision);
+            }
+            return Counted.undoable(decision, () -> map().submitToKey(key, new ReleasePermitProcessor(node, number))
+                    .thenApply(after -> after.decision(limit, true)));
+        });
+    }
+
+    /**
+     * The permits map, asked for at each call: a client asks the cluster for it, which it cannot before its first
+     * connection (a store starts without one and lets the failure policy decide meanwhile).
+     */
+    private IMap<String, PermitHolders> map() {
+        return instance.getMap(mapName);
+    }
+
+    /** Forgets the permits {@code key} holds. */
+    public void reset(String key) {
+        map().delete(key);
+    }
+
+    /**
+     * The permits held now over every key of the cluster, holds that have ended but were not dropped yet included.
+     * Reads every entry: for tests and operators, not per request.
+     */
+    public long held() {
+        long held = 0;
+        for (PermitHolders holders : map().values()) {
+            held += holders.size();
+        }
+        return held;
+    }
+
+    /** The permits this member freed because their node was gone, since the store started. */
+    public long freedFromGoneNodes() {
+        return freed.sum();
+    }
+
+    /** Frees the permits of the client {@code client} unless it is connected to this member again. */
+    private void freeUnlessBack(UUID client) {
+        if (!instance.getLifecycleService().isRunning()) {
+            return;
+        }
+        boolean back = instance.getClientService().getConnectedClients().stream()
+                .anyMatch(connected -> connected.getUuid().equals(client));
+        if (!back) {
+            free(client, "client " + client + " disconnected for " + CLIENT_GRACE.toSeconds() + " s");
+        }
+    }
+
+    private void free(UUID gone, String why) {
+        freeing.execute(() -> {
+            try {
+                Map<String, Integer> byKey = map().executeOnEntries(new FreeNodeProcessor(gone));
+                long count = byKey.values().stream().mapToLong(Integer::longValue).sum();
+                freed.add(count);
+                if (count > 0) {
+                    LOG.log(System.Logger.Level.INFO, "Sluice: freed {0} concurrency permits ({1})", count, why);
+                }
+            } catch (RuntimeException e) {
+                // Shutting down, or the cluster is in trouble: the permits return at their maximum hold.
+                LOG.log(System.Logger.Level.WARNING, "Sluice: could not free the concurrency permits of a node"
+                        + " that is gone (" + why + "); they return at their maximum hold", e);
+            }
+        });
+    }
+
+    /** Stops following members and clients. */
+    @Override
+    public void close() {
+        try {
+            if (membershipListener != null) {
+                instance.getCluster().removeMembershipListener(membershipListener);
+            }
+            if (clientListener != null) {
+                instance.getClientService().removeClientListener(clientListener);
+            }
+        } catch (RuntimeException e) {
+            // The instance is shutting down: nothing is followed any more.
+        }
+    }
+}

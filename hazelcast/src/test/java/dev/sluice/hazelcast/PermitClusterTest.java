@@ -1,0 +1,105 @@
+package dev.sluice.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.ConcurrencyLimit;
+import dev.sluice.TimeSource;
+import dev.sluice.store.Counted;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Concurrency permits across three members in this JVM (issue 26): never more than N held at once, counted by the
+ * callers under 8 threads per member; and the permits of a member that stops without releasing return to the others.
+ */
+@Tag("cluster")
+class PermitClusterTest {
+
+    private static final int THREADS_PER_MEMBER = 8;
+    private final List<HazelcastCounterStore> members = startCluster();
+
+    private static List<HazelcastCounterStore> startCluster() {
+        List<HazelcastCounterStore> started = new ArrayList<>(ClusterSupport.startCluster(3, TimeSource.system()));
+        started.forEach(PermitClusterContractTest::awaitPermitsRead);
+        return started;
+    }
+
+    @AfterEach
+    void stopCluster() {
+        ClusterSupport.closeAll(members);
+    }
+
+    private static Counted acquire(HazelcastCounterStore member, String key, ConcurrencyLimit limit) {
+        return member.acquireAsync(key, limit).toCompletableFuture().join();
+    }
+
+    @Test
+    void acquireAsync_threeMembersEightThreadsEach_neverHoldMoreThanTheLimit() throws Exception {
+        ConcurrencyLimit five = ConcurrencyLimit.of(5);
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger mostInFlight = new AtomicInteger();
+        AtomicInteger granted = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(3 * THREADS_PER_MEMBER);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 3 * THREADS_PER_MEMBER; t++) {
+                HazelcastCounterStore member = members.get(t % 3);
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 100; i++) {
+                        Counted held = acquire(member, "hot", five);
+                        if (held.decision().allowed()) {
+                            granted.incrementAndGet();
+                            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                            Thread.yield();
+                            inFlight.decrementAndGet();
+                            held.giveBack().toCompletableFuture().join();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> each : done) {
+                each.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.printf("PERMITS 3 members x %d threads: granted=%d, most in flight=%d of 5%n", THREADS_PER_MEMBER,
+                granted.get(), mostInFlight.get());
+        assertThat(mostInFlight.get()).isBetween(1, 5);
+        assertThat(members.get(1).permitsHeld()).isZero();
+    }
+
+    @Test
+    void memberLeaves_holdingPermits_othersGetThemBack() {
+        ConcurrencyLimit two = ConcurrencyLimit.of(2, Duration.ofDays(1));
+        HazelcastCounterStore leaving = members.get(2);
+        assertThat(acquire(leaving, "k", two).decision().allowed()).isTrue();
+        assertThat(acquire(leaving, "k", two).decision().allowed()).isTrue();
+        assertThat(acquire(members.get(0), "k", two).decision().allowed()).isFalse();
+
+        leaving.instance().getLifecycleService().terminate();
+        members.remove(leaving);
+
+        ClusterSupport.await(() -> members.get(0).permitsFreedFromGoneNodes()
+                + members.get(1).permitsFreedFromGoneNodes() == 2, Duration.ofSeconds(60),
+                "the permits of the member that left to be freed");
+        assertThat(members.get(0).permitsHeld()).isZero();
+        assertThat(members.get(0).health().permitsFreed() + members.get(1).health().permitsFreed()).isEqualTo(2);
+        assertThat(acquire(members.get(0), "k", two).decision().allowed()).isTrue();
+        assertThat(acquire(members.get(1), "k", two).decision().allowed()).isTrue();
+    }
+}
