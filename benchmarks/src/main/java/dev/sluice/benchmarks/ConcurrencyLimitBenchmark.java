@@ -1,5 +1,11 @@
 package dev.sluice.benchmarks;
 
+import com.alibaba.csp.sentinel.Entry;
+import com.alibaba.csp.sentinel.SphU;
+import com.alibaba.csp.sentinel.slots.block.BlockException;
+import com.alibaba.csp.sentinel.slots.block.RuleConstant;
+import com.alibaba.csp.sentinel.slots.block.flow.FlowRule;
+import com.alibaba.csp.sentinel.slots.block.flow.FlowRuleManager;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
@@ -7,7 +13,10 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.store.Counted;
 import dev.sluice.store.LocalCounterStore;
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -29,8 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * two-member cluster ({@code cluster}: one call to the key's owner each way, about half of them to the other member
  * over loopback; that member in this JVM or, with {@code topology=two-jvms}, in a process of its own). One key of
  * 1,000,000 permits, so every acquisition is granted whatever the threads; run with {@code -t 1}, {@code -t 4},
- * {@code -t 16}. Resilience4j's {@code Bulkhead} and Sentinel's thread-count rule are not here yet: neither is among
- * the build's dependencies.
+ * {@code -t 16}. Beside them, the same permit taken and released in this JVM by Resilience4j's semaphore
+ * {@code Bulkhead} ({@code resilience4jBulkhead}) and by Sentinel's thread-count flow rule ({@code sentinelThreads}):
+ * both per JVM only.
  */
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -51,6 +61,22 @@ public class ConcurrencyLimitBenchmark {
         @TearDown
         public void stop() {
             store.close();
+        }
+    }
+
+    /** Resilience4j's semaphore bulkhead and a Sentinel resource with a thread-count flow rule, of as many permits. */
+    @State(Scope.Benchmark)
+    public static class Peers {
+        private static final String RESOURCE = "sluice-benchmark";
+        private final Bulkhead bulkhead = Bulkhead.of("benchmark", BulkheadConfig.custom()
+                .maxConcurrentCalls((int) ConcurrencyLimit.MAX_PERMITS).maxWaitDuration(Duration.ZERO).build());
+
+        @Setup
+        public void start() {
+            FlowRule rule = new FlowRule(RESOURCE);
+            rule.setGrade(RuleConstant.FLOW_GRADE_THREAD);
+            rule.setCount(ConcurrencyLimit.MAX_PERMITS);
+            FlowRuleManager.loadRules(List.of(rule));
         }
     }
 
@@ -106,6 +132,24 @@ public class ConcurrencyLimitBenchmark {
     @Benchmark
     public boolean localTwoRateDecisions(Local local) {
         return local.store.apply("r1", RATE, 1, 0).allowed() & local.store.apply("r2", RATE, 1, 0).allowed();
+    }
+
+    @Benchmark
+    public boolean resilience4jBulkhead(Peers peers) {
+        if (!peers.bulkhead.tryAcquirePermission()) {
+            return false;
+        }
+        peers.bulkhead.onComplete();
+        return true;
+    }
+
+    @Benchmark
+    public boolean sentinelThreads() {
+        try (Entry entry = SphU.entry(Peers.RESOURCE)) {
+            return entry != null;
+        } catch (BlockException rejected) {
+            return false;
+        }
     }
 
     @Benchmark
