@@ -139,14 +139,30 @@ public final class SyncedKeys implements AutoCloseable {
         if (inFlight != null) {
             return inFlight.handle((done, failure) -> decide(key, policy, cost)).thenCompose(decision -> decision);
         }
-        return owners.call(key, new SyncProcessor(policy, cost, new long[0], new long[0])).whenComplete(
-                (answer, failure) -> {
-                    if (failure == null) {
-                        adopt(viewKey, answer);
-                    }
-                    fetching.remove(viewKey, fetched);
-                    fetched.complete(null);
-                }).thenApply(SyncResult::decision);
+        CompletableFuture<SyncResult> call;
+        try {
+            call = owners.call(key, new SyncProcessor(policy, cost, new long[0], new long[0]));
+        } catch (RuntimeException | Error e) {
+            fetched(viewKey, fetched);
+            throw e;
+        }
+        // However the call or the adoption ends, the requests waiting for it go on: one left waiting would wait
+        // forever, and every later request on the key behind it.
+        return call.whenComplete((answer, failure) -> {
+            try {
+                if (failure == null) {
+                    adopt(viewKey, answer);
+                }
+            } finally {
+                fetched(viewKey, fetched);
+            }
+        }).thenApply(SyncResult::decision);
+    }
+
+    /** Ends the owner call {@code fetched} of {@code viewKey}: the requests that waited for it decide again. */
+    private void fetched(ViewKey viewKey, CompletableFuture<Void> fetched) {
+        fetching.remove(viewKey, fetched);
+        fetched.complete(null);
     }
 
     /** Makes {@code answer} the key's view (a new one while fewer than maxKeys are kept). */
