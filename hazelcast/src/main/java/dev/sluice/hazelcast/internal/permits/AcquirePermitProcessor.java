@@ -1,6 +1,5 @@
 package dev.sluice.hazelcast.internal.permits;
 
-import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.ConcurrencyLimit;
@@ -9,7 +8,6 @@ import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.io.IOException;
 import java.util.Map;
 import java.util.UUID;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Takes one permit of a key for a node, on the key's owner at its time: drops the holds that have ended, then adds
@@ -17,13 +15,12 @@ import org.jspecify.annotations.Nullable;
  * Wire layout: version {@link WireFormat#PERMITS}, permits and maximum hold (longs), the node's UUID (two longs) and
  * the permit's number.
  */
-public final class AcquirePermitProcessor extends PermitProcessor<PermitAnswer> {
+public final class AcquirePermitProcessor extends HoldersChangingProcessor {
 
     private long permits;
     private long maxHoldNanos;
     private UUID node = new UUID(0, 0);
     private long number;
-    private transient @Nullable WritePermitsProcessor backup;
 
     AcquirePermitProcessor() {
     }
@@ -42,15 +39,7 @@ public final class AcquirePermitProcessor extends PermitProcessor<PermitAnswer> 
         PermitHolders current = before.withoutEnded(now);
         boolean taken = current.size() < permits;
         PermitHolders after = taken ? current.with(node, number, now + maxHoldNanos) : current;
-        if (after != before) {
-            backup = new WritePermitsProcessor(after, store(entry, after, now));
-        }
-        return new PermitAnswer(taken, after, now);
-    }
-
-    @Override
-    public @Nullable EntryProcessor<String, PermitHolders, PermitAnswer> getBackupProcessor() {
-        return backup;
+        return answer(entry, before, after, taken, now);
     }
 
     @Override
@@ -58,8 +47,7 @@ public final class AcquirePermitProcessor extends PermitProcessor<PermitAnswer> 
         WireFormat.writeVersion(out, WireFormat.PERMITS);
         out.writeLong(permits);
         out.writeLong(maxHoldNanos);
-        out.writeLong(node.getMostSignificantBits());
-        out.writeLong(node.getLeastSignificantBits());
+        writeNode(out, node);
         out.writeLong(number);
     }
 
@@ -68,7 +56,7 @@ public final class AcquirePermitProcessor extends PermitProcessor<PermitAnswer> 
         WireFormat.readVersion(in, "permit acquisition", WireFormat.PERMITS);
         permits = in.readLong();
         maxHoldNanos = in.readLong();
-        node = new UUID(in.readLong(), in.readLong());
+        node = readNode(in);
         number = in.readLong();
         if (permits < 1 || permits > ConcurrencyLimit.MAX_PERMITS || maxHoldNanos < 1) {
             throw new IOException("a permit acquisition of " + permits + " permits held at most " + maxHoldNanos

@@ -44,14 +44,13 @@ public final class FreeNodeProcessor extends PermitProcessor<Integer> {
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
         WireFormat.writeVersion(out, WireFormat.PERMITS);
-        out.writeLong(node.getMostSignificantBits());
-        out.writeLong(node.getLeastSignificantBits());
+        writeNode(out, node);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         WireFormat.readVersion(in, "node's permits release", WireFormat.PERMITS);
-        node = new UUID(in.readLong(), in.readLong());
+        node = readNode(in);
     }
 
     @Override

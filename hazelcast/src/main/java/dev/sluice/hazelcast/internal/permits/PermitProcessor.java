@@ -4,11 +4,15 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
 import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
+import java.io.IOException;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -47,13 +51,28 @@ abstract class PermitProcessor<R> implements EntryProcessor<String, PermitHolder
      * held; the seconds to live (0 for a removal), for the backup.
      */
     static long store(Map.Entry<String, PermitHolders> entry, PermitHolders holders, long now) {
+        long ttlSeconds = holders.isEmpty() ? 0 : WriteStateProcessor.ttlSeconds(Math.max(0, holders.lastEnd() - now));
+        write(entry, holders, ttlSeconds);
+        return ttlSeconds;
+    }
+
+    /** Writes {@code holders} living {@code ttlSeconds}, or removes the entry when none is held: primary and backup. */
+    static void write(Map.Entry<String, PermitHolders> entry, PermitHolders holders, long ttlSeconds) {
         if (holders.isEmpty()) {
             entry.setValue(null);
-            return 0;
+        } else {
+            ((ExtendedMapEntry<String, PermitHolders>) entry).setValue(holders, ttlSeconds, TimeUnit.SECONDS);
         }
-        long ttlSeconds = WriteStateProcessor.ttlSeconds(Math.max(0, holders.lastEnd() - now));
-        ((ExtendedMapEntry<String, PermitHolders>) entry).setValue(holders, ttlSeconds, TimeUnit.SECONDS);
-        return ttlSeconds;
+    }
+
+    /** Writes a node's UUID as two longs, as every permit type carries it. */
+    static void writeNode(ObjectDataOutput out, UUID node) throws IOException {
+        out.writeLong(node.getMostSignificantBits());
+        out.writeLong(node.getLeastSignificantBits());
+    }
+
+    static UUID readNode(ObjectDataInput in) throws IOException {
+        return new UUID(in.readLong(), in.readLong());
     }
 
     @Override

@@ -1,6 +1,5 @@
 package dev.sluice.hazelcast.internal.permits;
 
-import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
@@ -8,18 +7,16 @@ import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.io.IOException;
 import java.util.Map;
 import java.util.UUID;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Releases a node's permit of a key, on the key's owner; nothing when it is not held (released already, ended, or
  * freed with its node), so releasing is idempotent. Answers the holders after it. Wire layout: version
  * {@link WireFormat#PERMITS}, the node's UUID (two longs) and the permit's number.
  */
-public final class ReleasePermitProcessor extends PermitProcessor<PermitAnswer> {
+public final class ReleasePermitProcessor extends HoldersChangingProcessor {
 
     private UUID node = new UUID(0, 0);
     private long number;
-    private transient @Nullable WritePermitsProcessor backup;
 
     ReleasePermitProcessor() {
     }
@@ -33,30 +30,20 @@ public final class ReleasePermitProcessor extends PermitProcessor<PermitAnswer> 
     public PermitAnswer process(Map.Entry<String, PermitHolders> entry) {
         long now = memberNanos();
         PermitHolders before = holders(entry);
-        PermitHolders after = before.without(node, number);
-        if (after != before) {
-            backup = new WritePermitsProcessor(after, store(entry, after, now));
-        }
-        return new PermitAnswer(false, after, now);
-    }
-
-    @Override
-    public @Nullable EntryProcessor<String, PermitHolders, PermitAnswer> getBackupProcessor() {
-        return backup;
+        return answer(entry, before, before.without(node, number), false, now);
     }
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
         WireFormat.writeVersion(out, WireFormat.PERMITS);
-        out.writeLong(node.getMostSignificantBits());
-        out.writeLong(node.getLeastSignificantBits());
+        writeNode(out, node);
         out.writeLong(number);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         WireFormat.readVersion(in, "permit release", WireFormat.PERMITS);
-        node = new UUID(in.readLong(), in.readLong());
+        node = readNode(in);
         number = in.readLong();
     }
 

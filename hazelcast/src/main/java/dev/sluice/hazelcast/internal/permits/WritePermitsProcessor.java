@@ -1,7 +1,6 @@
 package dev.sluice.hazelcast.internal.permits;
 
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
@@ -9,7 +8,6 @@ import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.io.IOException;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,11 +31,7 @@ public final class WritePermitsProcessor
 
     @Override
     public @Nullable PermitAnswer process(Map.Entry<String, PermitHolders> entry) {
-        if (holders.isEmpty()) {
-            entry.setValue(null);
-        } else {
-            ((ExtendedMapEntry<String, PermitHolders>) entry).setValue(holders, ttlSeconds, TimeUnit.SECONDS);
-        }
+        PermitProcessor.write(entry, holders, ttlSeconds);
         return null;
     }
 

@@ -54,20 +54,14 @@ public final class CounterState implements IdentifiedDataSerializable {
     public void writeData(ObjectDataOutput out) throws IOException {
         WireFormat.writeVersion(out);
         WireFormat.writeAlgorithm(out, algorithm);
-        out.writeInt(state.length);
-        for (long[] limitState : state) {
-            out.writeLongArray(limitState);
-        }
+        WireFormat.writeStates(out, state);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         WireFormat.readVersion(in, "counter state");
         algorithm = WireFormat.readAlgorithm(in);
-        state = new long[WireFormat.readLimitCount(in)][];
-        for (int i = 0; i < state.length; i++) {
-            state[i] = WireFormat.readState(in);
-        }
+        state = WireFormat.readStates(in, WireFormat.readLimitCount(in));
     }
 
     @Override

@@ -25,15 +25,13 @@ public final class DecisionResult implements IdentifiedDataSerializable {
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
         WireFormat.writeVersion(out);
-        WireFormat.writeDecision(out, decision);
-        out.writeString(decision.limitName());
+        WireFormat.writeNamedDecision(out, decision);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         WireFormat.readVersion(in, "decision result");
-        Decision fields = WireFormat.readDecision(in);
-        decision = WireFormat.named(fields, in.readString());
+        decision = WireFormat.readNamedDecision(in);
     }
 
     @Override

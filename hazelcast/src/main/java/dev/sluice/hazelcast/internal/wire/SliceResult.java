@@ -48,8 +48,7 @@ public final class SliceResult implements IdentifiedDataSerializable {
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
         WireFormat.writeVersion(out, WireFormat.LEASES);
-        WireFormat.writeDecision(out, decision);
-        out.writeString(decision.limitName());
+        WireFormat.writeNamedDecision(out, decision);
         out.writeLong(permits);
         out.writeLong(validForNanos);
         out.writeLong(countedAtNanos);
@@ -58,8 +57,7 @@ public final class SliceResult implements IdentifiedDataSerializable {
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         WireFormat.readVersion(in, "lease result", WireFormat.LEASES);
-        Decision fields = WireFormat.readDecision(in);
-        decision = WireFormat.named(fields, in.readString());
+        decision = WireFormat.readNamedDecision(in);
         permits = in.readLong();
         validForNanos = in.readLong();
         countedAtNanos = in.readLong();

@@ -72,14 +72,9 @@ public final class SyncResult implements IdentifiedDataSerializable {
         WireFormat.writeVersion(out, WireFormat.SYNCS);
         out.writeBoolean(merged);
         if (merged) {
-            Decision made = decision();
-            WireFormat.writeDecision(out, made);
-            out.writeString(made.limitName());
+            WireFormat.writeNamedDecision(out, decision());
             out.writeLong(ownerNanos);
-            out.writeInt(state.length);
-            for (long[] limitState : state) {
-                out.writeLongArray(limitState);
-            }
+            WireFormat.writeStates(out, state);
         }
     }
 
@@ -91,16 +86,13 @@ public final class SyncResult implements IdentifiedDataSerializable {
             state = new long[0][];
             return;
         }
-        decision = WireFormat.named(WireFormat.readDecision(in), in.readString());
+        decision = WireFormat.readNamedDecision(in);
         ownerNanos = in.readLong();
         int limits = in.readInt();
         if (limits < 0 || limits > Policy.MAX_LIMITS) {
             throw new IOException("a state of " + limits + " limits; at most " + Policy.MAX_LIMITS);
         }
-        state = new long[limits][];
-        for (int i = 0; i < limits; i++) {
-            state[i] = WireFormat.readState(in);
-        }
+        state = WireFormat.readStates(in, limits);
     }
 
     @Override

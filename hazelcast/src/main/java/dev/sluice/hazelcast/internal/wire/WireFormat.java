@@ -131,6 +131,18 @@ public final class WireFormat {
                 in.readLong(), in.readLong(), "", false);
     }
 
+    /** Writes a decision as {@link #writeDecision} does, followed by its limit's name. */
+    static void writeNamedDecision(ObjectDataOutput out, Decision decision) throws IOException {
+        writeDecision(out, decision);
+        out.writeString(decision.limitName());
+    }
+
+    /** Reads what {@link #writeNamedDecision} wrote. */
+    static Decision readNamedDecision(ObjectDataInput in) throws IOException {
+        Decision fields = readDecision(in);
+        return named(fields, in.readString());
+    }
+
     /** {@code read} with its limit named {@code limitName}. */
     static Decision named(Decision read, String limitName) {
         return new Decision(read.allowed(), read.limit(), read.remaining(), read.retryAfterNanos(),
@@ -193,6 +205,23 @@ public final class WireFormat {
             throw new IOException("a policy holds 1 to " + Policy.MAX_LIMITS + " limits, read " + count);
         }
         return count;
+    }
+
+    /** Writes a key's per-limit states: their count, then each as {@link #readState} reads it. */
+    static void writeStates(ObjectDataOutput out, long[][] states) throws IOException {
+        out.writeInt(states.length);
+        for (long[] limitState : states) {
+            out.writeLongArray(limitState);
+        }
+    }
+
+    /** Reads {@code count} per-limit states, the count already read and checked by the caller. */
+    static long[][] readStates(ObjectDataInput in, int count) throws IOException {
+        long[][] states = new long[count][];
+        for (int i = 0; i < count; i++) {
+            states[i] = readState(in);
+        }
+        return states;
     }
 
     /**
