@@ -9,14 +9,15 @@ import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -64,49 +65,20 @@ class OwnerLossTest {
         Policy fifty = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(50, Duration.ofMinutes(1)));
         AtomicIntegerArray admitted = new AtomicIntegerArray(keys.size());
         AtomicInteger total = new AtomicInteger();
-        AtomicInteger attemptsAfterLoss = new AtomicInteger();
-        AtomicBoolean lost = new AtomicBoolean();
-        AtomicBoolean stop = new AtomicBoolean();
-        ExecutorService load = Executors.newFixedThreadPool(16);
-        try {
-            List<Future<?>> workers = new ArrayList<>();
-            for (int t = 0; t < 16; t++) {
-                HazelcastCounterStore via = survivors.get(t % 2);
-                Random order = new Random(t);
-                workers.add(load.submit(() -> {
-                    while (!stop.get()) {
-                        boolean afterLoss = lost.get();
-                        int key = order.nextInt(keys.size());
-                        try {
-                            if (via.apply(keys.get(key), fifty, 1, 0).allowed()) {
-                                admitted.incrementAndGet(key);
-                                total.incrementAndGet();
-                            }
-                        } catch (RuntimeException failedWhileTheOwnerLeft) {
-                            // not admitted
-                        }
-                        if (afterLoss) {
-                            attemptsAfterLoss.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
+
+        loadThroughOwnerLoss(survivors, 16, (via, worker, attempt) -> {
+            int key = ThreadLocalRandom.current().nextInt(keys.size());
+            try {
+                if (via.apply(keys.get(key), fifty, 1, 0).allowed()) {
+                    admitted.incrementAndGet(key);
+                    total.incrementAndGet();
+                }
+            } catch (RuntimeException failedWhileTheOwnerLeft) {
+                // not admitted
             }
-            ClusterSupport.await(() -> total.get() >= keys.size() * 50 * 4 / 10, Duration.ofSeconds(60),
-                    "40% of the permits taken");
-            owner.instance().getLifecycleService().terminate();
-            lost.set(true);
-            ClusterSupport.awaitClusterSize(survivors.get(0).instance(), 2);
-            ClusterSupport.await(() -> attemptsAfterLoss.get() >= keys.size() * 100, Duration.ofSeconds(60),
-                    "load after the owner left");
-            stop.set(true);
-            for (Future<?> worker : workers) {
-                worker.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            stop.set(true);
-            load.shutdownNow();
-        }
+        }, () -> total.get() >= keys.size() * 50 * 4 / 10, "40% of the permits taken",
+                () -> owner.instance().getLifecycleService().terminate(), keys.size() * 100);
+
         for (int k = 0; k < keys.size(); k++) {
             assertThat(admitted.get(k)).as("admitted on key %d", k).isLessThanOrEqualTo(50);
         }
@@ -156,22 +128,44 @@ class OwnerLossTest {
         String hotKey = ClusterSupport.keyOwnedBy(owner.instance(), "owned-");
 
         AtomicInteger admitted = new AtomicInteger();
+
+        loadThroughOwnerLoss(survivors, 4, (via, worker, attempt) -> {
+            via.apply("background-" + worker + "-" + attempt % 50, TEN_PER_MINUTE, 1, 0);
+            if (via.apply(hotKey, TEN_PER_MINUTE, 1, 0).allowed()) {
+                admitted.incrementAndGet();
+            }
+        }, () -> admitted.get() >= 10, "the hot key to be drained", () -> loseMember.accept(owner), 200);
+        assertThat(admitted.get()).as("admitted on the hot key before and after its owner left").isEqualTo(10);
+        assertThat(survivors.get(0).peek(hotKey, TEN_PER_MINUTE, 0).remaining()).isZero();
+    }
+
+    /** One attempt of a load thread: {@code worker} numbers the thread, {@code attempt} its attempts. */
+    @FunctionalInterface
+    private interface Attempt {
+        void run(HazelcastCounterStore via, int worker, int attempt);
+    }
+
+    /**
+     * Runs {@code threads} threads of {@code attempt} through the survivors in turn; once {@code readyToLose} holds,
+     * loses the owner, waits until the survivors are the cluster and have made {@code attemptsAfter} attempts more,
+     * then stops them.
+     */
+    private static void loadThroughOwnerLoss(List<HazelcastCounterStore> survivors, int threads, Attempt attempt,
+                                             BooleanSupplier readyToLose, String ready, Runnable loseOwner,
+                                             int attemptsAfter) throws Exception {
         AtomicInteger attemptsAfterLoss = new AtomicInteger();
         AtomicBoolean lost = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
-        ExecutorService load = Executors.newFixedThreadPool(4);
+        ExecutorService load = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> workers = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                HazelcastCounterStore via = survivors.get(t % 2);
+            for (int t = 0; t < threads; t++) {
+                HazelcastCounterStore via = survivors.get(t % survivors.size());
                 int worker = t;
                 workers.add(load.submit(() -> {
                     for (int i = 0; !stop.get(); i++) {
                         boolean afterLoss = lost.get();
-                        via.apply("background-" + worker + "-" + i % 50, TEN_PER_MINUTE, 1, 0);
-                        if (via.apply(hotKey, TEN_PER_MINUTE, 1, 0).allowed()) {
-                            admitted.incrementAndGet();
-                        }
+                        attempt.run(via, worker, i);
                         if (afterLoss) {
                             attemptsAfterLoss.incrementAndGet();
                         }
@@ -179,11 +173,11 @@ class OwnerLossTest {
                     return null;
                 }));
             }
-            ClusterSupport.await(() -> admitted.get() >= 10, Duration.ofSeconds(30), "the hot key to be drained");
-            loseMember.accept(owner);
+            ClusterSupport.await(readyToLose, Duration.ofSeconds(60), ready);
+            loseOwner.run();
             lost.set(true);
-            ClusterSupport.awaitClusterSize(survivors.get(0).instance(), 2);
-            ClusterSupport.await(() -> attemptsAfterLoss.get() >= 200, Duration.ofSeconds(60),
+            ClusterSupport.awaitClusterSize(survivors.get(0).instance(), survivors.size());
+            ClusterSupport.await(() -> attemptsAfterLoss.get() >= attemptsAfter, Duration.ofSeconds(60),
                     "load after the owner left");
             stop.set(true);
             for (Future<?> worker : workers) {
@@ -193,7 +187,5 @@ class OwnerLossTest {
             stop.set(true);
             load.shutdownNow();
         }
-        assertThat(admitted.get()).as("admitted on the hot key before and after its owner left").isEqualTo(10);
-        assertThat(survivors.get(0).peek(hotKey, TEN_PER_MINUTE, 0).remaining()).isZero();
     }
 }
