@@ -41,6 +41,11 @@ final class LeftOpenStore implements CounterStore {
     }
 
     @Override
+    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        return store.releaseAsync(key, limit, permit);
+    }
+
+    @Override
     public Decision peek(String key, Policy policy, long cost) {
         return store.peek(key, policy, cost);
     }

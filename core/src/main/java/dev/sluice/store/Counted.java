@@ -2,6 +2,7 @@ package dev.sluice.store;
 
 import dev.sluice.Decision;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -10,8 +11,9 @@ import java.util.function.UnaryOperator;
 /**
  * A store's decision on one request ({@link CounterStore#count}), and how to take the request back when another rule
  * rejects it: so that a request rejected by one matched rule consumes nothing from the others; for a concurrency
- * permit ({@link CounterStore#acquireAsync}), how to release it. Immutable and thread-safe; {@link #giveBack()} is
- * called at most once for a count, and only for a granted decision; releasing a permit again does nothing.
+ * permit ({@link CounterStore#acquireAsync}), how to release it, and the permit's id, by which any node sharing the
+ * store releases it ({@link CounterStore#releaseAsync}). Immutable and thread-safe; {@link #giveBack()} is called at
+ * most once for a count, and only for a granted decision; releasing a permit again does nothing.
  *
  * <p>A store that can take requests back (every Sluice store) undoes the count where it was made, as of the instant
  * it was made ({@link dev.sluice.algorithm.Policy#undo}); a rejection, a failure policy's answer that counted
@@ -22,16 +24,18 @@ public final class Counted {
 
     private final Decision decision;
     private final Supplier<CompletionStage<Decision>> giveBack;
+    private final Optional<String> permit;
 
-    private Counted(Decision decision, Supplier<CompletionStage<Decision>> giveBack) {
+    private Counted(Decision decision, Supplier<CompletionStage<Decision>> giveBack, Optional<String> permit) {
         this.decision = Objects.requireNonNull(decision, "decision");
         this.giveBack = giveBack;
+        this.permit = permit;
     }
 
     /** A decision with nothing to take back: a rejection, an answer that counted nothing, or a store that cannot. */
     public static Counted kept(Decision decision) {
         CompletionStage<Decision> same = CompletableFuture.completedFuture(decision);
-        return new Counted(decision, () -> same);
+        return new Counted(decision, () -> same, Optional.empty());
     }
 
     /**
@@ -39,7 +43,26 @@ public final class Counted {
      * {@link CounterStore#peek peek} of cost 0 answers).
      */
     public static Counted undoable(Decision decision, Supplier<CompletionStage<Decision>> giveBack) {
-        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"));
+        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), Optional.empty());
+    }
+
+    /**
+     * A granted concurrency permit: {@code release} releases it, as {@link CounterStore#releaseAsync} of {@code id}
+     * does from any node sharing the store.
+     */
+    public static Counted permit(Decision decision, String id, Supplier<CompletionStage<Decision>> release) {
+        if (id.isEmpty()) {
+            throw new IllegalArgumentException("a permit id must not be empty");
+        }
+        return new Counted(decision, Objects.requireNonNull(release, "release"), Optional.of(id));
+    }
+
+    /**
+     * The id of a granted permit, which {@link CounterStore#releaseAsync} takes on any node sharing the store; empty
+     * for a count, a rejection, and a permit a failure policy granted without a counter (nothing to release).
+     */
+    public Optional<String> permit() {
+        return permit;
     }
 
     /** The store's decision on the request. */
@@ -58,7 +81,12 @@ public final class Counted {
 
     /** This count, its give-back's answer or failure passed through {@code guard}. */
     Counted guarded(UnaryOperator<CompletionStage<Decision>> guard) {
-        return new Counted(decision, () -> guard.apply(giveBack.get()));
+        return new Counted(decision, () -> guard.apply(giveBack.get()), permit);
+    }
+
+    /** This count, its permit's id (if any) passed through {@code rename}. */
+    Counted withPermitId(UnaryOperator<String> rename) {
+        return new Counted(decision, giveBack, permit.map(rename));
     }
 
     @Override

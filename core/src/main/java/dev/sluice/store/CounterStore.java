@@ -111,12 +111,30 @@ public interface CounterStore extends AutoCloseable {
      * after it was taken, and a store shared by several nodes also returns the permits of a node that left. The
      * decision: limit the permits, remaining those free after it; a rejection's retry-after is until the earliest held
      * permit's maximum hold ends, the latest instant at which one returns with nobody releasing it. A key's permits
-     * belong to one limit: callers give distinct limits distinct keys. See {@code docs/design/concurrency.md}.
+     * belong to one limit: callers give distinct limits distinct keys; only the maximum hold may differ between the
+     * acquisitions of a key (a lease shorter than the limit's: {@code ConcurrencyLimit.of(n, lease).named(name)}),
+     * each permit then returning at its own. A grant's {@link Counted#permit()} is its id for {@link #releaseAsync}.
+     * See {@code docs/design/concurrency.md}.
      *
      * <p>The default throws {@link UnsupportedOperationException}; every Sluice store implements it.
      */
     default CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
         throw new UnsupportedOperationException(getClass().getName() + " cannot hold concurrency permits");
+    }
+
+    /**
+     * Releases the permit {@code permit} of the key (a grant's {@link Counted#permit()}), from this node or any other
+     * sharing the store, without blocking the caller: what the grant's {@link Counted#giveBack()} does where it was
+     * taken. Idempotent: a permit released already, past its maximum hold, or freed with its node is left as it is.
+     * Completes with a bare look at the key's permits after it ({@code limit} gives its numbers and name).
+     *
+     * <p>The default throws {@link UnsupportedOperationException}; every Sluice store implements it.
+     *
+     * @throws IllegalArgumentException (or completes exceptionally with it) when {@code permit} is no id of this
+     *                                  kind of store
+     */
+    default CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot release concurrency permits by id");
     }
 
     /**

@@ -41,6 +41,9 @@ public final class FailurePolicyStore implements CounterStore {
     /** How long a {@link OnFailure#REJECT rejection for failure} tells the caller to wait: one second. */
     public static final Duration REJECT_RETRY_AFTER = Duration.ofSeconds(1);
 
+    /** How the ids of the fallback store's permits begin, apart from the remote store's. */
+    private static final String FALLBACK_PERMIT = "fallback:";
+
     /** What decides when the remote store fails or is too slow. */
     public enum OnFailure {
         /** Grant the request, reporting the policy's full capacity: availability over enforcement. */
@@ -351,8 +354,31 @@ public final class FailurePolicyStore implements CounterStore {
                     new Decision(true, permits, permits - 1, 0, 0, 0, limit.name(), true)));
             case REJECT -> CompletableFuture.completedFuture(Counted.kept(new Decision(false, permits, 0,
                     REJECT_RETRY_AFTER.toNanos(), REJECT_RETRY_AFTER.toNanos(), 0, limit.name(), true)));
-            case FALLBACK -> fallback().acquireAsync(key, limit);
+            case FALLBACK -> fallback().acquireAsync(key, limit)
+                    .thenApply(held -> held.withPermitId(id -> FALLBACK_PERMIT + id));
         };
+    }
+
+    /**
+     * Releases a permit by its id: the fallback store's (ids {@code fallback:...}) there, the remote store's there
+     * within the timeout. A remote release that fails or is late is logged and counted, and completes exceptionally
+     * (the permit returns at its maximum hold, or with its node): a caller may try again.
+     */
+    @Override
+    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        if (permit.startsWith(FALLBACK_PERMIT)) {
+            return fallback().releaseAsync(key, limit, permit.substring(FALLBACK_PERMIT.length()));
+        }
+        @Nullable CompletableFuture<Decision> answer = startRemote(key,
+                () -> remote.releaseAsync(key, limit, permit));
+        Supplier<Decision> failed = () -> {
+            throw new IllegalStateException("Sluice: the store did not release a concurrency permit in time; it"
+                    + " returns at its maximum hold");
+        };
+        if (answer == null) {
+            return CompletableFuture.supplyAsync(failed, Runnable::run);
+        }
+        return bounded(key, answer, Function.identity(), failed);
     }
 
     /** Records a remote call that failed or timed out, cancelling {@code answer} when it timed out. */

@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * {@code docs/design/local-store.md}.
  *
  * <p>Concurrency permits ({@link #acquireAsync}) live in a map of their own, one key's holders changed under its
- * map bin's lock ({@code compute}), in O(1) but for holders past their maximum hold, dropped oldest first. A key is
+ * map bin's lock ({@code compute}), in O(1) but for holders past their maximum hold (found by one scan once the
+ * earliest may have ended) and a full key (a scan for the earliest end, which its answer states). A key is
  * there while it holds permits, so they are bounded by the requests in flight and never evicted (an evicted permit
  * would let one more in); see {@code docs/design/concurrency.md}.
  */
@@ -45,6 +47,8 @@ public final class LocalCounterStore implements CounterStore {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Holders> permits = new ConcurrentHashMap<>();
     private final AtomicLong permitIds = new AtomicLong();
+    /** Names this store's permits apart from another store's, in their ids. */
+    private final String storeId = UUID.randomUUID().toString();
     private final TimeSource time;
     private final long maxKeys;
     private final Executor sweeper;
@@ -99,7 +103,10 @@ public final class LocalCounterStore implements CounterStore {
         return decide(key, (state, now) -> policy.reserve(state, now, cost, maxWaitNanos));
     }
 
-    /** Takes a permit now, under the key's map bin's lock; its release drops it there again. */
+    /**
+     * Takes a permit now, under the key's map bin's lock; its release drops it there again. Its id is this store's
+     * own ({@code <store id>:<number>}), so that another store's id releases nothing here.
+     */
     @Override
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
         long now = time.nanos();
@@ -111,10 +118,29 @@ public final class LocalCounterStore implements CounterStore {
         if (!decision.allowed()) {
             return CompletableFuture.completedFuture(Counted.kept(decision));
         }
-        return CompletableFuture.completedFuture(Counted.undoable(decision, () -> {
-            permits.computeIfPresent(key, (k, held) -> held.release(permit));
+        return CompletableFuture.completedFuture(Counted.permit(decision, storeId + ":" + permit,
+                () -> release(key, limit, permit)));
+    }
+
+    /** Releases a permit of this store by its id; an id of another {@code LocalCounterStore} releases nothing. */
+    @Override
+    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        int colon = permit.lastIndexOf(':');
+        long number;
+        try {
+            number = Long.parseLong(permit.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a permit id of a LocalCounterStore: " + permit, e);
+        }
+        if (colon < 0 || !permit.substring(0, colon).equals(storeId)) {
             return CompletableFuture.completedFuture(lookAt(key, limit));
-        }));
+        }
+        return release(key, limit, number);
+    }
+
+    private CompletionStage<Decision> release(String key, ConcurrencyLimit limit, Long permit) {
+        permits.computeIfPresent(key, (k, held) -> held.release(permit));
+        return CompletableFuture.completedFuture(lookAt(key, limit));
     }
 
     /** A bare look at the key's permits: what a release answers. */
@@ -249,14 +275,17 @@ public final class LocalCounterStore implements CounterStore {
     }
 
     /**
-     * One key's concurrency permits: permit id to the instant its maximum hold ends, oldest first (a key's permits
-     * share one limit, so they end in the order they were taken). Changed only inside the map's {@code compute} for
-     * the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
+     * One key's concurrency permits: permit id to the instant its maximum hold ends, in the order taken. Holds may
+     * differ (a lease shorter than the limit's), so ended ones are found by a scan, run only once {@link #earliest}
+     * (a lower bound of the earliest end, exact after a scan) has passed. Changed only inside the map's
+     * {@code compute} for the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
      */
     private static final class Holders {
         private final LinkedHashMap<Long, Long> endsAt = new LinkedHashMap<>();
-        /** When the latest permit taken ends: no held permit ends later. */
-        private long latestEnd;
+        /** No held permit ends before: exact after {@link #scan}, lower when the earliest was released since. */
+        private long earliest = Long.MAX_VALUE;
+        /** No held permit ends after: exact after {@link #scan}, higher when the latest was released since. */
+        private long latest = Long.MIN_VALUE;
         volatile int count;
 
         /** A permit being taken, and the decision on it. Used by one thread. */
@@ -279,22 +308,27 @@ public final class LocalCounterStore implements CounterStore {
 
         /** Takes the permit if one is free, recording the decision; this, or null (no key) when nothing is held. */
         @Nullable Holders take(Taking taking) {
-            dropExpired(taking.now);
+            long now = taking.now;
+            dropExpired(now);
             long limit = taking.limit.permits();
             String name = taking.limit.name();
-            long now = taking.now;
             if (endsAt.size() < limit) {
-                latestEnd = now + taking.limit.maxHoldNanos();
-                endsAt.put(taking.permit, latestEnd);
+                long end = now + taking.limit.maxHoldNanos();
+                endsAt.put(taking.permit, end);
+                earliest = Math.min(earliest, end);
+                latest = Math.max(latest, end);
                 count = endsAt.size();
-                long firstEnd = endsAt.values().iterator().next() - now;
                 long remaining = limit - endsAt.size();
-                taking.decision = new Decision(true, limit, remaining, 0, remaining == 0 ? firstEnd : 0,
-                        taking.limit.maxHoldNanos(), 0, name, false);
+                if (remaining == 0) {
+                    scan(now);
+                }
+                taking.decision = new Decision(true, limit, remaining, 0, remaining == 0 ? earliest - now : 0,
+                        latest - now, 0, name, false);
                 return this;
             }
-            long firstEnd = Math.max(1, endsAt.values().iterator().next() - now);
-            taking.decision = new Decision(false, limit, 0, firstEnd, firstEnd, Math.max(firstEnd, latestEnd - now),
+            scan(now);
+            long firstEnd = Math.max(1, earliest - now);
+            taking.decision = new Decision(false, limit, 0, firstEnd, firstEnd, Math.max(firstEnd, latest - now),
                     0, name, false);
             return this;
         }
@@ -308,12 +342,29 @@ public final class LocalCounterStore implements CounterStore {
 
         /** Drops the permits whose maximum hold has ended; this, or null when nothing is held any more. */
         @Nullable Holders dropExpired(long now) {
-            Iterator<Long> ends = endsAt.values().iterator();
-            while (ends.hasNext() && ends.next() <= now) {
-                ends.remove();
+            if (earliest <= now) {
+                scan(now);
             }
-            count = endsAt.size();
             return endsAt.isEmpty() ? null : this;
+        }
+
+        /** Drops the permits ended by {@code now}, and makes {@link #earliest} and {@link #latest} exact. */
+        private void scan(long now) {
+            long first = Long.MAX_VALUE;
+            long last = Long.MIN_VALUE;
+            Iterator<Long> ends = endsAt.values().iterator();
+            while (ends.hasNext()) {
+                long end = ends.next();
+                if (end <= now) {
+                    ends.remove();
+                } else {
+                    first = Math.min(first, end);
+                    last = Math.max(last, end);
+                }
+            }
+            earliest = first;
+            latest = last;
+            count = endsAt.size();
         }
     }
 }

@@ -151,6 +151,11 @@ public final class RejectionCachingStore implements CounterStore {
     }
 
     @Override
+    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        return remote.releaseAsync(key, limit, permit);
+    }
+
+    @Override
     public Decision peek(String key, Policy policy, long cost) {
         return remote.peek(key, policy, cost);
     }

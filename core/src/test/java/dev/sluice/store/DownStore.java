@@ -66,6 +66,11 @@ public final class DownStore implements CounterStore {
         return CompletableFuture.failedFuture(down());
     }
 
+    @Override
+    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        return CompletableFuture.failedFuture(down());
+    }
+
     private IllegalStateException down() {
         calls.incrementAndGet();
         return new IllegalStateException("cluster unreachable");

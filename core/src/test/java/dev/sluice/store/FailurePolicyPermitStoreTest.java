@@ -1,10 +1,12 @@
 package dev.sluice.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** The permit contract for a {@link FailurePolicyStore} over a local store that never fails, and its failure rules. */
@@ -55,6 +57,37 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
             assertThat(fallback.permitsHeld()).isEqualTo(1);
             held.giveBack().toCompletableFuture().join();
             assertThat(fallback.permitsHeld()).isZero();
+        }
+    }
+
+    @Test
+    void releaseAsync_fallbackPermitsId_releasesItInTheFallback() {
+        LocalCounterStore fallback = new LocalCounterStore(time, 100, Runnable::run);
+        try (FailurePolicyStore falling = FailurePolicyStore.fallingBackTo(new DownStore(), Duration.ofSeconds(1),
+                fallback)) {
+            Counted held = falling.acquireAsync("k", TWO).toCompletableFuture().join();
+
+            falling.releaseAsync("k", TWO, held.permit().orElseThrow()).toCompletableFuture().join();
+
+            assertThat(held.permit().orElseThrow()).startsWith("fallback:");
+            assertThat(fallback.permitsHeld()).isZero();
+        }
+    }
+
+    @Test
+    void acquireAsync_downStoreAllowing_grantsNoPermitId() {
+        try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
+            assertThat(allowing.acquireAsync("k", TWO).toCompletableFuture().join().permit()).isEmpty();
+        }
+    }
+
+    @Test
+    void releaseAsync_downStore_failsAndCountsTheFailure() {
+        try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
+            CompletableFuture<Decision> release = allowing.releaseAsync("k", TWO, "any").toCompletableFuture();
+
+            assertThatThrownBy(release::join).hasCauseInstanceOf(IllegalStateException.class);
+            assertThat(allowing.failures()).isEqualTo(1);
         }
     }
 }

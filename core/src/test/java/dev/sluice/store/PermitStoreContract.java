@@ -55,6 +55,10 @@ public abstract class PermitStoreContract {
         return store.acquireAsync(key, limit).toCompletableFuture().join();
     }
 
+    private Decision release(String key, String permit) {
+        return store.releaseAsync(key, TWO, permit).toCompletableFuture().join();
+    }
+
     @Test
     void acquireAsync_belowTheLimit_grantsAndSaysWhatIsLeft() {
         Decision first = acquire("k", TWO).decision();
@@ -101,6 +105,70 @@ public abstract class PermitStoreContract {
         first.giveBack().toCompletableFuture().join();
         first.giveBack().toCompletableFuture().join();
 
+        assertThat(acquire("k", TWO).decision().allowed()).isTrue();
+        assertThat(acquire("k", TWO).decision().allowed()).isFalse();
+    }
+
+    @Test
+    void releaseAsync_grantsId_releasesThePermitForTheNextRequest() {
+        Counted first = acquire("k", TWO);
+        acquire("k", TWO);
+
+        Decision after = release("k", first.permit().orElseThrow());
+
+        assertThat(after.allowed()).isTrue();
+        assertThat(after.remaining()).isEqualTo(1);
+        assertThat(after.limitName()).isEqualTo("2 concurrent");
+        assertThat(acquire("k", TWO).decision().allowed()).isTrue();
+        assertThat(acquire("k", TWO).decision().allowed()).isFalse();
+    }
+
+    @Test
+    void releaseAsync_twiceAndAfterGiveBack_releasesOnePermitOnly() {
+        Counted first = acquire("k", TWO);
+        acquire("k", TWO);
+
+        first.giveBack().toCompletableFuture().join();
+        release("k", first.permit().orElseThrow());
+        release("k", first.permit().orElseThrow());
+
+        assertThat(acquire("k", TWO).decision().allowed()).isTrue();
+        assertThat(acquire("k", TWO).decision().allowed()).isFalse();
+        assertThat(permitsHeld()).isEqualTo(2);
+    }
+
+    @Test
+    void releaseAsync_permitPastItsMaxHold_releasesNothingElse() {
+        Counted first = acquire("k", TWO);
+        time.advance(Duration.ofMinutes(1));
+        acquire("k", TWO);
+        acquire("k", TWO);
+
+        release("k", first.permit().orElseThrow());
+
+        assertThat(acquire("k", TWO).decision().allowed()).isFalse();
+    }
+
+    @Test
+    void acquireAsync_grants_haveDistinctPermitIds() {
+        String first = acquire("k", TWO).permit().orElseThrow();
+        String second = acquire("k", TWO).permit().orElseThrow();
+
+        assertThat(first).isNotEqualTo(second);
+        assertThat(acquire("k", TWO).permit()).isEmpty();
+    }
+
+    @Test
+    void acquireAsync_shorterMaxHoldThanTheKeysOthers_returnsAtItsOwnEnd() {
+        ConcurrencyLimit leased = ConcurrencyLimit.of(2, Duration.ofSeconds(10)).named(TWO.name());
+        acquire("k", TWO);
+        acquire("k", leased);
+
+        Decision full = acquire("k", TWO).decision();
+        time.advance(Duration.ofSeconds(10));
+
+        assertThat(full.allowed()).isFalse();
+        assertThat(full.retryAfter()).isEqualTo(Duration.ofSeconds(10));
         assertThat(acquire("k", TWO).decision().allowed()).isTrue();
         assertThat(acquire("k", TWO).decision().allowed()).isFalse();
     }

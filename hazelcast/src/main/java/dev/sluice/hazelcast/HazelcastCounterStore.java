@@ -336,6 +336,19 @@ public final class HazelcastCounterStore implements CounterStore {
     }
 
     /**
+     * Releases a permit by its id, taken through this store or another of the cluster (a member's or a client's), on
+     * the key's owner: one call. Refused in compare-and-set mode, as acquisitions are.
+     */
+    @Override
+    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        if (decider() != processors) {
+            return CompletableFuture.failedFuture(new IllegalStateException("Sluice: concurrency permits need the"
+                    + " members to run Sluice's entry processors"));
+        }
+        return permits.releaseAsync(key, limit, permit);
+    }
+
+    /**
      * The concurrency permits held now over every key of the cluster (holds ended but not dropped yet included);
      * reads every entry, for tests and operators.
      */

@@ -90,8 +90,9 @@ public final class PermitCalls implements AutoCloseable {
     }
 
     /**
-     * Takes a permit of {@code limit} for {@code key} on the key's owner; a grant's give-back releases it there
-     * (idempotent).
+     * Takes a permit of {@code limit} for {@code key} on the key's owner, held at most the limit's maximum hold; a
+     * grant's give-back releases it there (idempotent), and its id ({@code <node UUID>:<number>}) releases it through
+     * {@link #releaseAsync} from any node.
      */
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
         if (clusterWireVersion.getAsInt() < WireFormat.PERMITS) {
@@ -104,9 +105,32 @@ public final class PermitCalls implements AutoCloseable {
             if (!decision.allowed()) {
                 return Counted.kept(decision);
             }
-            return Counted.undoable(decision, () -> map().submitToKey(key, new ReleasePermitProcessor(node, number))
-                    .thenApply(after -> after.decision(limit, true)));
+            return Counted.permit(decision, node + ":" + number, () -> release(key, limit, node, number));
         });
+    }
+
+    /**
+     * Releases the permit {@code permit} (an id {@link #acquireAsync} gave, on this node or another) on the key's
+     * owner; nothing when it is not held.
+     *
+     * @throws IllegalArgumentException when {@code permit} is not {@code <node UUID>:<number>}
+     */
+    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        int colon = permit.indexOf(':');
+        UUID holder;
+        long number;
+        try {
+            holder = UUID.fromString(permit.substring(0, Math.max(0, colon)));
+            number = Long.parseLong(permit.substring(colon + 1));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("not a permit id of a Hazelcast store: " + permit, e);
+        }
+        return release(key, limit, holder, number);
+    }
+
+    private CompletionStage<Decision> release(String key, ConcurrencyLimit limit, UUID holder, long number) {
+        return map().submitToKey(key, new ReleasePermitProcessor(holder, number))
+                .thenApply(after -> after.decision(limit, true));
     }
 
     /**

@@ -41,9 +41,13 @@ public final class PermitHolders implements IdentifiedDataSerializable {
         return holders.length == 0;
     }
 
-    /** When the earliest hold ends; only for a non-empty set. */
+    /** When the earliest hold ends (holds differ with a lease shorter than the limit's); only for a non-empty set. */
     long firstEnd() {
-        return holders[3];
+        long first = Long.MAX_VALUE;
+        for (int i = 3; i < holders.length; i += LONGS_EACH) {
+            first = Math.min(first, holders[i]);
+        }
+        return first;
     }
 
     /** When the latest hold ends; only for a non-empty set. */
