@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import static dev.sluice.rules.JsonFields.bool;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.rules.JsonTree.Node;
@@ -12,18 +13,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A JSON file of limits by id, as a limiter service offers them to its clients: each id a policy (on the stepped
- * sliding window unless it says otherwise), counted once for the id or once per key under it.
+ * sliding window unless it says otherwise), a concurrency limit, or both, counted once for the id or once per key
+ * under it.
  *
  * <pre>{@code
  * {"limits": {"partner-api": {"permits": 10, "period": "1m"},
- *             "github": {"permits": 5000, "period": "1h", "perKey": true}}}
+ *             "github": {"permits": 5000, "period": "1h", "perKey": true},
+ *             "exports": {"concurrency": 4, "maxHold": "10m"}}}
  * }</pre>
  *
  * <p>An id takes one limit inline or a {@code limits} array of them (all must pass), and optionally {@code algorithm}
- * and {@code perKey}. Read as strictly as the rules file, with the same errors (file, line, column, JSON path, what
+ * and {@code perKey}; {@code concurrency} (permits in flight) and {@code maxHold} as in the rules file, read by the
+ * same code. Read as strictly as the rules file, with the same errors (file, line, column, JSON path, what
  * was expected). Immutable and thread-safe. The full form: {@code docs/design/rules.md}.
  */
 public final class LimitsFile {
@@ -32,7 +37,7 @@ public final class LimitsFile {
     private static final List<String> ENTRY_FIELDS;
 
     static {
-        List<String> fields = new ArrayList<>(List.of("limits", "algorithm", "perKey"));
+        List<String> fields = new ArrayList<>(List.of("limits", "algorithm", "perKey", "concurrency", "maxHold"));
         fields.addAll(RulesFile.LIMIT_FIELDS.stream().filter(field -> !field.equals("name")).toList());
         ENTRY_FIELDS = List.copyOf(fields);
     }
@@ -49,28 +54,41 @@ public final class LimitsFile {
     }
 
     /**
-     * One id's limits.
+     * One id's limits: a rate policy, a concurrency limit, or both.
      */
     public static final class Entry {
         private final String id;
-        private final Policy policy;
+        private final @Nullable Policy policy;
+        private final @Nullable ConcurrencyLimit concurrency;
         private final boolean perKey;
         private final String counterPrefix;
+        private final String permitPrefix;
 
-        Entry(String id, Policy policy, boolean perKey) {
+        Entry(String id, @Nullable Policy policy, @Nullable ConcurrencyLimit concurrency, boolean perKey) {
+            if (policy == null && concurrency == null) {
+                throw new IllegalArgumentException("limit '" + id + "' has neither a rate nor a concurrency limit");
+            }
             this.id = id;
             this.policy = policy;
+            this.concurrency = concurrency;
             this.perKey = perKey;
             // Not a rule's key: "/" is in no rule id, so these counters are never taken for a rule's.
-            this.counterPrefix = "limits/" + Rule.counterPrefix(id, policy);
+            this.counterPrefix = policy == null ? "" : "limits/" + Rule.counterPrefix(id, policy);
+            this.permitPrefix = concurrency == null ? "" : "limits/" + Rule.counterPrefix(id, concurrency);
         }
 
         public String id() {
             return id;
         }
 
-        public Policy policy() {
-            return policy;
+        /** The rate limits; empty for an id of a concurrency limit alone. */
+        public Optional<Policy> policy() {
+            return Optional.ofNullable(policy);
+        }
+
+        /** The concurrency limit: at most so many permits of the id (or of each key under it) held at once. */
+        public Optional<ConcurrencyLimit> concurrency() {
+            return Optional.ofNullable(concurrency);
         }
 
         /** Whether each key under the id has counters of its own; otherwise the id has one. */
@@ -82,25 +100,44 @@ public final class LimitsFile {
          * The store key that counts {@code key} under this id ({@code ""} for an id without keys): the id, a
          * fingerprint of its policy (changed limits count afresh, as a rule's do) and the key, escaped and bounded as
          * a rule's key values are (a key over 128 characters is replaced by its hash).
+         *
+         * @throws IllegalStateException for an id without rate limits
          */
         public String counterKey(String key) {
+            if (policy == null) {
+                throw new IllegalStateException("limit '" + id + "' has no rate limits");
+            }
             return counterPrefix + KeyText.bound(key);
+        }
+
+        /**
+         * The store key of the concurrency permits of {@code key} under this id, as {@link #counterKey} but with the
+         * fingerprint of the concurrency limit.
+         *
+         * @throws IllegalStateException for an id without a concurrency limit
+         */
+        public String permitKey(String key) {
+            if (concurrency == null) {
+                throw new IllegalStateException("limit '" + id + "' has no concurrency limit");
+            }
+            return permitPrefix + KeyText.bound(key);
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Entry other && id.equals(other.id) && policy.equals(other.policy)
-                    && perKey == other.perKey;
+            return o instanceof Entry other && id.equals(other.id) && Objects.equals(policy, other.policy)
+                    && Objects.equals(concurrency, other.concurrency) && perKey == other.perKey;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(id, policy, perKey);
+            return Objects.hash(id, policy, concurrency, perKey);
         }
 
         @Override
         public String toString() {
-            return "LimitsFile.Entry[" + id + " " + policy + (perKey ? " per key" : "") + "]";
+            return "LimitsFile.Entry[" + id + (policy == null ? "" : " " + policy)
+                    + (concurrency == null ? "" : " " + concurrency) + (perKey ? " per key" : "") + "]";
         }
     }
 
@@ -151,7 +188,7 @@ public final class LimitsFile {
         Algorithm algorithm = fields.has("algorithm") ? RulesFile.algorithm(fields.required("algorithm"))
                 : DEFAULT_ALGORITHM;
         boolean perKey = fields.has("perKey") && bool(fields.required("perKey"));
-        Policy policy;
+        @Nullable Policy policy = null;
         if (fields.has("limits")) {
             for (String inline : List.of("permits", "period", "capacity")) {
                 if (fields.has(inline)) {
@@ -162,10 +199,17 @@ public final class LimitsFile {
             policy = RulesFile.policy(fields.required("limits"), algorithm, id, null);
         } else if (fields.has("permits") || fields.has("period")) {
             policy = Policy.of(algorithm, RulesFile.limit(fields, node, algorithm, id, null));
-        } else {
-            throw node.expected("an object with \"permits\" and \"period\", or \"limits\"");
+        } else if (!fields.has("concurrency")) {
+            throw node.expected("an object with \"permits\" and \"period\", \"limits\", or \"concurrency\"");
         }
-        return new Entry(id, policy, perKey);
+        @Nullable ConcurrencyLimit concurrency = null;
+        if (fields.has("concurrency")) {
+            concurrency = RulesFile.concurrency(fields, id);
+        } else if (fields.has("maxHold")) {
+            throw fields.required("maxHold").error("\"maxHold\" bounds a concurrency limit's permits; this id has no"
+                    + " \"concurrency\"");
+        }
+        return new Entry(id, policy, concurrency, perKey);
     }
 
     /** The file's name, as used in messages. */

@@ -260,10 +260,10 @@ public final class RulesFile {
     }
 
     /**
-     * The concurrency limit of a rule's {@code concurrency} (permits in flight) and optional {@code maxHold}, named
-     * after the rule.
+     * The concurrency limit of a rule's (or a limits file id's) {@code concurrency} (permits in flight) and optional
+     * {@code maxHold}, named after the rule.
      */
-    private static ConcurrencyLimit concurrency(JsonFields fields, String id) {
+    static ConcurrencyLimit concurrency(JsonFields fields, String id) {
         long permits = integer(fields.required("concurrency"), 1, ConcurrencyLimit.MAX_PERMITS);
         Node holdNode = fields.optional("maxHold");
         ConcurrencyLimit limit = holdNode == null ? ConcurrencyLimit.of(permits)

@@ -9,6 +9,7 @@ import dev.sluice.store.StoreHealth;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -55,7 +56,7 @@ public final class LimiterService implements Feature {
         this.operations = new OperationsAccess(builder.token, builder.role);
         this.maxWait = builder.maxWait;
         this.resource = new LimitsResource(limits, store, builder.time, maxWait.toNanos(),
-                builder.maxFutureSkew.toNanos(), operations);
+                builder.maxFutureSkew.toNanos(), operations, new PermitTokens(builder.permitSigningKey));
     }
 
     public static Builder builder() {
@@ -99,6 +100,7 @@ public final class LimiterService implements Feature {
         private Duration maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW;
         private @Nullable String token;
         private @Nullable String role;
+        private byte[] permitSigningKey = randomKey();
 
         private Builder() {
         }
@@ -167,6 +169,22 @@ public final class LimiterService implements Feature {
             return this;
         }
 
+        /**
+         * The key that signs the permit tokens this service grants (HMAC-SHA256), at least 32 characters: give every
+         * instance behind one load balancer the same key, so that a permit granted by one is released through any.
+         * Without it each service signs with a random key of its own, and releases only the permits it granted (a
+         * token from another instance is refused with 400; its permit returns at its lease's end). Keep it out of
+         * source code and logs.
+         */
+        public Builder permitSigningKey(String key) {
+            if (key == null || key.length() < PermitTokens.MIN_KEY_BYTES) {
+                throw new IllegalArgumentException("the permit signing key must have at least "
+                        + PermitTokens.MIN_KEY_BYTES + " characters");
+            }
+            this.permitSigningKey = PermitTokens.keyBytes(key);
+            return this;
+        }
+
         /** Turns the operations endpoints on for authenticated users in {@code roleName} (the container's roles). */
         public Builder operationsRole(String roleName) {
             if (roleName == null || roleName.isBlank()) {
@@ -178,6 +196,12 @@ public final class LimiterService implements Feature {
 
         public LimiterService build() {
             return new LimiterService(this);
+        }
+
+        private static byte[] randomKey() {
+            byte[] key = new byte[PermitTokens.MIN_KEY_BYTES];
+            new SecureRandom().nextBytes(key);
+            return key;
         }
     }
 }

@@ -1,14 +1,18 @@
 package dev.sluice.service;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.internal.Durations;
 import dev.sluice.internal.Json;
 import dev.sluice.rules.LimitsFile;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -26,10 +30,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -42,7 +48,9 @@ import org.jspecify.annotations.Nullable;
  * - increment is CounterStore.record with the request's age, measured on this service's clock: the store reads its own
  *   time, so an instant would mix two clocks. Its decision is what the next one-permit request gets;
  * - acquire is CounterStore.reserve: the slot and its count are taken in one atomic step, so two workers never get one
- *   slot, where two that both asked /delay and both heard "now" would both send.
+ *   slot, where two that both asked /delay and both heard "now" would both send;
+ * - permits is CounterStore.acquireAsync with the lease as the permit's maximum hold, and its release releaseAsync by
+ *   the permit's id, which the signed token carries with the store key: any instance can release it.
  * Instants in answers are this service's clock plus the store's wait, rounded up to the millisecond: never early.
  */
 
@@ -58,6 +66,7 @@ public final class LimitsResource {
     static final String PATH = "limits";
 
     private static final String OPENAPI = "openapi.json";
+    private static final String PERMITS = "permits";
 
     private final LimitsFile limits;
     private final CounterStore store;
@@ -65,17 +74,19 @@ public final class LimitsResource {
     private final long maxWaitNanos;
     private final long maxFutureSkewNanos;
     private final OperationsAccess operations;
+    private final PermitTokens tokens;
     private final String openApi;
     private final String list;
 
     LimitsResource(LimitsFile limits, CounterStore store, TimeSource time, long maxWaitNanos, long maxFutureSkewNanos,
-                   OperationsAccess operations) {
+                   OperationsAccess operations, PermitTokens tokens) {
         this.limits = limits;
         this.store = store;
         this.time = time;
         this.maxWaitNanos = maxWaitNanos;
         this.maxFutureSkewNanos = maxFutureSkewNanos;
         this.operations = operations;
+        this.tokens = tokens;
         this.openApi = readOpenApi();
         this.list = describe(limits, maxWaitNanos);
     }
@@ -107,9 +118,10 @@ public final class LimitsResource {
     public String delay(@PathParam("id") String id, @PathParam("key") @Nullable String key,
                         @QueryParam("cost") @Nullable String cost) {
         LimitsFile.Entry entry = entry(id, key);
+        Policy policy = rates(entry);
         long permits = Parameters.cost(cost, entry);
         long now = time.nanos();
-        Decision decision = call(() -> store.peek(entry.counterKey(keyOf(key)), entry.policy(), permits));
+        Decision decision = call(() -> store.peek(entry.counterKey(keyOf(key)), policy, permits));
         if (!decision.allowed() && decision.storeUnavailable()) {
             throw rejected(entry, key, decision, now, "The rate limiter is unavailable.");
         }
@@ -128,14 +140,15 @@ public final class LimitsResource {
     public String increment(@PathParam("id") String id, @PathParam("key") @Nullable String key,
                             @QueryParam("at") @Nullable String at, @QueryParam("cost") @Nullable String cost) {
         LimitsFile.Entry entry = entry(id, key);
+        Policy policy = rates(entry);
         long permits = Parameters.cost(cost, entry);
-        if (!entry.policy().algorithm().countsPastRequests()) {
-            throw Problems.invalid("id", "limit '" + id + "' uses " + algorithm(entry) + ", which keeps no record of"
+        if (!policy.algorithm().countsPastRequests()) {
+            throw Problems.invalid("id", "limit '" + id + "' uses " + algorithm(policy) + ", which keeps no record of"
                     + " when its permits were taken and cannot count a request after it was made; use acquire");
         }
         long now = time.nanos();
         long age = Parameters.ageNanos(at, entry, now, maxFutureSkewNanos);
-        Decision next = call(() -> store.record(entry.counterKey(keyOf(key)), entry.policy(), permits, age));
+        Decision next = call(() -> store.record(entry.counterKey(keyOf(key)), policy, permits, age));
         if (next.storeUnavailable()) {
             throw Problems.unavailable();
         }
@@ -155,10 +168,11 @@ public final class LimitsResource {
                             @QueryParam("cost") @Nullable String cost,
                             @QueryParam("maxWaitMs") @Nullable String maxWaitMs) {
         LimitsFile.Entry entry = entry(id, key);
+        Policy policy = rates(entry);
         long permits = Parameters.cost(cost, entry);
         long wait = Parameters.maxWaitNanos(maxWaitMs, maxWaitNanos);
         long now = time.nanos();
-        Decision decision = call(() -> store.reserve(entry.counterKey(keyOf(key)), entry.policy(), permits, wait));
+        Decision decision = call(() -> store.reserve(entry.counterKey(keyOf(key)), policy, permits, wait));
         if (!decision.allowed()) {
             throw rejected(entry, key, decision, now, null);
         }
@@ -181,6 +195,7 @@ public final class LimitsResource {
             BatchRequest.Item item = batch.requests().get(i);
             try {
                 LimitsFile.Entry entry = entry(item.id(), item.key());
+                rates(entry);
                 entries.add(entry);
                 costs.add(Parameters.cost(item.cost(), entry));
             } catch (Problems.InvalidRequest e) {
@@ -195,7 +210,8 @@ public final class LimitsResource {
             LimitsFile.Entry entry = entries.get(i);
             String counterKey = entry.counterKey(keyOf(batch.requests().get(i).key()));
             long cost = costs.get(i);
-            decisions.add(call(() -> store.reserveAsync(counterKey, entry.policy(), cost, wait).toCompletableFuture()));
+            Policy policy = rates(entry);
+            decisions.add(call(() -> store.reserveAsync(counterKey, policy, cost, wait).toCompletableFuture()));
         }
         List<String> results = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
@@ -221,8 +237,9 @@ public final class LimitsResource {
                         @Context HttpHeaders headers, @Context SecurityContext security) {
         operations.check(headers, security);
         LimitsFile.Entry entry = entry(id, key);
+        Policy policy = rates(entry);
         long now = time.nanos();
-        Decision state = call(() -> store.peek(entry.counterKey(keyOf(key)), entry.policy(), 0));
+        Decision state = call(() -> store.peek(entry.counterKey(keyOf(key)), policy, 0));
         if (state.storeUnavailable()) {
             // A failure policy's answer describes no counter: an operator reading a key must not be shown one.
             throw Problems.unavailable();
@@ -249,12 +266,84 @@ public final class LimitsResource {
         operations.check(headers, security);
         LimitsFile.Entry entry = entry(id, key);
         try {
-            store.reset(entry.counterKey(keyOf(key)));
+            if (entry.policy().isPresent()) {
+                store.reset(entry.counterKey(keyOf(key)));
+            }
+            if (entry.concurrency().isPresent()) {
+                store.reset(entry.permitKey(keyOf(key)));
+            }
         } catch (UnsupportedOperationException e) {
             throw Problems.notSupported("The application's counter store cannot reset keys.");
         } catch (RuntimeException e) {
             throw Problems.unavailable();
         }
+        return Response.noContent().build();
+    }
+
+    @POST
+    @Path("{id}/" + PERMITS)
+    public Response acquirePermit(@PathParam("id") String id, @QueryParam("leaseMs") @Nullable String leaseMs) {
+        return acquirePermit(id, null, leaseMs);
+    }
+
+    /**
+     * Takes a concurrency permit for a lease of {@code leaseMs} (default and most: the limit's maximum hold): 200 with
+     * a signed token that releases it through any instance sharing the store and signing key, or 429 when every
+     * permit is held (no {@code Retry-After}: nobody knows when a holder ends).
+     */
+    @POST
+    @Path("{id}/{key}/" + PERMITS)
+    public Response acquirePermit(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                                  @QueryParam("leaseMs") @Nullable String leaseMs) {
+        LimitsFile.Entry entry = entry(id, key);
+        ConcurrencyLimit limit = concurrency(entry);
+        long lease = Parameters.leaseNanos(leaseMs, limit);
+        ConcurrencyLimit leased = lease == limit.maxHoldNanos() ? limit
+                : ConcurrencyLimit.of(limit.permits(), Duration.ofNanos(lease)).named(limit.name());
+        String storeKey = entry.permitKey(keyOf(key));
+        long now = time.nanos();
+        Counted held = call(() -> store.acquireAsync(storeKey, leased).toCompletableFuture().join());
+        Decision decision = held.decision();
+        if (!decision.allowed()) {
+            throw permitRefused(entry, key, decision);
+        }
+        String token = tokens.sign(new PermitTokens.Permit(entry.id(), Optional.ofNullable(key), storeKey,
+                held.permit()));
+        JsonObject answer = counts(answer(entry, key).put("granted", true).put("permit", token), decision,
+                decision.remaining());
+        long ends = now + lease;
+        return Response.ok(answer.put("leaseMs", lease / Parameters.NANOS_PER_MILLI)
+                .put("leaseEndsAt", Math.floorDiv(ends, Parameters.NANOS_PER_MILLI))
+                .put("leaseEndsAtTime", Instant.ofEpochMilli(Math.floorDiv(ends, Parameters.NANOS_PER_MILLI))
+                        .toString()).toString()).build();
+    }
+
+    @DELETE
+    @Path("{id}/" + PERMITS + "/{permit}")
+    public Response releasePermit(@PathParam("id") String id, @PathParam("permit") String permit) {
+        return releasePermit(id, null, permit);
+    }
+
+    /**
+     * Releases a permit by its token: 204, also when it was released already or its lease ended (idempotent); 400
+     * naming {@code permit} for a token this service did not sign (malformed, altered, signed with another key) or
+     * one of another id or key.
+     */
+    @DELETE
+    @Path("{id}/{key}/" + PERMITS + "/{permit}")
+    public Response releasePermit(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                                  @PathParam("permit") String permit) {
+        LimitsFile.Entry entry = entry(id, key);
+        ConcurrencyLimit limit = concurrency(entry);
+        PermitTokens.Permit held = tokens.verify(permit).orElseThrow(() -> Problems.invalid("permit", "not a permit"
+                + " token of this service: malformed, altered, or signed with another key (give every instance the"
+                + " same permitSigningKey)"));
+        if (!held.id().equals(entry.id()) || !held.key().equals(Optional.ofNullable(key))) {
+            throw Problems.invalid("permit", "a permit of limit '" + held.id() + "'"
+                    + held.key().map(k -> " and key '" + k + "'").orElse("") + ", not of this path");
+        }
+        held.storePermit().ifPresent(storePermit -> call(() -> store.releaseAsync(held.storeKey(), limit, storePermit)
+                .toCompletableFuture().join()));
         return Response.noContent().build();
     }
 
@@ -271,6 +360,19 @@ public final class LimitsResource {
             throw Problems.invalid("key", "limit '" + id + "' has one counter and no keys; expected none");
         }
         return entry;
+    }
+
+    /** The id's rate limits; 400 naming {@code id} for an id of a concurrency limit alone. */
+    private static Policy rates(LimitsFile.Entry entry) {
+        return entry.policy().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no rate"
+                + " limits, only a concurrency limit; take its permits with POST limits/" + entry.id() + "/"
+                + PERMITS));
+    }
+
+    /** The id's concurrency limit; 400 naming {@code id} for an id without one. */
+    private static ConcurrencyLimit concurrency(LimitsFile.Entry entry) {
+        return entry.concurrency().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no"
+                + " concurrency limit and holds no permits"));
     }
 
     private static String keyOf(@Nullable String key) {
@@ -364,6 +466,25 @@ public final class LimitsResource {
         return new WebApplicationException(builder.build());
     }
 
+    /**
+     * 429 when every permit is held (or 503 when the limiter could not decide), a problem document without
+     * {@code Retry-After}: a permit returns when a holder releases it, which nobody knows.
+     */
+    private static WebApplicationException permitRefused(LimitsFile.Entry entry, @Nullable String key,
+                                                         Decision decision) {
+        ProblemDetails problem = ProblemDetails.of(List.of(decision), false, ProblemDetails.TOO_MANY_REQUESTS,
+                decision.storeUnavailable() ? null : "All " + decision.limit() + " permits of limit '" + entry.id()
+                        + "' are held. Retry when a holder has released one. Nothing was taken.");
+        JsonObject extra = counts(answer(entry, key).put("granted", false), decision, decision.remaining())
+                .putRaw("policies", JsonObject.array(problem.policies().stream().map(name -> {
+                    StringBuilder quoted = new StringBuilder();
+                    Json.appendString(quoted, name);
+                    return quoted;
+                }).toList()));
+        return new WebApplicationException(Problems.response(problem.status(), problem.type(), problem.title(),
+                problem.detail(), extra));
+    }
+
     /** The same problem with {@code prefix} before its detail, for an item of a batch. */
     private static Response prefixed(Response response, String prefix) {
         String body = String.valueOf(response.getEntity());
@@ -383,20 +504,26 @@ public final class LimitsResource {
         return Instant.ofEpochMilli(epochMillisCeil(nanos)).toString();
     }
 
-    private static String algorithm(LimitsFile.Entry entry) {
-        return entry.policy().algorithm().name().toLowerCase(Locale.ROOT);
+    private static String algorithm(Policy policy) {
+        return policy.algorithm().name().toLowerCase(Locale.ROOT);
     }
 
     private static String describe(LimitsFile limits, long maxWaitNanos) {
         List<String> ids = new ArrayList<>();
         for (LimitsFile.Entry entry : limits.entries()) {
-            List<String> each = new ArrayList<>();
-            for (Limit limit : entry.policy().limits()) {
-                each.add(new JsonObject().put("name", limit.name()).put("permits", limit.permits())
-                        .put("periodMs", millisCeil(limit.periodNanos())).toString());
-            }
-            ids.add(new JsonObject().put("id", entry.id()).put("perKey", entry.perKey())
-                    .put("algorithm", algorithm(entry)).putRaw("limits", JsonObject.array(each)).toString());
+            JsonObject id = new JsonObject().put("id", entry.id()).put("perKey", entry.perKey());
+            entry.policy().ifPresent(policy -> {
+                List<String> each = new ArrayList<>();
+                for (Limit limit : policy.limits()) {
+                    each.add(new JsonObject().put("name", limit.name()).put("permits", limit.permits())
+                            .put("periodMs", millisCeil(limit.periodNanos())).toString());
+                }
+                id.put("algorithm", algorithm(policy)).putRaw("limits", JsonObject.array(each));
+            });
+            entry.concurrency().ifPresent(limit -> id.putRaw("concurrency", new JsonObject()
+                    .put("name", limit.name()).put("permits", limit.permits())
+                    .put("maxHoldMs", millisCeil(limit.maxHoldNanos())).toString()));
+            ids.add(id.toString());
         }
         return new JsonObject().putRaw("limits", JsonObject.array(ids))
                 .put("maxWaitMs", maxWaitNanos / Parameters.NANOS_PER_MILLI).toString();

@@ -1,5 +1,6 @@
 package dev.sluice.service;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.internal.Json;
 import dev.sluice.rules.LimitsFile;
@@ -29,7 +30,7 @@ final class Parameters {
         if (text == null) {
             return 1;
         }
-        long capacity = entry.policy().capacity();
+        long capacity = entry.policy().orElseThrow().capacity();
         long cost = DIGITS.matcher(text).matches() ? parse(text) : -1;
         if (cost < 1 || cost > capacity) {
             throw Problems.invalid("cost", "expected an integer from 1 to " + capacity + " (the capacity of limit '"
@@ -48,6 +49,22 @@ final class Parameters {
         if (millis < 0 || millis > maxMillis) {
             throw Problems.invalid("maxWaitMs", "expected whole milliseconds from 0 to " + maxMillis
                     + " (the longest wait this service grants), got " + shown(text));
+        }
+        return millis * NANOS_PER_MILLI;
+    }
+
+    /**
+     * {@code leaseMs}: whole milliseconds from 1 to the limit's maximum hold; that maximum hold when absent.
+     */
+    static long leaseNanos(@Nullable String text, ConcurrencyLimit limit) {
+        if (text == null) {
+            return limit.maxHoldNanos();
+        }
+        long maxMillis = limit.maxHoldNanos() / NANOS_PER_MILLI;
+        long millis = DIGITS.matcher(text).matches() ? parse(text) : -1;
+        if (millis < 1 || millis > maxMillis) {
+            throw Problems.invalid("leaseMs", "expected whole milliseconds from 1 to " + maxMillis + " (the maximum"
+                    + " hold of limit '" + limit.name() + "'), got " + shown(text));
         }
         return millis * NANOS_PER_MILLI;
     }
@@ -72,7 +89,7 @@ final class Parameters {
             }
             return 0;
         }
-        long window = entry.policy().limits().stream().mapToLong(Limit::periodNanos).max().orElseThrow();
+        long window = entry.policy().orElseThrow().limits().stream().mapToLong(Limit::periodNanos).max().orElseThrow();
         if (age >= window) {
             throw Problems.invalid("at", shown(text) + " is " + Duration.ofNanos(age).toMillis()
                     + " ms ago, older than the " + window / NANOS_PER_MILLI + " ms window of limit '" + entry.id()

@@ -323,7 +323,7 @@ class LimiterServiceTest {
     }
 
     private static Policy policy(String id) {
-        return LimitsFile.parse("limits.json", LIMITS).find(id).orElseThrow().policy();
+        return LimitsFile.parse("limits.json", LIMITS).find(id).orElseThrow().policy().orElseThrow();
     }
 
     private static String counterKey(String id, String key) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,6 +24,11 @@ import org.jspecify.annotations.Nullable;
  * LimiterClient.Slot slot = limiter.acquire("github", "account-42", 1, Duration.ofSeconds(30));
  * if (slot.granted()) {
  *     Thread.sleep(slot.delay().toMillis());   // then call the remote API
+ * }
+ * try (LimiterClient.Permit permit = limiter.acquirePermit("exports", "account-42", Duration.ofSeconds(30))) {
+ *     if (permit.granted()) {
+ *         runTheExport();                       // close() releases the permit; a crash lets it end with its lease
+ *     }
  * }
  * }</pre>
  *
@@ -141,6 +147,125 @@ public final class LimiterClient {
             throw new IllegalStateException("the limiter service's batch answer has no \"results\": " + answer);
         }
         return results.stream().map(LimiterClient::slot).toList();
+    }
+
+    /**
+     * A concurrency permit from {@link #acquirePermit}: when {@code granted()}, held until {@link #close()} releases
+     * it or its lease ends ({@link #leaseEndsAt()}, on the service's clock, whichever comes first); when not, every
+     * permit was held and nothing was taken. Closing releases at most once (later closes, and closing a refusal, do
+     * nothing); a failed release throws {@link LimiterServiceException} and the permit ends with its lease.
+     * Thread-safe.
+     */
+    public static final class Permit implements AutoCloseable {
+        private final LimiterClient client;
+        private final String id;
+        private final @Nullable String key;
+        private final boolean granted;
+        private final String token;
+        private final long limit;
+        private final OptionalLong remaining;
+        private final Instant leaseEndsAt;
+        private final boolean limiterUnavailable;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        private Permit(LimiterClient client, Map<String, Object> answer, boolean granted) {
+            this.client = client;
+            this.id = text(answer, "id");
+            this.key = optionalText(answer, "key");
+            this.granted = granted;
+            this.token = granted ? text(answer, "permit") : "";
+            this.limit = number(answer, "limit");
+            this.remaining = optionalNumber(answer, "remaining");
+            this.leaseEndsAt = granted ? Instant.ofEpochMilli(number(answer, "leaseEndsAt")) : Instant.EPOCH;
+            this.limiterUnavailable = LimiterClient.limiterUnavailable(answer);
+        }
+
+        public String id() {
+            return id;
+        }
+
+        /** The key under the id; null for an id without keys. */
+        public @Nullable String key() {
+            return key;
+        }
+
+        /** Whether the permit was taken. */
+        public boolean granted() {
+            return granted;
+        }
+
+        /** The signed token that releases the permit through any instance of the service; empty when refused. */
+        public String token() {
+            return token;
+        }
+
+        /** The permits of the limit: at most so many held at once. */
+        public long limit() {
+            return limit;
+        }
+
+        /** The permits left after this one; empty when the limiter was unavailable. */
+        public OptionalLong remaining() {
+            return remaining;
+        }
+
+        /** When the lease ends and the permit returns unreleased (the epoch when refused). */
+        public Instant leaseEndsAt() {
+            return leaseEndsAt;
+        }
+
+        /** True when no counter answered: the store failed and its failure policy granted or refused. */
+        public boolean limiterUnavailable() {
+            return limiterUnavailable;
+        }
+
+        /** Releases the permit if granted and not released yet: {@link #releasePermit}. */
+        @Override
+        public void close() {
+            if (granted && released.compareAndSet(false, true)) {
+                client.releasePermit(id, key, token);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Permit[" + id + (key == null ? "" : "/" + key) + (granted ? " granted until " + leaseEndsAt
+                    : " refused") + "]";
+        }
+    }
+
+    /**
+     * {@code POST limits/{id}[/{key}]/permits?leaseMs=}: takes a concurrency permit for {@code lease} (at most the
+     * limit's maximum hold), or answers a {@link Permit} not granted when every permit is held.
+     */
+    public Permit acquirePermit(String id, @Nullable String key, Duration lease) {
+        return acquirePermit(path(id, key, "permits").queryParam("leaseMs", lease.toMillis()));
+    }
+
+    /** As {@link #acquirePermit(String, String, Duration)}, for the limit's maximum hold. */
+    public Permit acquirePermit(String id, @Nullable String key) {
+        return acquirePermit(path(id, key, "permits"));
+    }
+
+    private Permit acquirePermit(WebTarget target) {
+        try (Response response = request(target).post(Entity.text(""))) {
+            String body = response.readEntity(String.class);
+            if (response.getStatus() == 429) {
+                return new Permit(this, JsonMap.parse(body), false);
+            }
+            return new Permit(this, checked(response.getStatus(), body), true);
+        }
+    }
+
+    /**
+     * {@code DELETE limits/{id}[/{key}]/permits/{permit}}: releases the permit of {@code token}; nothing when it was
+     * released already or its lease ended. A token this service did not sign throws (400).
+     */
+    public void releasePermit(String id, @Nullable String key, String token) {
+        WebTarget target = path(id, key, "permits").path("{permit}").resolveTemplate("permit", token, true);
+        try (Response response = request(target).delete()) {
+            checked(response.getStatus(), response.readEntity(String.class));
+        }
     }
 
     /** {@code GET limits/{id}[/{key}]/state} (operations). */

@@ -1,0 +1,117 @@
+package dev.sluice.service;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.Optional;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The permit tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key, the
+ * store key and the store's permit id), signed with HMAC-SHA256 under the service's signing key, so that a token
+ * altered or made up is refused, and an instance with the same key releases a permit another one granted. Format:
+ * {@code base64url(payload) "." base64url(mac)}, the payload a version byte then length-prefixed UTF-8 fields.
+ * Immutable and thread-safe. See {@code docs/design/concurrency.md}.
+ */
+final class PermitTokens {
+
+    /** The shortest signing key taken: 32 bytes, HMAC-SHA256's block of entropy. */
+    static final int MIN_KEY_BYTES = 32;
+
+    private static final String ALGORITHM = "HmacSHA256";
+    private static final byte VERSION = 1;
+    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+    private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
+    private static final int MAX_TOKEN_CHARS = 4096;
+
+    private final SecretKeySpec key;
+
+    PermitTokens(byte[] signingKey) {
+        if (signingKey.length < MIN_KEY_BYTES) {
+            throw new IllegalArgumentException("the permit signing key must have at least " + MIN_KEY_BYTES
+                    + " bytes, got " + signingKey.length);
+        }
+        this.key = new SecretKeySpec(signingKey.clone(), ALGORITHM);
+    }
+
+    /** A permit as its token says: the store's permit id is empty for a grant that holds no counter. */
+    record Permit(String id, Optional<String> key, String storeKey, Optional<String> storePermit) {
+    }
+
+    String sign(Permit permit) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(VERSION);
+            out.writeUTF(permit.id());
+            writeOptional(out, permit.key());
+            out.writeUTF(permit.storeKey());
+            writeOptional(out, permit.storePermit());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        byte[] payload = bytes.toByteArray();
+        return ENCODER.encodeToString(payload) + "." + ENCODER.encodeToString(mac(payload));
+    }
+
+    /** The permit of a token this service signed; empty for a token malformed, altered or signed with another key. */
+    Optional<Permit> verify(String token) {
+        int dot = token.indexOf('.');
+        if (token.length() > MAX_TOKEN_CHARS || dot < 0) {
+            return Optional.empty();
+        }
+        byte[] payload;
+        byte[] mac;
+        try {
+            payload = DECODER.decode(token.substring(0, dot));
+            mac = DECODER.decode(token.substring(dot + 1));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        if (!MessageDigest.isEqual(mac, mac(payload))) {
+            return Optional.empty();
+        }
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
+            if (in.readByte() != VERSION) {
+                return Optional.empty();
+            }
+            Permit permit = new Permit(in.readUTF(), readOptional(in), in.readUTF(), readOptional(in));
+            return in.available() == 0 ? Optional.of(permit) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    private byte[] mac(byte[] payload) {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(key);
+            return mac.doFinal(payload);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("every Java runtime has " + ALGORITHM, e);
+        }
+    }
+
+    private static void writeOptional(DataOutputStream out, Optional<String> value) throws IOException {
+        out.writeBoolean(value.isPresent());
+        out.writeUTF(value.orElse(""));
+    }
+
+    private static Optional<String> readOptional(DataInputStream in) throws IOException {
+        boolean present = in.readBoolean();
+        String value = in.readUTF();
+        return present ? Optional.of(value) : Optional.empty();
+    }
+
+    /** The bytes of a signing key given as text. */
+    static byte[] keyBytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
