@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,8 +33,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Two application instances on Jetty 12, each with its own Hazelcast member of one cluster (real members in this JVM,
  * TCP-IP on 127.0.0.1, multicast off, free ports), serving the limiter service: every instance answers alike, and
- * acquire never hands out more slots than the limit in any window, however many workers ask at once. The members and
- * the services read one manual clock, so the slots' times are exact.
+ * acquire never hands out more slots than the limit in any window, however many workers ask at once; a permit taken
+ * through one instance is released through the other, and never more than the limit are held. The members and the
+ * services read one manual clock, so the slots' times and the leases' ends are exact.
  */
 @Tag("cluster")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -43,9 +45,11 @@ class ClusterServiceTest {
             {"limits": {
               "remote-stepped": {"permits": 5, "period": "2s", "perKey": true},
               "remote-log": {"algorithm": "sliding_window_log", "permits": 5, "period": "2s", "perKey": true},
-              "partner-api": {"permits": 10, "period": "1m"}
+              "partner-api": {"permits": 10, "period": "1m"},
+              "exports": {"concurrency": 3, "maxHold": "1m", "perKey": true}
             }}""";
     private static final String TOKEN = "cluster-operations-token";
+    private static final String SIGNING_KEY = "cluster-permit-signing-key-0123456789";
 
     private final ManualTimeSource time = new ManualTimeSource();
     private List<HazelcastCounterStore> members = List.of();
@@ -58,7 +62,7 @@ class ClusterServiceTest {
         for (HazelcastCounterStore member : members) {
             instances.add(TestServer.start(new ResourceConfig().register(LimiterService.builder()
                     .limits(LimitsFile.parse("limits.json", LIMITS)).store(member).timeSource(time)
-                    .operationsToken(TOKEN).build())));
+                    .operationsToken(TOKEN).permitSigningKey(SIGNING_KEY).build())));
         }
     }
 
@@ -167,7 +171,7 @@ class ClusterServiceTest {
                 .store(FailurePolicyStore.allowing(members.get(0), Duration.ofSeconds(1))).build();
 
         assertThat(service.startLine()).isEqualTo("Sluice limiter service started: store "
-                + members.get(0).health().mode() + " (2 members), 3 limit ids from limits.json, failure policy allow,"
+                + members.get(0).health().mode() + " (2 members), 4 limit ids from limits.json, failure policy allow,"
                 + " timeout 1s, operations off, longest wait 60000 ms");
     }
 
@@ -180,5 +184,77 @@ class ClusterServiceTest {
         client(1).withBearerToken(TOKEN).reset("remote-log", key);
 
         assertThat(client(0).delay("remote-log", key, 1).remaining()).hasValue(5);
+    }
+
+    @Test
+    void permit_acquiredOnOneInstance_releasedThroughTheOther() {
+        String key = "release-" + ++run;
+        LimiterClient.Permit first = client(0).acquirePermit("exports", key, Duration.ofSeconds(30));
+        client(1).acquirePermit("exports", key, Duration.ofSeconds(30));
+        client(0).acquirePermit("exports", key, Duration.ofSeconds(30));
+        assertThat(client(1).acquirePermit("exports", key).granted()).isFalse();
+
+        client(1).releasePermit("exports", key, first.token());
+        client(1).releasePermit("exports", key, first.token());
+
+        assertThat(client(1).acquirePermit("exports", key).granted()).isTrue();
+        assertThat(client(0).acquirePermit("exports", key).granted()).isFalse();
+    }
+
+    @Test
+    void permits_sixteenWorkersThroughBothInstances_neverHoldMoreThanTheLimit() throws Exception {
+        String key = "in-flight-" + ++run;
+        int workers = 16;
+        int rounds = 20;
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger granted = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                LimiterClient taking = client(w % 2);
+                LimiterClient releasing = client((w + 1) % 2);
+                done.add(pool.submit(() -> {
+                    for (int r = 0; r < rounds; r++) {
+                        LimiterClient.Permit permit = taking.acquirePermit("exports", key, Duration.ofSeconds(30));
+                        if (permit.granted()) {
+                            granted.incrementAndGet();
+                            most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                            Thread.yield();
+                            inFlight.decrementAndGet();
+                            releasing.releasePermit("exports", key, permit.token());
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> worker : done) {
+                worker.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(most.get()).as("the most permits held at once").isBetween(1, 3);
+        assertThat(granted.get()).isPositive();
+        for (int i = 0; i < 3; i++) {
+            assertThat(client(i % 2).acquirePermit("exports", key).granted()).as("none held at the end").isTrue();
+        }
+    }
+
+    @Test
+    void permit_workerThatNeverReleases_returnsAtTheLeasesEnd() {
+        String key = "crashed-" + ++run;
+        for (int i = 0; i < 3; i++) {
+            assertThat(client(i % 2).acquirePermit("exports", key, Duration.ofSeconds(10)).granted()).isTrue();
+        }
+        assertThat(client(0).acquirePermit("exports", key).granted()).isFalse();
+
+        time.advance(Duration.ofSeconds(10));
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(client(i % 2).acquirePermit("exports", key).granted()).as("permit %d back", i).isTrue();
+        }
     }
 }
