@@ -65,6 +65,34 @@ class UnavailableLimiterTest {
     }
 
     @Test
+    void acquirePermit_storeFailsUnderAllow_grantsAPermitOfNoCounterWhoseReleaseIs204() throws Exception {
+        server = TestServer.start(new ResourceConfig().register(LimiterService.builder()
+                .limits(LimitsFile.parse("limits.json", PermitServiceTest.LIMITS)).store(allowing()).build()));
+
+        HttpResponse<String> raw = server.post("limits/exports/permits", "");
+        assertThat(raw.statusCode()).isEqualTo(200);
+        assertThat(raw.body()).contains("\"granted\":true", "\"limit\":2", "\"limiterUnavailable\":true")
+                .doesNotContain("remaining");
+        String token = OpenApiDocument.conforming(raw.body(), "Permit").get("permit").asText();
+
+        assertThat(server.request("DELETE", "limits/exports/permits/" + token, "").statusCode()).isEqualTo(204);
+        LimiterClient.Permit permit = server.client().acquirePermit("exports", null);
+        assertThat(permit.limiterUnavailable()).isTrue();
+        assertThat(permit.remaining()).isEmpty();
+    }
+
+    @Test
+    void acquirePermit_storeFailsUnderReject_is503() throws Exception {
+        server = TestServer.start(new ResourceConfig().register(LimiterService.builder()
+                .limits(LimitsFile.parse("limits.json", PermitServiceTest.LIMITS)).store(rejecting()).build()));
+
+        HttpResponse<String> raw = server.post("limits/exports/permits", "");
+
+        assertThat(raw.statusCode()).isEqualTo(503);
+        assertThat(raw.body()).contains("\"limiterUnavailable\":true").doesNotContain("remaining");
+    }
+
+    @Test
     void delay_storeFailsUnderAllow_fitsNowWithoutRemainingAndSaysTheLimiterIsUnavailable() throws Exception {
         LimiterClient client = start(allowing());
 
