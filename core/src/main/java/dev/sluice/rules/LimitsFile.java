@@ -202,6 +202,10 @@ public final class LimitsFile {
         } else if (!fields.has("concurrency")) {
             throw node.expected("an object with \"permits\" and \"period\", \"limits\", or \"concurrency\"");
         }
+        if (policy == null && fields.has("algorithm")) {
+            throw fields.required("algorithm").error("\"algorithm\" is the rate limits' algorithm; this id has a"
+                    + " concurrency limit only");
+        }
         @Nullable ConcurrencyLimit concurrency = null;
         if (fields.has("concurrency")) {
             concurrency = RulesFile.concurrency(fields, id);

@@ -128,11 +128,14 @@ public final class LocalCounterStore implements CounterStore {
         int colon = permit.lastIndexOf(':');
         long number;
         try {
-            number = Long.parseLong(permit.substring(colon + 1));
+            number = colon < 0 ? -1 : Long.parseLong(permit.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not a permit id of a LocalCounterStore: " + permit, e);
+            number = -1;
         }
-        if (colon < 0 || !permit.substring(0, colon).equals(storeId)) {
+        if (number < 1) {
+            throw new IllegalArgumentException("not a permit id of a LocalCounterStore: " + permit);
+        }
+        if (!permit.substring(0, colon).equals(storeId)) {
             return CompletableFuture.completedFuture(lookAt(key, limit));
         }
         return release(key, limit, number);

@@ -95,6 +95,7 @@ class LimitsFileTest {
             {"limits": {"a": {"permits": 1, "period": "1s", "limits": []}}}           | 1:30: $.limits.a.permits: give either "limits" or one limit inline ("permits", "period"), not both
             {"limits": {"a": {"maxHold": "1m", "concurrency": 0}}}                    | 1:51: $.limits.a.concurrency: expected an integer between 1 and 1000000, got 0
             {"limits": {"a": {"permits": 1, "period": "1s", "maxHold": "1m"}}}        | 1:60: $.limits.a.maxHold: "maxHold" bounds a concurrency limit's permits; this id has no "concurrency"
+            {"limits": {"a": {"concurrency": 2, "algorithm": "gcra"}}}                | 1:50: $.limits.a.algorithm: "algorithm" is the rate limits' algorithm; this id has a concurrency limit only
             {"limits": {"a": {"algorithm": "gcra"}}}                                  | 1:18: $.limits.a: expected an object with "permits" and "period", "limits", or "concurrency", got an object
             {"limits": {"a": {"permits": 1, "period": "1s"}, "a": {"permits": 2, "period": "1s"}}} | 1:50: $.limits.a: duplicate field "a"
             """)

@@ -1,6 +1,7 @@
 package dev.sluice.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.ManualTimeSource;
 import java.time.Duration;
@@ -30,5 +31,23 @@ class LocalPermitStoreTest extends PermitStoreContract {
         local.cleanUp();
 
         assertThat(local.permitsHeld()).isZero();
+    }
+
+    @Test
+    void releaseAsync_idOfAnotherLocalStore_releasesNothing() {
+        try (LocalCounterStore other = new LocalCounterStore(time, 100, Runnable::run)) {
+            String foreign = other.acquireAsync("k", TWO).toCompletableFuture().join().permit().orElseThrow();
+            store.acquireAsync("k", TWO);
+
+            store.releaseAsync("k", TWO, foreign).toCompletableFuture().join();
+
+            assertThat(local.permitsHeld()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void releaseAsync_notAnId_throws() {
+        assertThatThrownBy(() -> store.releaseAsync("k", TWO, "12")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.releaseAsync("k", TWO, "store:x")).isInstanceOf(IllegalArgumentException.class);
     }
 }

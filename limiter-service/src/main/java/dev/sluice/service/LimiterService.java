@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Ids with a concurrency limit lend permits for a lease, released by a token that any instance signing with the
  * same {@link Builder#permitSigningKey} accepts. Endpoints, answers and errors: {@code docs/limiter-service.md} and
- * the OpenAPI document at {@code limits/openapi.json}. Each application that registers it logs one {@code INFO} line as it starts; the
- * service takes its settings from this builder only, by no names.
+ * the OpenAPI document at {@code limits/openapi.json}. Each application that registers it logs one {@code INFO} line
+ * as it starts; the service takes its settings from this builder only, by no names.
  *
  * <p>Immutable and thread-safe; one instance may be registered on several applications.
  */
