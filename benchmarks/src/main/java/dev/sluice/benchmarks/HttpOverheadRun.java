@@ -1,11 +1,7 @@
 package dev.sluice.benchmarks;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -13,10 +9,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The servlet filter's overhead over HTTP, side by side: starts {@link HttpOverheadServer} in a JVM of its own with no
@@ -57,41 +51,18 @@ public final class HttpOverheadRun {
             "filter, 2-member Hazelcast, member batches", "hazelcast-synced",
             "filter, 2-member Hazelcast, synchronised");
 
-    /**
-     * For the JVMs with a Hazelcast member: the access to JDK internals Hazelcast asks for at start, and no Hazelcast
-     * INFO lines burying the figures (Sluice's warnings, through java.util.logging, still show).
-     */
-    private static final List<String> HAZELCAST_JVM = List.of("-Dhazelcast.logging.type=none",
-            "--add-modules", "java.se", "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-            "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-            "--add-opens", "java.management/sun.management=ALL-UNNAMED",
-            "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
-
     private HttpOverheadRun() {
     }
 
-    /** The option {@code name}: given, or its default (every option has one). */
-    private static String option(Map<String, String> options, String name) {
-        return Objects.requireNonNull(options.get(name), name);
-    }
-
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new LinkedHashMap<>(DEFAULTS);
-        for (String arg : args) {
-            int equals = arg.indexOf('=');
-            if (equals < 0 || !DEFAULTS.containsKey(arg.substring(0, equals))) {
-                throw new IllegalArgumentException("expected name=value with a name among " + DEFAULTS.keySet()
-                        + ", got " + arg);
-            }
-            options.put(arg.substring(0, equals), arg.substring(equals + 1));
-        }
-        List<String> servers = List.of(option(options, "servers").split(","));
-        int[] keyCounts = Arrays.stream(option(options, "keys").split(",")).mapToInt(Integer::parseInt).toArray();
-        Load load = new Load(Integer.parseInt(option(options, "connections")),
-                TimeUnit.SECONDS.toNanos(Long.parseLong(option(options, "warmup"))),
-                TimeUnit.SECONDS.toNanos(Long.parseLong(option(options, "seconds"))),
-                Long.parseLong(option(options, "requests")));
-        String jvmOptions = option(options, "jvm").trim();
+        RunOptions options = RunOptions.parse(DEFAULTS, args);
+        List<String> servers = List.of(options.get("servers").split(","));
+        int[] keyCounts = Arrays.stream(options.get("keys").split(",")).mapToInt(Integer::parseInt).toArray();
+        Load load = new Load(Integer.parseInt(options.get("connections")),
+                TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("warmup"))),
+                TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("seconds"))),
+                Long.parseLong(options.get("requests")));
+        String jvmOptions = options.get("jvm").trim();
         List<String> jvm = jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+"));
         System.out.println("HttpOverheadRun " + options);
 
@@ -137,75 +108,28 @@ public final class HttpOverheadRun {
 
     /** Starts {@code server} (and the member it joins), loads it at each key count, and stops what it started. */
     private static Figures[] measure(String server, int[] keyCounts, Load load, List<String> jvm) throws Exception {
-        List<Process> started = new ArrayList<>();
-        try {
+        try (ServerProcesses processes = new ServerProcesses()) {
             int port = BenchmarkCluster.freePort();
             List<String> serverArgs = new ArrayList<>(List.of(server, Integer.toString(port)));
             List<String> serverJvm = new ArrayList<>(jvm);
             if (server.startsWith("hazelcast")) {
-                serverJvm.addAll(HAZELCAST_JVM);
+                serverJvm.addAll(ServerProcesses.HAZELCAST_JVM);
                 String memberPort = Integer.toString(BenchmarkCluster.freePort());
-                started.add(java(serverJvm, BenchmarkCluster.class, List.of(HttpOverheadServer.CLUSTER_NAME,
-                        memberPort, memberPort), null));
+                processes.start(serverJvm, BenchmarkCluster.class, List.of(HttpOverheadServer.CLUSTER_NAME,
+                        memberPort, memberPort), null);
                 serverArgs.add(memberPort);
             }
-            started.add(java(serverJvm, HttpOverheadServer.class, serverArgs, HttpOverheadServer.READY));
+            processes.start(serverJvm, HttpOverheadServer.class, serverArgs, HttpOverheadServer.READY);
             Figures[] figures = new Figures[keyCounts.length];
             for (int k = 0; k < keyCounts.length; k++) {
-                figures[k] = load.run(new InetSocketAddress("127.0.0.1", port), keyCounts[k], server, started);
+                figures[k] = load.run(new InetSocketAddress("127.0.0.1", port), keyCounts[k], server,
+                        processes.started());
             }
             return figures;
-        } finally {
-            // The server first: a member that leaves before it would only fill its log with reconnection attempts.
-            for (int i = started.size() - 1; i >= 0; i--) {
-                Process process = started.get(i);
-                process.destroy();
-                process.waitFor(30, TimeUnit.SECONDS);
-            }
         }
     }
 
-    /**
-     * Starts {@code main} in a JVM of its own on this class path; when {@code ready} is given, returns once it printed
-     * a line starting with that. Its output goes on to this one's.
-     */
-    private static Process java(List<String> jvm, Class<?> main, List<String> args, @Nullable String ready)
-            throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(jvm);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
-        command.addAll(args);
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        CountDownLatch printed = new CountDownLatch(1);
-        Thread echo = new Thread(() -> {
-            try (BufferedReader output = process.inputReader(StandardCharsets.UTF_8)) {
-                for (String line = output.readLine(); line != null; line = output.readLine()) {
-                    System.out.println("  [" + main.getSimpleName() + "] " + line);
-                    if (ready != null && line.startsWith(ready)) {
-                        printed.countDown();
-                    }
-                }
-            } catch (IOException ended) {
-                // The process is gone: the wait below notices.
-            }
-        });
-        echo.setDaemon(true);
-        echo.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (ready != null && !printed.await(1, TimeUnit.SECONDS)) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                process.destroy();
-                throw new IllegalStateException(main.getSimpleName() + " " + args + " did not start serving");
-            }
-        }
-        return process;
-    }
-
-    /**
-     * A closed-loop HTTP/1.1 load on one thread: {@code connections} keep-alive connections, each with one request in
-     * flight. Not thread-safe.
-     */
+    /** A closed-loop load ({@link ClosedLoopLoad}) of {@code connections}, after a warm-up. */
     private record Load(int connections, long warmupNanos, long measureNanos, long maxRequests) {
 
         /**
@@ -218,76 +142,17 @@ public final class HttpOverheadRun {
                 requests[i] = KeepAliveConnection.request("GET", "/api/hello",
                         "X-Forwarded-For: " + HttpOverheadServer.clientAddress(i) + "\r\n");
             }
-            try (Selector selector = Selector.open()) {
-                List<KeepAliveConnection> open = new ArrayList<>();
-                try {
-                    for (int c = 0; c < connections; c++) {
-                        open.add(KeepAliveConnection.open(address, selector));
-                    }
-                    phase(selector, open, requests, warmupNanos, Long.MAX_VALUE);
-                    List<ProcessHandle> handles = processes.stream().map(Process::toHandle).toList();
-                    long cpuBefore = OpenLoopLoad.cpuNanos(handles);
-                    Phase measured = phase(selector, open, requests, measureNanos, maxRequests);
-                    double cpuMicros = (OpenLoopLoad.cpuNanos(handles) - cpuBefore) / 1e3 / measured.answered;
-                    double rate = measured.answered * 1e9 / measured.nanos;
-                    System.out.printf(Locale.ROOT, "%s, %d client keys: %,d requests in %.1f s: %,.0f/s, server CPU"
-                                    + " %.1f µs per request (%d not 200)%n", server, keys, measured.answered,
-                            measured.nanos / 1e9, rate, cpuMicros, measured.notOk);
-                    return new Figures(rate, cpuMicros);
-                } finally {
-                    for (KeepAliveConnection connection : open) {
-                        connection.close();
-                    }
-                }
+            try (ClosedLoopLoad load = new ClosedLoopLoad(List.of(address), connections, requests)) {
+                load.phase(warmupNanos, Long.MAX_VALUE);
+                List<ProcessHandle> handles = processes.stream().map(Process::toHandle).toList();
+                long cpuBefore = OpenLoopLoad.cpuNanos(handles);
+                ClosedLoopLoad.Phase measured = load.phase(measureNanos, maxRequests);
+                double cpuMicros = (OpenLoopLoad.cpuNanos(handles) - cpuBefore) / 1e3 / measured.answered();
+                System.out.printf(Locale.ROOT, "%s, %d client keys: %,d requests in %.1f s: %,.0f/s, server CPU"
+                                + " %.1f µs per request (%d not 200)%n", server, keys, measured.answered(),
+                        measured.nanos() / 1e9, measured.rate(), cpuMicros, measured.notOk());
+                return new Figures(measured.rate(), cpuMicros);
             }
-        }
-
-        /** What one phase counted: answers, those that were not 200, and the time they took. */
-        private record Phase(long answered, long notOk, long nanos) {
-        }
-
-        /**
-         * Keeps every connection busy until {@code nanos} passed or {@code limit} answers came, then waits for the
-         * answers still in flight, uncounted, so the next phase starts on idle connections.
-         */
-        private static Phase phase(Selector selector, List<KeepAliveConnection> open, byte[][] requests, long nanos,
-                                   long limit) throws IOException {
-            long start = System.nanoTime();
-            long end = start + nanos;
-            long answered = 0;
-            long notOk = 0;
-            int next = 0;
-            for (KeepAliveConnection connection : open) {
-                connection.send(requests[next++ % requests.length]);
-            }
-            int inFlight = open.size();
-            long stoppedAt = 0;
-            while (inFlight > 0) {
-                selector.select(100);
-                long now = System.nanoTime();
-                boolean counting = stoppedAt == 0;
-                for (SelectionKey key : selector.selectedKeys()) {
-                    KeepAliveConnection connection = (KeepAliveConnection) key.attachment();
-                    int status = connection.receive();
-                    if (status == 0) {
-                        continue;
-                    }
-                    if (counting) {
-                        answered++;
-                        notOk += status == 200 ? 0 : 1;
-                    }
-                    if (stoppedAt == 0 && (now >= end || answered >= limit)) {
-                        stoppedAt = now;
-                    }
-                    if (stoppedAt == 0) {
-                        connection.send(requests[next++ % requests.length]);
-                    } else {
-                        inFlight--;
-                    }
-                }
-                selector.selectedKeys().clear();
-            }
-            return new Phase(answered, notOk, stoppedAt - start);
         }
     }
 }

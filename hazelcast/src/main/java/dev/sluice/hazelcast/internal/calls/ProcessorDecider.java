@@ -152,7 +152,8 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
             return decided.decision();
         }
         if (answer instanceof SliceAnswer.Waiting waiting) {
-            return waiting.slice().thenCompose(next -> next instanceof SliceAnswer.Decided decided ? decided.decision()
+            return waiting.slice().thenCompose(next -> !(next instanceof SliceAnswer.ToOwner)
+                    ? follow(next, key, policy, cost, maxDelayNanos)
                     : CompletableFuture.supplyAsync(() -> unleased(key, policy, cost, maxDelayNanos),
                             Batcher.SENDERS).thenCompose(Function.identity()));
         }

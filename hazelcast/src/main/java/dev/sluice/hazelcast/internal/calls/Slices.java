@@ -128,7 +128,7 @@ public final class Slices implements AutoCloseable {
                 return new SliceAnswer.Decided(CompletableFuture.completedFuture(granted.get()));
             }
             if (slice.left.get() > 0) {
-                return SliceAnswer.TO_OWNER;
+                return toOwner(hold, policy, cost);
             }
         }
         Optional<Decision> spent = rejectWhileSpent(hold, policy, cost, now);
@@ -136,7 +136,7 @@ public final class Slices implements AutoCloseable {
             return new SliceAnswer.Decided(CompletableFuture.completedFuture(spent.get()));
         }
         if (recent < hotPermits || wanted <= cost) {
-            return SliceAnswer.TO_OWNER;
+            return toOwner(hold, policy, cost);
         }
         KeySlices taker = hold;
         OwnerCall<Decision> taking = hold.callAlone(() -> owner.take(key, policy, cost, wanted,
@@ -183,7 +183,7 @@ public final class Slices implements AutoCloseable {
 
     /**
      * A request that found no permit while a call of its key is in flight: granted from the slice it brings, else
-     * decided by the owner (see {@code docs/design/leasing.md}).
+     * decided by the owner once no call of the key is in flight (see {@code docs/design/leasing.md}).
      */
     private SliceAnswer afterSlice(CompletableFuture<?> inFlight, KeySlices hold, Policy policy, long cost) {
         waitedForSlices.increment();
@@ -197,9 +197,23 @@ public final class Slices implements AutoCloseable {
             if (granted.isPresent()) {
                 return new SliceAnswer.Decided(CompletableFuture.completedFuture(granted.get()));
             }
+            CompletableFuture<?> next = hold.taking.get();
+            if (next != null) {
+                return afterSlice(next, hold, policy, cost);
+            }
             waitedInVain.increment();
             return SliceAnswer.TO_OWNER;
         }));
+    }
+
+    /**
+     * Leaves a request to the owner, once no call of its key is in flight from this node: the owner's answer then
+     * counts every permit this node gave back before (an idle key's give-back can still be on its way when the next
+     * request comes), as an unleased decision made after them would.
+     */
+    private SliceAnswer toOwner(KeySlices hold, Policy policy, long cost) {
+        CompletableFuture<?> inFlight = hold.taking.get();
+        return inFlight == null ? SliceAnswer.TO_OWNER : afterSlice(inFlight, hold, policy, cost);
     }
 
     /** Takes the next slice of {@code hold} in the background, unless it has one or one is on its way. */
