@@ -322,7 +322,10 @@ public final class RuleSet {
                     giveBack(outcomes, counts);
                     Throwable cause = failure instanceof CompletionException wrapped && wrapped.getCause() != null
                             ? wrapped.getCause() : failure;
-                    result.completeExceptionally(cause == null ? new CancellationException() : cause);
+                    // Adapters log what fails, and a store may name the key it failed on: masked, as joins do.
+                    result.completeExceptionally(cause instanceof RuntimeException error
+                            ? KeyMask.redacted(error, keys.get(index)) : cause == null ? new CancellationException()
+                            : cause);
                     return;
                 }
                 CompiledRule rule = rules.get(index);

@@ -3,19 +3,25 @@ package dev.sluice.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.ConcurrencyLimit;
+import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.store.Counted;
+import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.PermitQueue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -162,6 +168,57 @@ class PermitWaitRulesTest {
         assertThat(events.count("timedOut")).isEqualTo(1);
         granted.join().release();
         assertThat(events.held()).isZero();
+    }
+
+    @Test
+    void evaluate_storeFailsAfterTheWait_failsWithTheKeyMaskedAndGivesTheRateBack() throws InterruptedException {
+        String tenant = "tenant-7f3a9c";
+        RuleSet byTenant = RuleSet.combine(RulesFile.parse("rules.json", """
+                {"rules": [{"id": "exports", "match": {"paths": ["/export"]},
+                            "key": {"type": "header", "name": "X-Tenant"},
+                            "limits": [{"permits": 10, "period": "1h"}], "concurrency": 1, "wait": "2s"}]}"""),
+                List.of());
+        AtomicBoolean failing = new AtomicBoolean();
+        CounterStore flaky = new CounterStore() {
+            @Override
+            public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+                return failing.get() ? CompletableFuture.failedFuture(new IllegalStateException("no answer for " + key))
+                        : store.acquireAsync(key, limit);
+            }
+
+            @Override
+            public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+                return store.countAsync(key, policy, cost, maxDelayNanos);
+            }
+
+            @Override
+            public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+                return store.apply(key, policy, cost, maxDelayNanos);
+            }
+
+            @Override
+            public Decision peek(String key, Policy policy, long cost) {
+                return store.peek(key, policy, cost);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Evaluation holder = byTenant.evaluate(TestRequest.get("/export").header("X-Tenant", tenant), flaky, null,
+                permits).join();
+        CompletableFuture<Evaluation> waiter = byTenant.evaluate(TestRequest.get("/export").header("X-Tenant",
+                tenant), flaky, null, permits);
+
+        failing.set(true);
+        await(waiter::isDone);
+
+        assertThat(waiter).isCompletedExceptionally();
+        Throwable failure = waiter.handle((evaluation, error) -> error).join();
+        assertThat(String.valueOf(failure.getMessage())).startsWith("no answer for").doesNotContain(tenant);
+        assertThat(rateRemaining(holder)).isEqualTo(9);
+        failing.set(false);
+        holder.release();
     }
 
     public static class WaitingResource {
