@@ -291,8 +291,8 @@ public final class RuleSet {
                     CompletableFuture<Counted> wait = rule.enqueue(key, store, queue, permits.events(), waited);
                     if (!wait.isDone()) {
                         waiting = wait;
-                        int next = i;
-                        wait.whenCompleteAsync((held, failure) -> resume(held, failure, next, waited.get()),
+                        int waitingRule = i;
+                        wait.whenCompleteAsync((held, failure) -> resume(held, failure, waitingRule, waited.get()),
                                 permits.continuation());
                         if (result.isCancelled()) {
                             wait.cancel(false);
@@ -335,8 +335,7 @@ public final class RuleSet {
                     result.complete(Evaluation.of(outcomes, counts));
                     return;
                 }
-                int next = index + 1;
-                from(next);
+                from(index + 1);
             } catch (RuntimeException e) {
                 giveBack(outcomes, counts);
                 result.completeExceptionally(e);
