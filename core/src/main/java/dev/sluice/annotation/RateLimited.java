@@ -100,6 +100,14 @@ public @interface RateLimited {
      */
     String maxHold() default "";
 
+    /**
+     * With {@link #concurrency()}, the longest a request over the limit waits for a permit, first come first served,
+     * before it is rejected, such as {@code "2s"}, at most 10 minutes; empty (the default) to reject it at once. (The
+     * rules file's {@code "wait"}; {@code wait} is taken by {@link Object#wait()}.) See
+     * {@code docs/design/concurrency.md}.
+     */
+    String permitWait() default "";
+
     /** Holds repeated {@link RateLimited} annotations. */
     @Documented
     @Retention(RetentionPolicy.RUNTIME)

@@ -10,9 +10,14 @@ import dev.sluice.internal.Durations;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
+import dev.sluice.store.PermitQueue;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #tryAcquire} decides and counts in one atomic step of the store, so any number of threads (and, with a
  * shared store, of nodes) never admit more than the policy allows. {@link #acquire} waits for permits, at most a
  * given time. {@link #tryAcquirePermit} takes a concurrency permit, held until the returned {@link Permit} is closed
- * (all or nothing with the policy, when the limiter has both). Thread-safe.
+ * (all or nothing with the policy, when the limiter has both); {@link #acquirePermitAsync} waits for one, first come
+ * first served. Thread-safe.
  */
 public final class RateLimiter {
 
@@ -45,6 +51,8 @@ public final class RateLimiter {
     private final @Nullable ConcurrencyLimit concurrency;
     private final CounterStore store;
     private final TimeSource time;
+    /** Where {@link #acquirePermitAsync} waits; it schedules nothing while no one waits. */
+    private final PermitQueue waiters;
 
     private RateLimiter(@Nullable Policy policy, @Nullable ConcurrencyLimit concurrency, CounterStore store,
                         TimeSource time) {
@@ -52,6 +60,16 @@ public final class RateLimiter {
         this.concurrency = concurrency;
         this.store = store;
         this.time = time;
+        this.waiters = new PermitQueue(time, WaitScheduler.SHARED, PermitQueue.DEFAULT_RETRY);
+    }
+
+    /** The daemon thread on which every limiter's waits retry and time out, started on first use. */
+    private static final class WaitScheduler {
+        static final ScheduledExecutorService SHARED = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "sluice-permit-wait");
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     public static Builder builder() {
@@ -83,21 +101,58 @@ public final class RateLimiter {
      * @throws IllegalStateException for a limiter without a concurrency limit
      */
     public Permit tryAcquirePermit(String key) {
+        return acquirePermitAsync(key, Duration.ZERO).toCompletableFuture().join();
+    }
+
+    /**
+     * Takes a concurrency permit for {@code key}, waiting for one at most {@code maxWait} without holding a thread:
+     * first come first served among this limiter's waiters of the key (a new caller never takes a permit ahead of
+     * them); a permit released through this limiter goes to the key's first waiter, and waiters try again every
+     * {@link PermitQueue#DEFAULT_RETRY} for permits released elsewhere (another node, another limiter). Completes with
+     * the granted permit, or with a rejection when the wait ends first (by the limiter's time source) or a rate limit
+     * rejects at once. With a rate policy, one permit of the policy is counted when the call is made (never again
+     * when the permit comes) and given back when no concurrency permit comes. Cancelling the stage's future (a caller
+     * that gives up) leaves the queue and takes nothing. See {@code docs/design/concurrency.md}.
+     *
+     * @throws IllegalStateException for a limiter without a concurrency limit
+     * @throws IllegalArgumentException for a negative {@code maxWait}
+     */
+    public CompletionStage<Permit> acquirePermitAsync(String key, Duration maxWait) {
         if (concurrency == null) {
             throw new IllegalStateException("this limiter has no concurrency limit");
         }
-        Counted counted = null;
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, got " + maxWait);
+        }
+        Counted rate = null;
         if (policy != null) {
-            counted = store.countAsync(key, policy, 1, Long.MAX_VALUE).toCompletableFuture().join();
-            if (!counted.decision().allowed()) {
-                return new Permit(counted.decision(), counted);
+            rate = store.countAsync(key, policy, 1, Long.MAX_VALUE).toCompletableFuture().join();
+            if (!rate.decision().allowed()) {
+                return CompletableFuture.completedFuture(new Permit(rate.decision(), rate));
             }
         }
-        Counted held = store.acquireAsync(key + PERMIT_KEY_SUFFIX, concurrency).toCompletableFuture().join();
-        if (!held.decision().allowed() && counted != null) {
-            counted.giveBack();
-        }
-        return new Permit(held.decision(), held);
+        Counted counted = rate;
+        CompletableFuture<Counted> waiting = waiters.acquire(store, key + PERMIT_KEY_SUFFIX, concurrency, maxWait,
+                () -> { });
+        CompletableFuture<Permit> permit = waiting.thenApply(held -> {
+            if (!held.decision().allowed() && counted != null) {
+                counted.giveBack();
+            }
+            return new Permit(held.decision(), held);
+        });
+        permit.whenComplete((answer, failure) -> {
+            if (!permit.isCancelled()) {
+                return;
+            }
+            if (!waiting.cancel(false)) {
+                // The permit came as the caller gave up: it goes back (releasing twice does nothing).
+                waiting.thenAccept(Counted::giveBack);
+            }
+            if (counted != null) {
+                counted.giveBack();
+            }
+        });
+        return permit;
     }
 
     /** Takes one permit for {@code key} if it is available now; see {@link #tryAcquire(String, long)}. */

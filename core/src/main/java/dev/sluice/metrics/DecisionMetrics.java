@@ -1,14 +1,16 @@
 package dev.sluice.metrics;
 
 import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.PermitEvents;
 import dev.sluice.store.StoreHealth;
 import java.util.function.Supplier;
 
 /**
- * Where adapters report what the rules decided: per rule and {@link Outcome}, and how long deciding took.
- * Implementations must be thread-safe and must not block; they never see keys (client addresses, API keys).
+ * Where adapters report what the rules decided: per rule and {@link Outcome}, and how long deciding took; and, as
+ * {@link PermitEvents}, the concurrency permits this node holds per rule and its waits for them. Implementations must
+ * be thread-safe and must not block; they never see keys (client addresses, API keys).
  */
-public interface DecisionMetrics {
+public interface DecisionMetrics extends PermitEvents {
 
     /**
      * The rule id reported for a store failure on a counter no rule made: the application's own counters in the

@@ -15,13 +15,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
  * {@link DecisionMetrics} as Micrometer meters: the counter {@value #DECISIONS} tagged {@code rule} and
- * {@code outcome}, and the timer {@value #DECISION_TIME} of whole-request decisions. Rule ids are the only
+ * {@code outcome}, the timer {@value #DECISION_TIME} of whole-request decisions, and per rule (tag {@code rule}) the
+ * gauge {@value #PERMITS_HELD} of the concurrency permits this node holds and the counters {@value #WAITS_STARTED},
+ * {@value #WAITS_GRANTED} and {@value #WAITS_TIMED_OUT} of its requests' waits for them. Rule ids are the only
  * request-dependent tag, and they come from the operator's rules, never from a request. The only Sluice class that
  * needs Micrometer on the classpath. Thread-safe.
  */
@@ -33,6 +36,18 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     /** The time to decide one request over all its rules. */
     public static final String DECISION_TIME = "sluice.decision.time";
 
+    /** The concurrency permits of a rule this node holds now: taken by its requests and not yet released. */
+    public static final String PERMITS_HELD = "sluice.permits.held";
+
+    /** Requests over a rule's concurrency limit that began waiting for a permit. */
+    public static final String WAITS_STARTED = "sluice.permit.waits.started";
+
+    /** Requests that waited and got their permit. */
+    public static final String WAITS_GRANTED = "sluice.permit.waits.granted";
+
+    /** Requests that waited until their wait ended without a permit, and were rejected. */
+    public static final String WAITS_TIMED_OUT = "sluice.permit.waits.timed.out";
+
     /** The gauges of the store's {@link StoreHealth}, tagged {@code mode}: {@code sluice.store.members} and more. */
     public static final String STORE = "sluice.store";
 
@@ -40,6 +55,10 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     private final Timer decisionTime;
     /** Per rule id, one counter per outcome (by ordinal), each registered on first use. */
     private final Map<String, @Nullable Counter[]> counters = new ConcurrentHashMap<>();
+    /** Per rule id, the permits held, its gauge registered on first use. */
+    private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
+    /** Per meter name and rule id, the wait counters, registered on first use. */
+    private final Map<String, Counter> waits = new ConcurrentHashMap<>();
 
     @SuppressWarnings("exports")  // an application that uses Micrometer requires it itself
     public MicrometerDecisionMetrics(MeterRegistry registry) {
@@ -65,6 +84,51 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     @Override
     public void storeFailed(String ruleId) {
         counter(ruleId, Outcome.STORE_ERROR).increment();
+    }
+
+    @Override
+    public void taken(String ruleId) {
+        held(ruleId).incrementAndGet();
+    }
+
+    @Override
+    public void released(String ruleId) {
+        held(ruleId).decrementAndGet();
+    }
+
+    @Override
+    public void waitStarted(String ruleId) {
+        wait(WAITS_STARTED, "Requests over a concurrency limit that began waiting for a permit", ruleId).increment();
+    }
+
+    @Override
+    public void waitGranted(String ruleId) {
+        wait(WAITS_GRANTED, "Requests that waited for a concurrency permit and got it", ruleId).increment();
+    }
+
+    @Override
+    public void waitTimedOut(String ruleId) {
+        wait(WAITS_TIMED_OUT, "Requests that waited for a concurrency permit in vain and were rejected", ruleId)
+                .increment();
+    }
+
+    private AtomicLong held(String ruleId) {
+        return held.computeIfAbsent(ruleId, id -> {
+            AtomicLong permits = new AtomicLong();
+            Gauge.builder(PERMITS_HELD, permits, AtomicLong::doubleValue)
+                    .description("Concurrency permits of a rule this node holds now")
+                    .tag("rule", id)
+                    .strongReference(true)
+                    .register(registry);
+            return permits;
+        });
+    }
+
+    private Counter wait(String name, String description, String ruleId) {
+        return waits.computeIfAbsent(name + " " + ruleId, nameAndRule -> Counter.builder(name)
+                .description(description)
+                .tag("rule", ruleId)
+                .register(registry));
     }
 
     /**

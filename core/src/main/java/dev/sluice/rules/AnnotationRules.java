@@ -97,10 +97,10 @@ public final class AnnotationRules {
                     && other.cost() == first.cost() && other.shadow() == first.shadow()
                     && other.rule().equals(first.rule()) && other.onMissingKey() == first.onMissingKey()
                     && other.fallbackKey().equals(first.fallbackKey()) && other.lease() == first.lease()
-                    && other.sync() == first.sync();
+                    && other.sync() == first.sync() && other.permitWait().equals(first.permitWait());
             if (!agree) {
                 throw new RulesException(origin + ": annotations sharing an id must agree on rule, algorithm, key,"
-                        + " onMissingKey, fallbackKey, cost, shadow, lease and sync");
+                        + " onMissingKey, fallbackKey, cost, shadow, lease, sync and permitWait");
             }
         }
         try {
@@ -118,10 +118,11 @@ public final class AnnotationRules {
                 for (RateLimited annotation : group) {
                     if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0
                             || annotation.lease() || annotation.sync() != Sync.EXACT
-                            || annotation.concurrency() != 0 || !annotation.maxHold().isEmpty()) {
+                            || annotation.concurrency() != 0 || !annotation.maxHold().isEmpty()
+                            || !annotation.permitWait().isEmpty()) {
                         throw new IllegalArgumentException("rule = \"" + first.rule() + "\" takes its limits from the"
-                                + " rules file; give no permits, period, capacity, lease, sync, concurrency or"
-                                + " maxHold");
+                                + " rules file; give no permits, period, capacity, lease, sync, concurrency, maxHold"
+                                + " or permitWait");
                     }
                 }
                 return rule.build();
@@ -141,6 +142,10 @@ public final class AnnotationRules {
                         + concurrency);
             }
             concurrency.forEach(rule::concurrency);
+            if (!first.permitWait().isEmpty()) {
+                rule.permitWait(DurationText.parse(first.permitWait()).orElseThrow(() -> new IllegalArgumentException(
+                        "permitWait: expected " + DurationText.EXPECTED + ", got \"" + first.permitWait() + "\"")));
+            }
             if (!limits.isEmpty()) {
                 rule.policy(Policy.of(first.algorithm(), limits));
             }

@@ -1,17 +1,21 @@
 package dev.sluice.rules;
 
 import dev.sluice.ConcurrencyLimit;
+import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.PermitQueue;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -159,15 +163,76 @@ final class CompiledRule {
         return new Counting(new RuleDecision(rule, key, counterKey, counter.policy(), counted.decision()), counted);
     }
 
+    /** Whether a request over the rule's concurrency limit waits for a permit ({@link Rule#permitWait()}). */
+    boolean waits() {
+        return !rule.permitWait().isZero();
+    }
+
     /**
      * Takes a permit of the rule's concurrency limit in {@code store} under {@code key} (from {@link #keyOf}), waited
-     * for; the counting's {@link Counted#giveBack()} releases it. Only for a rule that {@link #holds()}.
+     * for; the counting's {@link Counted#giveBack()} releases it, telling {@code events} once. Only for a rule that
+     * {@link #holds()}.
      */
-    Counting acquire(String key, CounterStore store) {
-        ConcurrencyLimit limit = Objects.requireNonNull(concurrency, "holds()");
+    Counting acquire(String key, CounterStore store, PermitEvents events) {
         String permitKey = permitPrefix + key;
-        Counted held = join(store.acquireAsync(permitKey, limit), key);
-        return new Counting(new RuleDecision(rule, key, permitKey, limit, held.decision()), held);
+        return counting(key, permitKey, join(store.acquireAsync(permitKey, limit()), key), events);
+    }
+
+    /**
+     * Like {@link #acquire(String, CounterStore, PermitEvents)}, through {@code queue}: after this node's earlier
+     * waiters of the key, waiting up to the rule's {@link Rule#permitWait()}; tells {@code events} when the request
+     * begins to wait. The queue's own future, which {@link #waited} turns into the counting; cancelling it leaves the
+     * queue. Only for a rule that {@link #waits()}.
+     */
+    CompletableFuture<Counted> enqueue(String key, CounterStore store, PermitQueue queue, PermitEvents events,
+                                       AtomicBoolean waited) {
+        String id = rule.id();
+        return queue.acquire(store, permitPrefix + key, limit(), rule.permitWait(), () -> {
+            waited.set(true);
+            events.waitStarted(id);
+        });
+    }
+
+    /** The counting of what {@link #enqueue} answered; tells {@code events} how a wait ended, if the request waited. */
+    Counting waited(String key, Counted held, PermitEvents events, boolean waited) {
+        if (waited) {
+            if (held.decision().allowed()) {
+                events.waitGranted(rule.id());
+            } else {
+                events.waitTimedOut(rule.id());
+            }
+        }
+        return counting(key, permitPrefix + key, held, events);
+    }
+
+    private ConcurrencyLimit limit() {
+        return Objects.requireNonNull(concurrency, "holds()");
+    }
+
+    /** The counting of a permit taken (or refused); a permit held tells {@code events} once of its release. */
+    private Counting counting(String key, String permitKey, Counted held, PermitEvents events) {
+        Decision decision = held.decision();
+        Counted counted = held;
+        if (decision.allowed() && !decision.storeUnavailable()) {
+            String id = rule.id();
+            events.taken(id);
+            AtomicBoolean released = new AtomicBoolean();
+            CompletableFuture<Decision> after = new CompletableFuture<>();
+            counted = Counted.undoable(decision, () -> {
+                if (released.compareAndSet(false, true)) {
+                    events.released(id);
+                    held.giveBack().whenComplete((state, failure) -> {
+                        if (failure != null) {
+                            after.completeExceptionally(failure);
+                        } else {
+                            after.complete(state);
+                        }
+                    });
+                }
+                return after;
+            });
+        }
+        return new Counting(new RuleDecision(rule, key, permitKey, limit(), decision), counted);
     }
 
     /** A rule's decision on a request, and how to take the request back from the rule's counter. */

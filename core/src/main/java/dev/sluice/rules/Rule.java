@@ -51,6 +51,12 @@ public final class Rule {
      */
     private static final Duration MAX_DELAY = Limit.MAX_PERIOD;
 
+    /**
+     * The longest {@link #permitWait()}: a waiting request holds a connection and an asynchronous request, and a
+     * client rarely waits longer for an answer than this.
+     */
+    public static final Duration MAX_WAIT = Duration.ofMinutes(10);
+
     private final String id;
     private final String origin;
     private final JsonTree.@Nullable Location location;
@@ -74,6 +80,7 @@ public final class Rule {
     private final @Nullable String fallbackKey;
     private final @Nullable RuleResponse response;
     private final Duration maxDelay;
+    private final Duration permitWait;
     private final boolean lease;
     private final Sync sync;
 
@@ -129,6 +136,11 @@ public final class Rule {
         }
         this.response = b.response;
         this.maxDelay = b.maxDelay;
+        this.permitWait = b.permitWait;
+        if (!permitWait.isZero() && concurrency == null) {
+            throw new InvalidValueException("wait", "0s, as only a concurrency limit's permits are waited for",
+                    permitWait.toString());
+        }
     }
 
     /** {@code rule} also matching {@code resourceMethods}: its definition shared, nothing parsed or checked again. */
@@ -154,6 +166,7 @@ public final class Rule {
         this.fallbackKey = rule.fallbackKey;
         this.response = rule.response;
         this.maxDelay = rule.maxDelay;
+        this.permitWait = rule.permitWait;
         this.lease = rule.lease;
         this.sync = rule.sync;
     }
@@ -328,6 +341,14 @@ public final class Rule {
     }
 
     /**
+     * The longest a request over the rule's concurrency limit waits for a permit, first come first served, before it
+     * is rejected; zero (reject at once) by default. See {@code docs/design/concurrency.md}.
+     */
+    public Duration permitWait() {
+        return permitWait;
+    }
+
+    /**
      * The id of the rule a counter key ({@code <id>@<fingerprint>|<key>}) belongs to; empty for a key of
      * another shape (an application's own counters in the same store), so that such a key is never taken for an id.
      */
@@ -426,6 +447,7 @@ public final class Rule {
         private @Nullable String fallbackKey;
         private @Nullable RuleResponse response;
         private Duration maxDelay = Duration.ZERO;
+        private Duration permitWait = Duration.ZERO;
         private boolean lease;
         private Sync sync = Sync.EXACT;
 
@@ -597,6 +619,21 @@ public final class Rule {
                         delay.toString());
             }
             this.maxDelay = delay;
+            return this;
+        }
+
+        /**
+         * The longest a request over the {@linkplain #concurrency concurrency limit} waits for a permit; zero (no
+         * waiting) by default. Checked by {@link #build()}: only a rule with a concurrency limit waits.
+         *
+         * @throws IllegalArgumentException for a wait below zero or above {@link #MAX_WAIT}
+         */
+        public Builder permitWait(Duration wait) {
+            if (wait.isNegative() || wait.compareTo(MAX_WAIT) > 0) {
+                throw new InvalidValueException("wait", "a wait from 0s to " + MAX_WAIT.toMinutes() + "m",
+                        wait.toString());
+            }
+            this.permitWait = wait;
             return this;
         }
 

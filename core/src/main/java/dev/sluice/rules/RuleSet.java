@@ -3,6 +3,7 @@ package dev.sluice.rules;
 import dev.sluice.Decision;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.PermitQueue;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -15,7 +16,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -121,7 +126,8 @@ public final class RuleSet {
     /** Two annotated rules of one id as one rule over both methods; they must agree on the definition. */
     static Rule mergeAnnotated(Rule first, Rule second) {
         boolean sameDefinition = first.policy().equals(second.policy())
-                && first.concurrency().equals(second.concurrency()) && first.key().equals(second.key())
+                && first.concurrency().equals(second.concurrency()) && first.permitWait().equals(second.permitWait())
+                && first.key().equals(second.key())
                 && first.cost() == second.cost() && first.mode() == second.mode();
         if (!sameDefinition) {
             throw new RulesException("rule '" + first.id() + "' is defined differently by " + first.origin() + " and "
@@ -177,6 +183,24 @@ public final class RuleSet {
      * @param counted the earlier evaluation of this request, or {@code null} when there is none
      */
     public Evaluation evaluate(RequestView request, CounterStore store, @Nullable Evaluation counted) {
+        return evaluate(request, store, counted, Permits.NONE).join();
+    }
+
+    /**
+     * Like {@link #evaluate(RequestView, CounterStore, Evaluation)}, taking concurrency permits as {@code permits}
+     * says: telling its events, and, with a queue, letting a request over a rule's concurrency limit wait for a permit
+     * up to the rule's {@link Rule#permitWait()}, after this node's earlier waiters of the key. The rate limits count
+     * the request once, when it arrives; a request that waits keeps those counts and the permits it took meanwhile, and
+     * gives them all back when its wait ends without a permit (a rejection, as any other). The future is complete on
+     * return unless the request waits; it then completes on {@code permits}' continuation executor. Cancelling it (the
+     * client went away) leaves the queue and gives back everything the request took. The store's failures before any
+     * wait propagate as from the other forms; after a wait, they complete the future exceptionally, the request's
+     * counts given back.
+     *
+     * @param counted the earlier evaluation of this request, or {@code null} when there is none
+     */
+    public CompletableFuture<Evaluation> evaluate(RequestView request, CounterStore store,
+                                                  @Nullable Evaluation counted, Permits permits) {
         RequestContext context = new RequestContext(request, clientAddresses);
         List<RuleDecision> outcomes = new ArrayList<>(2);
         List<Counted> counts = new ArrayList<>(2);
@@ -216,14 +240,107 @@ public final class RuleSet {
                 holdingKeys.add(key);
             }
         }
-        // Permits are taken once every rate limit granted: a request a rate limit rejects holds none, even briefly.
-        for (int i = 0; i < holding.size() && !rejected; i++) {
-            rejected = add(holding.get(i).acquire(holdingKeys.get(i), store), outcomes, counts);
-        }
         if (rejected) {
             giveBack(outcomes, counts);
+            return CompletableFuture.completedFuture(Evaluation.of(outcomes, counts));
         }
-        return Evaluation.of(outcomes, counts);
+        // Permits are taken once every rate limit granted: a request a rate limit rejects holds none, even briefly.
+        return new Taking(holding, holdingKeys, outcomes, counts, store, permits).from(0);
+    }
+
+    /**
+     * A request's permits, taken in rule order once its rate limits granted it: at once, or after a wait, going on
+     * from the rule that made it wait. Used by one thread at a time (the evaluating one, then the continuation).
+     */
+    private static final class Taking {
+        private final List<CompiledRule> rules;
+        private final List<String> keys;
+        private final List<RuleDecision> outcomes;
+        private final List<Counted> counts;
+        private final CounterStore store;
+        private final Permits permits;
+        private final CompletableFuture<Evaluation> result = new CompletableFuture<>();
+        /** The wait under way, which a cancelled result cancels. */
+        private volatile @Nullable CompletableFuture<Counted> waiting;
+
+        Taking(List<CompiledRule> rules, List<String> keys, List<RuleDecision> outcomes, List<Counted> counts,
+               CounterStore store, Permits permits) {
+            this.rules = rules;
+            this.keys = keys;
+            this.outcomes = outcomes;
+            this.counts = counts;
+            this.store = store;
+            this.permits = permits;
+            result.whenComplete((evaluation, failure) -> {
+                CompletableFuture<Counted> wait = waiting;
+                if (result.isCancelled() && wait != null) {
+                    wait.cancel(false);
+                }
+            });
+        }
+
+        /** Takes the permits from rule {@code first} on; returns the result, complete unless the request waits. */
+        CompletableFuture<Evaluation> from(int first) {
+            PermitQueue queue = permits.queue().orElse(null);
+            for (int i = first; i < rules.size(); i++) {
+                CompiledRule rule = rules.get(i);
+                CompiledRule.Counting counting;
+                if (queue != null && rule.waits()) {
+                    String key = keys.get(i);
+                    AtomicBoolean waited = new AtomicBoolean();
+                    CompletableFuture<Counted> wait = rule.enqueue(key, store, queue, permits.events(), waited);
+                    if (!wait.isDone()) {
+                        waiting = wait;
+                        int waitingRule = i;
+                        wait.whenCompleteAsync((held, failure) -> resume(held, failure, waitingRule, waited.get()),
+                                permits.continuation());
+                        if (result.isCancelled()) {
+                            wait.cancel(false);
+                        }
+                        return result;
+                    }
+                    counting = rule.waited(key, CompiledRule.join(wait, key), permits.events(), waited.get());
+                } else {
+                    counting = rule.acquire(keys.get(i), store, permits.events());
+                }
+                if (add(counting, outcomes, counts)) {
+                    giveBack(outcomes, counts);
+                    break;
+                }
+            }
+            if (!result.complete(Evaluation.of(outcomes, counts))) {
+                // Cancelled meanwhile: the request went away, and keeps nothing.
+                giveBack(outcomes, counts);
+            }
+            return result;
+        }
+
+        /** Goes on after the wait for rule {@code index}'s permit: rejected, cancelled, or on to the next rule. */
+        private void resume(@Nullable Counted held, @Nullable Throwable failure, int index, boolean waited) {
+            try {
+                if (held == null) {
+                    giveBack(outcomes, counts);
+                    Throwable cause = failure instanceof CompletionException wrapped && wrapped.getCause() != null
+                            ? wrapped.getCause() : failure;
+                    // Adapters log what fails, and a store may name the key it failed on: masked, as joins do.
+                    result.completeExceptionally(cause instanceof RuntimeException error
+                            ? KeyMask.redacted(error, keys.get(index)) : cause == null ? new CancellationException()
+                            : cause);
+                    return;
+                }
+                CompiledRule rule = rules.get(index);
+                if (add(rule.waited(keys.get(index), held, permits.events(), waited), outcomes, counts)
+                        || result.isDone()) {
+                    giveBack(outcomes, counts);
+                    result.complete(Evaluation.of(outcomes, counts));
+                    return;
+                }
+                from(index + 1);
+            } catch (RuntimeException e) {
+                giveBack(outcomes, counts);
+                result.completeExceptionally(e);
+            }
+        }
     }
 
     /** The number of decisions the rules of {@code targets} make: one per rate policy, one per concurrency limit. */

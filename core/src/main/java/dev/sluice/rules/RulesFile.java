@@ -43,7 +43,7 @@ public final class RulesFile {
     private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header");
     private static final List<String> RULE_FIELDS = List.of("id", "match", "key", "limits", "algorithm", "cost", "mode",
             "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay",
-            "lease", "sync", "concurrency", "maxHold");
+            "lease", "sync", "concurrency", "maxHold", "wait");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
     static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name");
@@ -209,9 +209,16 @@ public final class RulesFile {
         }
         if (fields.has("concurrency")) {
             rule.concurrency(concurrency(fields, id));
+            if (fields.has("wait")) {
+                Node wait = fields.required("wait");
+                at(wait, () -> rule.permitWait(duration(wait)));
+            }
         } else if (fields.has("maxHold")) {
             throw fields.required("maxHold").error("\"maxHold\" bounds a concurrency limit's permits; this rule has no"
                     + " \"concurrency\"");
+        } else if (fields.has("wait")) {
+            throw fields.required("wait").error("\"wait\" is how long a request waits for a concurrency permit; this"
+                    + " rule has no \"concurrency\"");
         }
         if (fields.has("tiers")) {
             tiers(fields.required("tiers"), algorithm, id, rule);

@@ -13,6 +13,47 @@ class MicrometerDecisionMetricsTest {
     private final MicrometerDecisionMetrics metrics = new MicrometerDecisionMetrics(registry);
 
     @Test
+    void taken_andReleased_gaugeThePermitsHeldPerRule() {
+        metrics.taken("exports");
+        metrics.taken("exports");
+        metrics.taken("imports");
+        metrics.released("exports");
+
+        assertThat(registry.get(MicrometerDecisionMetrics.PERMITS_HELD).tag("rule", "exports").gauge().value())
+                .isEqualTo(1);
+        assertThat(registry.get(MicrometerDecisionMetrics.PERMITS_HELD).tag("rule", "imports").gauge().value())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void waitStarted_countsTheRulesWaits() {
+        metrics.waitStarted("exports");
+        metrics.waitStarted("exports");
+
+        assertThat(registry.get(MicrometerDecisionMetrics.WAITS_STARTED).tag("rule", "exports").counter().count())
+                .isEqualTo(2);
+    }
+
+    @Test
+    void waitGranted_countsTheRulesWaitsThatGotAPermit() {
+        metrics.waitGranted("exports");
+
+        assertThat(registry.get(MicrometerDecisionMetrics.WAITS_GRANTED).tag("rule", "exports").counter().count())
+                .isEqualTo(1);
+        assertThat(registry.find(MicrometerDecisionMetrics.WAITS_TIMED_OUT).counter()).isNull();
+    }
+
+    @Test
+    void waitTimedOut_countsTheRulesWaitsInVain() {
+        metrics.waitTimedOut("exports");
+        metrics.waitTimedOut("imports");
+
+        assertThat(registry.get(MicrometerDecisionMetrics.WAITS_TIMED_OUT).tag("rule", "exports").counter().count())
+                .isEqualTo(1);
+        assertThat(registry.get(MicrometerDecisionMetrics.WAITS_TIMED_OUT).counters()).hasSize(2);
+    }
+
+    @Test
     void watch_closed_removesItsGaugesOnce() {
         DecisionMetrics.Watch watch = metrics.watch(() -> health(3));
         assertThat(storeGauges()).hasSize(10);

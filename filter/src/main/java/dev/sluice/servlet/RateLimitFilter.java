@@ -6,9 +6,11 @@ import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.Permits;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.PermitQueue;
 import dev.sluice.store.SettingNames;
 import dev.sluice.store.StoreHealth;
 import jakarta.servlet.AsyncContext;
@@ -34,6 +36,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -46,8 +50,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Per request (on the {@code REQUEST} dispatch) it evaluates the rules once, then lets the request through with
  * rate-limit headers, answers the rejection ({@code 429}, {@code Retry-After}, a problem body), or holds the request
- * until its slot without holding a container thread (the filter and servlet must be {@code async-supported}). A
- * request's concurrency permits are released however it ends: when the chain returns or throws or, for a request
+ * until its slot or its concurrency permit (where a rule {@linkplain dev.sluice.rules.Rule#permitWait() waits}) without
+ * holding a container thread (the filter and servlet must be {@code async-supported}). A request's concurrency permits
+ * are released however it ends: when the chain returns or throws or, for a request
  * gone asynchronous, when it completes, times out or fails; a chain that never returns holds them until their
  * maximum hold. It never throws to the container. The evaluation is left in {@link #EVALUATION_ATTRIBUTE} and,
  * while started, the store in {@link #STORE_ATTRIBUTE}. A store a provider opened is closed on {@link #destroy}; a
@@ -84,7 +89,7 @@ public class RateLimitFilter implements Filter {
     private final @Nullable FilterSettings programmaticSettings;
     private @Nullable FilterRuntime runtime;
     private @Nullable ServletContext context;
-    private volatile boolean warnedAboutBlockingDelay;
+    private volatile boolean warnedAboutBlockingWait;
 
     /** For {@code web.xml}: the settings come from init-params. */
     public RateLimitFilter() {
@@ -162,22 +167,35 @@ public class RateLimitFilter implements Filter {
             return;
         }
         FilterRuntime current = started();
-        Evaluation evaluation;
+        CompletableFuture<Evaluation> evaluating;
         // The clock is read (twice, some 50 ns each) only for metrics that record the time.
         boolean metered = current.metrics() != DecisionMetrics.NONE;
         long start = metered ? System.nanoTime() : 0;
         try {
-            evaluation = current.rules().evaluate(new ServletRequestView(request), current.store());
+            evaluating = current.rules().evaluate(new ServletRequestView(request), current.store(), null,
+                    current.permits());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
                     + " request to " + servletOf(request) + "; letting it through", e);
             chain.doFilter(request, response);
             return;
         }
+        long decisionNanos = metered ? System.nanoTime() - start : 0;
+        if (evaluating.isDone()) {
+            answer(current, request, response, chain, evaluating.join(), decisionNanos);
+        } else {
+            awaitPermit(current, request, response, chain, evaluating, decisionNanos);
+        }
+    }
+
+    /** Records the request's evaluation and answers it: through (with headers), rejected, or held for its slot. */
+    private void answer(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
+                        FilterChain chain, Evaluation evaluation, long decisionNanos)
+            throws IOException, ServletException {
         request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
-        if (metered) {
+        if (current.metrics() != DecisionMetrics.NONE) {
             try {
-                current.metrics().recorded(evaluation, System.nanoTime() - start);
+                current.metrics().recorded(evaluation, decisionNanos);
             } catch (RuntimeException e) {
                 // The request is counted and decided: a broken metrics sink must not undo that.
                 LOG.log(System.Logger.Level.WARNING, "Sluice could not record metrics for a " + request.getMethod()
@@ -207,6 +225,118 @@ public class RateLimitFilter implements Filter {
                     evaluation.release();
                 }
             }
+        }
+    }
+
+    /**
+     * Holds a request that waits for a concurrency permit without holding a container thread (the filter and servlet
+     * must be {@code async-supported}; else on this thread, warned once): when the wait ends the request is answered
+     * on the filter's thread, through an asynchronous dispatch when it got its permit. A request that ends while
+     * waiting (a client that went away, noticed by the container) cancels its wait, which gives back everything it
+     * took and leaves the queue.
+     */
+    private void awaitPermit(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
+                             FilterChain chain, CompletableFuture<Evaluation> evaluating, long decisionNanos)
+            throws IOException, ServletException {
+        if (!request.isAsyncSupported()) {
+            warnOnce(request, "waits for concurrency permits");
+            Evaluation evaluation;
+            try {
+                evaluation = evaluating.get();
+            } catch (InterruptedException e) {
+                evaluating.cancel(false);
+                Thread.currentThread().interrupt();
+                throw new ServletException("interrupted while waiting for a concurrency permit", e);
+            } catch (ExecutionException e) {
+                LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
+                        + " request to " + servletOf(request) + " after its wait; letting it through", e.getCause());
+                chain.doFilter(request, response);
+                return;
+            }
+            answer(current, request, response, chain, evaluation, decisionNanos);
+            return;
+        }
+        AsyncContext async = request.startAsync(request, response);
+        async.setTimeout(0);
+        async.addListener(new AbandonedWait(evaluating));
+        evaluating.whenComplete((evaluation, failure) -> {
+            if (evaluating.isCancelled()) {
+                return;
+            }
+            try {
+                if (evaluation == null) {
+                    LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
+                            + " request to " + servletOf(request) + " after its wait; letting it through", failure);
+                    async.dispatch();
+                } else {
+                    answerAfterWait(current, request, response, async, evaluation, decisionNanos);
+                }
+            } catch (IOException | RuntimeException e) {
+                // The client went away (or the container gave up on the request) as its wait ended.
+                if (evaluation != null) {
+                    evaluation.release();
+                }
+                LOG.log(System.Logger.Level.DEBUG, "a request that waited for a permit could not be answered", e);
+            }
+        });
+    }
+
+    /**
+     * Answers a request whose wait ended: rejected (completing it), or sent on by an asynchronous dispatch (the filter
+     * lets a dispatched request through), its permits released when it ends as for any asynchronous request.
+     */
+    private void answerAfterWait(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
+                                 AsyncContext async, Evaluation evaluation, long decisionNanos) throws IOException {
+        request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
+        try {
+            current.metrics().recorded(evaluation, decisionNanos);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Sluice could not record metrics for a " + request.getMethod()
+                    + " request to " + servletOf(request), e);
+        }
+        RateLimitResponse answer = RateLimitResponse.of(evaluation).orElseThrow();
+        answer.writeHeaders(current.headerStyle(), response::setHeader);
+        if (answer.rejected()) {
+            reject(answer.problem(), response);
+            async.complete();
+            return;
+        }
+        async.addListener(new ReleasingListener(evaluation));
+        if (evaluation.delay().isZero()) {
+            async.dispatch();
+        } else {
+            current.scheduler().schedule(() -> async.dispatch(), evaluation.delay().toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Cancels a request's wait for a permit when the request ends while it waits: completed, timed out or failed by
+     * the container (a client that went away). Once the wait has ended, cancelling does nothing, and the request is
+     * the {@link ReleasingListener}'s.
+     */
+    private record AbandonedWait(CompletableFuture<Evaluation> evaluating) implements AsyncListener {
+
+        private void abandon() {
+            evaluating.cancel(false);
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            abandon();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            abandon();
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            abandon();
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
         }
     }
 
@@ -269,6 +399,15 @@ public class RateLimitFilter implements Filter {
         response.getOutputStream().write(body);
     }
 
+    /** Warns once that requests to the servlet wait on a container thread ({@code what} they wait for). */
+    private void warnOnce(HttpServletRequest request, String what) {
+        if (!warnedAboutBlockingWait) {
+            warnedAboutBlockingWait = true;
+            LOG.log(System.Logger.Level.WARNING, "Sluice " + what + " to " + servletOf(request) + " on a container"
+                    + " thread: mark the filter and the servlet async-supported to free it while waiting");
+        }
+    }
+
     private void delay(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
                        FilterChain chain, Duration delay) throws IOException, ServletException {
         if (request.isAsyncSupported()) {
@@ -277,11 +416,7 @@ public class RateLimitFilter implements Filter {
             current.scheduler().schedule(() -> async.dispatch(), delay.toNanos(), TimeUnit.NANOSECONDS);
             return;
         }
-        if (!warnedAboutBlockingDelay) {
-            warnedAboutBlockingDelay = true;
-            LOG.log(System.Logger.Level.WARNING, "Sluice delays requests to " + servletOf(request) + " on a container"
-                    + " thread: mark the filter and the servlet async-supported to free it while waiting");
-        }
+        warnOnce(request, "delays requests");
         try {
             TimeUnit.NANOSECONDS.sleep(delay.toNanos());
         } catch (InterruptedException e) {
@@ -324,6 +459,15 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
+     * The requests waiting for a concurrency permit in this filter now.
+     *
+     * @throws IllegalStateException before {@link #init}
+     */
+    public int waitingForPermits() {
+        return started().waiters().waiting();
+    }
+
+    /**
      * How the filter's store is doing (see {@link StoreHealth}).
      *
      * @throws IllegalStateException before {@link #init}
@@ -346,7 +490,8 @@ public class RateLimitFilter implements Filter {
      */
     record FilterRuntime(ReloadingRuleSet ruleSource, CounterStore store, boolean ownsStore, HeaderStyle headerStyle,
                          DecisionMetrics metrics, Supplier<StoreHealth> health, Supplier<LimiterStatus> status,
-                         DecisionMetrics.Watch healthWatch, ScheduledExecutorService scheduler)
+                         DecisionMetrics.Watch healthWatch, ScheduledExecutorService scheduler, PermitQueue waiters,
+                         Permits permits)
             implements AutoCloseable {
 
         RuleSet rules() {
@@ -383,14 +528,18 @@ public class RateLimitFilter implements Filter {
             String source = settings.rules() != null ? settings.rules() : LimiterStatus.NONE;
             Supplier<LimiterStatus> status = () -> LimiterStatus.of(component, counting, rules.get(),
                     rules.reloadInterval(), source, settings.headerStyle());
+            // Waits retry and go on on the filter's one thread, which holds no request while they wait.
+            PermitQueue waiters = new PermitQueue(settings.timeSource(), scheduler, PermitQueue.DEFAULT_RETRY);
             return new FilterRuntime(rules, store, store != given, settings.headerStyle(), settings.metrics(), health,
-                    status, healthWatch, scheduler);
+                    status, healthWatch, scheduler, waiters, Permits.waitingIn(waiters, scheduler, settings.metrics()));
         }
 
         @Override
         public void close() {
             healthWatch.close();
-            // Requests still waiting for their slot are sent on now, not left hanging without a timeout.
+            // Requests still waiting for a permit are rejected, and those waiting for their slot sent on, now: none is
+            // left hanging without a timeout.
+            waiters.close();
             for (Runnable waiting : scheduler.shutdownNow()) {
                 try {
                     waiting.run();

@@ -1,5 +1,11 @@
 package dev.sluice.jersey;
 
+import dev.sluice.TimeSource;
+import dev.sluice.rules.PermitEvents;
+import dev.sluice.rules.Permits;
+import dev.sluice.store.PermitQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.LimiterStatus;
 import dev.sluice.http.RateLimitResponse;
@@ -41,12 +47,28 @@ final class Limiting implements ContainerLifecycleListener {
     private final HeaderStyle headerStyle;
     /** The rules; null until the resource model is known. */
     private volatile @Nullable ReloadingRuleSet rules;
+    /** Where waits for permits retry and time out; its thread starts on the first wait. */
+    private final ScheduledExecutorService waitScheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "sluice-jersey-permit-wait");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final PermitQueue waiters;
+    private final Permits permits;
 
-    Limiting(@Nullable Path rulesFile, Duration reloadInterval, @Nullable CounterStore store, HeaderStyle headerStyle) {
+    Limiting(@Nullable Path rulesFile, Duration reloadInterval, @Nullable CounterStore store, HeaderStyle headerStyle,
+             TimeSource time) {
         this.rulesFile = rulesFile;
         this.reloadInterval = reloadInterval;
         this.store = store == null ? null : new NonQueueingStore(store);
         this.headerStyle = headerStyle;
+        this.waiters = new PermitQueue(time, waitScheduler, PermitQueue.DEFAULT_RETRY);
+        this.permits = Permits.waitingIn(waiters, waitScheduler, PermitEvents.NONE);
+    }
+
+    /** How requests take permits: waiting in this binding's queue where a rule says so. */
+    Permits permits() {
+        return permits;
     }
 
     /** Builds the rules from the annotations and the rules file; throws {@code RulesException} when they conflict. */
@@ -125,6 +147,8 @@ final class Limiting implements ContainerLifecycleListener {
     @Override
     public synchronized void onShutdown(Container container) {
         closeRules();
+        waiters.close();
+        waitScheduler.shutdownNow();
         CounterStore local = ownStore;
         if (local != null) {
             local.close();

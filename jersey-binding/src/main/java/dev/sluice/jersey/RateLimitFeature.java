@@ -1,5 +1,6 @@
 package dev.sluice.jersey;
 
+import dev.sluice.TimeSource;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.CounterStore;
@@ -24,10 +25,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Without registration the feature is discovered with the defaults (annotations only, the Sluice servlet filter's
  * store, else a local one). Annotation mistakes fail the deployment. A rejection gets the servlet filter's status,
- * headers and body; rules the filter already counted are not counted again. Requests are never held: a leaky-bucket
- * slot in the future is a rejection. Immutable and thread-safe; a given store is not closed, a default one is on
- * shutdown. The feature reads no Jersey properties and no init-params (it is set up on its builder only); at start it
- * logs one {@code INFO} line saying what it limits with. See {@code docs/design/adapters.md}.
+ * headers and body; rules the filter already counted are not counted again. A leaky-bucket slot in the future is a
+ * rejection; a request over a concurrency limit whose rule {@linkplain dev.sluice.rules.Rule#permitWait() waits}
+ * blocks its thread up to that wait (a {@code ContainerRequestFilter} cannot suspend a request), first come first
+ * served; the servlet filter in front waits without a thread for the rules it matches. Immutable and thread-safe; a
+ * given store is not closed, a default one is on shutdown. The feature reads no Jersey properties and no init-params
+ * (it is set up on its builder only); at start it logs one {@code INFO} line saying what it limits with. See
+ * {@code docs/design/adapters.md}.
  */
 @ConstrainedTo(RuntimeType.SERVER)
 public final class RateLimitFeature implements Feature {
@@ -42,6 +46,7 @@ public final class RateLimitFeature implements Feature {
     private final Duration reloadInterval;
     private final @Nullable CounterStore store;
     private final HeaderStyle headerStyle;
+    private final TimeSource timeSource;
 
     /** The defaults: annotations only, the servlet filter's store (else a local one), both header styles. */
     public RateLimitFeature() {
@@ -53,6 +58,7 @@ public final class RateLimitFeature implements Feature {
         this.reloadInterval = builder.reloadInterval;
         this.store = builder.store;
         this.headerStyle = builder.headerStyle;
+        this.timeSource = builder.timeSource;
     }
 
     public static Builder builder() {
@@ -64,7 +70,7 @@ public final class RateLimitFeature implements Feature {
         if (context.getConfiguration().getRuntimeType() != RuntimeType.SERVER) {
             return false;
         }
-        Limiting limiting = new Limiting(rulesFile, reloadInterval, store, headerStyle);
+        Limiting limiting = new Limiting(rulesFile, reloadInterval, store, headerStyle, timeSource);
         context.register(new AnnotationScanner(limiting));
         context.register(new ResourceBinder(limiting));
         context.register(limiting);
@@ -81,6 +87,7 @@ public final class RateLimitFeature implements Feature {
         private Duration reloadInterval = ReloadingRuleSet.DEFAULT_RELOAD_INTERVAL;
         private @Nullable CounterStore store;
         private HeaderStyle headerStyle = HeaderStyle.BOTH;
+        private TimeSource timeSource = TimeSource.system();
 
         private Builder() {
         }
@@ -122,6 +129,15 @@ public final class RateLimitFeature implements Feature {
         /** Which rate-limit header fields responses carry; default {@link HeaderStyle#BOTH}. */
         public Builder headerStyle(HeaderStyle style) {
             this.headerStyle = Objects.requireNonNull(style, "headerStyle");
+            return this;
+        }
+
+        /**
+         * The time by which requests' waits for a concurrency permit end (default the system's); a store keeps its
+         * own time. For tests.
+         */
+        public Builder timeSource(TimeSource time) {
+            this.timeSource = Objects.requireNonNull(time, "timeSource");
             return this;
         }
 

@@ -1,5 +1,7 @@
 package dev.sluice.jersey;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.Evaluation;
@@ -15,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  * The rate-limit filter of one resource method. Evaluates the rules once per request, skipping those an adapter in
  * front (the servlet filter) already counted, and leaves the combined evaluation in the request property
  * {@link RateLimitResponse#EVALUATION_ATTRIBUTE}; aborts a rejected request with the problem document; writes the
- * header fields on the response (rejections included: Jersey runs response filters on aborted requests). A store that
- * fails lets the request through, logged. Thread-safe: one instance serves all requests to its method.
+ * header fields on the response (rejections included: Jersey runs response filters on aborted requests). A request
+ * over a concurrency limit whose rule waits blocks this thread up to the wait. A store that fails lets the request
+ * through, logged. Thread-safe: one instance serves all requests to its method.
  */
 final class ResourceRateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
@@ -35,14 +38,21 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
         Object earlier = request.getProperty(RateLimitResponse.EVALUATION_ATTRIBUTE);
         @Nullable Evaluation counted = earlier instanceof Evaluation evaluated ? evaluated : null;
         Evaluation evaluation;
+        CompletableFuture<Evaluation> evaluating = null;
         try {
             JerseyRequestView view = new JerseyRequestView(request, resourceMethod);
-            evaluation = limiting.rules().evaluate(view, limiting.store(), counted);
-        } catch (RuntimeException e) {
-            // The resource method, not the request URI: its path and query (and so path or query keys) are client data.
-            LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod() + " request to "
-                    + resourceMethod.getDeclaringClass().getName() + "#" + resourceMethod.getName()
-                    + "; letting it through", e);
+            evaluating = limiting.rules().evaluate(view, limiting.store(), counted, limiting.permits());
+            // Complete unless a rule makes the request wait for a permit: then this thread waits, up to that wait.
+            evaluation = evaluating.get();
+        } catch (InterruptedException e) {
+            // The container is stopping the request: it leaves the queue, taking nothing.
+            evaluating.cancel(false);
+            Thread.currentThread().interrupt();
+            letThrough(request, e);
+            return;
+        } catch (ExecutionException | RuntimeException e) {
+            letThrough(request, e instanceof ExecutionException failed && failed.getCause() != null ? failed.getCause()
+                    : e);
             return;
         }
         request.setProperty(RateLimitResponse.EVALUATION_ATTRIBUTE, evaluation);
@@ -52,6 +62,13 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
             request.abortWith(Response.status(problem.status()).type(ProblemDetails.MEDIA_TYPE)
                     .entity(problem.toJson()).build());
         }
+    }
+
+    private void letThrough(ContainerRequestContext request, Throwable failure) {
+        // The resource method, not the request URI: its path and query (and so path or query keys) are client data.
+        LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod() + " request to "
+                + resourceMethod.getDeclaringClass().getName() + "#" + resourceMethod.getName()
+                + "; letting it through", failure);
     }
 
     @Override
