@@ -43,6 +43,11 @@ final class NonQueueingStore implements CounterStore {
     }
 
     @Override
+    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+        return delegate.releaseAsync(key, limit, permit);
+    }
+
+    @Override
     public Decision peek(String key, Policy policy, long cost) {
         return delegate.peek(key, policy, cost);
     }
