@@ -45,6 +45,7 @@ public final class LocalCounterStore implements CounterStore {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Holders> permits = new ConcurrentHashMap<>();
     private final AtomicLong permitIds = new AtomicLong();
+    private final ConcurrentHashMap<String, SharedEntries> shared = new ConcurrentHashMap<>();
     private final TimeSource time;
     private final long maxKeys;
     private final Executor sweeper;
@@ -191,6 +192,12 @@ public final class LocalCounterStore implements CounterStore {
     }
 
     /** Forgets every key. */
+    /** Entries in this store's memory, one set per name: the one instance shares with itself. */
+    @Override
+    public SharedEntries sharedEntries(String name) {
+        return shared.computeIfAbsent(name, any -> SharedEntries.inMemory(time));
+    }
+
     @Override
     public void close() {
         entries.clear();
