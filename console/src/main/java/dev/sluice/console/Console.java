@@ -121,16 +121,19 @@ public final class Console implements AutoCloseable {
         List<InstanceSnapshot> snapshots = new ArrayList<>();
         entries.entries().forEach((id, text) -> parse(id, text).ifPresent(snapshots::add));
         snapshots.sort(Comparator.comparing(InstanceSnapshot::instance));
-        Map<String, Long> hashes = snapshots.stream()
-                .collect(Collectors.groupingBy(InstanceSnapshot::rulesHash, Collectors.counting()));
-        String common = hashes.entrySet().stream()
-                .max(Map.Entry.<String, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+        Map<String, List<InstanceSnapshot>> byHash = snapshots.stream()
+                .collect(Collectors.groupingBy(InstanceSnapshot::rulesHash));
+        // The rules most instances enforce; on a tie, those loaded first (a drifting instance is one that changed).
+        String common = byHash.entrySet().stream().max(Comparator
+                .comparingInt((Map.Entry<String, List<InstanceSnapshot>> group) -> group.getValue().size())
+                .thenComparing(group -> -group.getValue().stream()
+                        .mapToLong(InstanceSnapshot::rulesLoadedAtMillis).min().orElse(0)))
                 .map(Map.Entry::getKey).orElse("");
         List<ClusterView.InstanceView> instances = snapshots.stream().map(s -> new ClusterView.InstanceView(
                 s.instance(), s.publishedAtMillis(), s.rulesSource(), s.rulesHash(), s.rulesLoadedAtMillis(),
                 !s.rulesHash().equals(common), s.store())).toList();
         List<RuleFigures> rules = sum(snapshots).stream().map(this::shown).toList();
-        return new ClusterView(InstanceSnapshot.FORMAT, clock.millis(), interval.toMillis(), hashes.size() > 1,
+        return new ClusterView(InstanceSnapshot.FORMAT, clock.millis(), interval.toMillis(), byHash.size() > 1,
                 clearKeys, instances, rules);
     }
 

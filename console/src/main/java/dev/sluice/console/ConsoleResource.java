@@ -3,7 +3,6 @@ package dev.sluice.console;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.http.OperationsGuard;
-import dev.sluice.internal.Json;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.WebApplicationException;
@@ -18,6 +17,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -108,12 +109,17 @@ public final class ConsoleResource {
     }
 
     private static Response problem(int status, String title, String detail) {
-        StringBuilder body = new StringBuilder("{\"type\":\"about:blank\",\"title\":");
-        Json.appendString(body, title);
-        body.append(",\"status\":").append(status).append(",\"detail\":");
-        Json.appendString(body, detail);
-        body.append('}');
-        return Response.status(status).type("application/problem+json").entity(body.toString()).build();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", "about:blank");
+        body.put("title", title);
+        body.put("status", status);
+        body.put("detail", detail);
+        try {
+            return Response.status(status).type("application/problem+json").entity(JSON.writeValueAsString(body))
+                    .build();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a problem body is always writable", e);
+        }
     }
 
     private static Response asset(String name, String type) {
