@@ -71,7 +71,6 @@ public final class Console implements AutoCloseable {
     private final Clock clock;
     private final History history = new History(SLOTS);
     private final ScheduledExecutorService publisher;
-    private volatile InstanceSnapshot latest;
 
     private Console(Builder builder) {
         this.instance = builder.instance;
@@ -83,7 +82,6 @@ public final class Console implements AutoCloseable {
         this.interval = builder.interval;
         this.clearKeys = builder.clearKeys;
         this.clock = builder.clock;
-        this.latest = snapshot();
         this.publisher = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "sluice-console-" + instance);
             thread.setDaemon(true);
@@ -108,9 +106,12 @@ public final class Console implements AutoCloseable {
         return interval;
     }
 
-    /** This instance's latest snapshot, keys masked unless clear keys are on (what the demo's live page shows). */
+    /**
+     * This instance's figures now (its series' newest slot is what was counted since the last publication), keys
+     * masked unless clear keys are on: what the demo's live page shows.
+     */
     public InstanceSnapshot local() {
-        InstanceSnapshot snapshot = latest;
+        InstanceSnapshot snapshot = take(false);
         return new InstanceSnapshot(snapshot.format(), snapshot.instance(), snapshot.publishedAtMillis(),
                 snapshot.intervalMillis(), snapshot.rulesSource(), snapshot.rulesHash(),
                 snapshot.rulesLoadedAtMillis(), snapshot.store(), snapshot.rules().stream().map(this::shown).toList());
@@ -139,8 +140,7 @@ public final class Console implements AutoCloseable {
 
     /** Publishes now (also done every interval); for tests and for a last snapshot. */
     void publish() {
-        InstanceSnapshot snapshot = snapshot();
-        latest = snapshot;
+        InstanceSnapshot snapshot = take(true);
         try {
             entries.put(instance, JSON.writeValueAsString(snapshot), interval.multipliedBy(TTL_INTERVALS));
         } catch (JsonProcessingException e) {
@@ -148,9 +148,13 @@ public final class Console implements AutoCloseable {
         }
     }
 
-    /** The JSON text this instance publishes now, without publishing it (its size is the publishing cost). */
-    String snapshotText() throws JsonProcessingException {
-        return JSON.writeValueAsString(latest);
+    /** The JSON text this instance would publish now, without publishing it (its size is the publishing cost). */
+    public String snapshotText() {
+        try {
+            return JSON.writeValueAsString(take(false));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a snapshot is always writable", e);
+        }
     }
 
     private void publishQuietly() {
@@ -161,12 +165,13 @@ public final class Console implements AutoCloseable {
         }
     }
 
-    /** Samples the recorder; called by the publishing thread (and once by the constructor, before it starts). */
-    private synchronized InstanceSnapshot snapshot() {
+    /** Samples the recorder, recording the sample in the history when {@code advance} (once per interval). */
+    private synchronized InstanceSnapshot take(boolean advance) {
         List<RuleFigures> rules = new ArrayList<>();
         for (ConsoleRecorder.Sample sample : recorder.sample()) {
             rules.add(new RuleFigures(sample.id(), sample.mode(), sample.limit(), sample.totals(),
-                    history.next(sample.id(), sample.totals()), sample.keys()));
+                    advance ? history.next(sample.id(), sample.totals()) : history.peek(sample.id(), sample.totals()),
+                    sample.keys()));
         }
         rules.sort(Comparator.comparing(RuleFigures::id));
         ReloadingRuleSet.Version version = rulesVersion.get();

@@ -23,6 +23,20 @@ final class History {
         return ring.next(totals);
     }
 
+    /**
+     * The series {@link #next} would answer for {@code totals}, without recording them: the newest slot holds what
+     * was counted since the last sample.
+     */
+    RuleFigures.Series peek(String ruleId, Counts totals) {
+        Ring ring = rings.get(ruleId);
+        if (ring == null) {
+            RuleFigures.Series series = RuleFigures.Series.zeros(slots);
+            series.add(slots - 1, totals);
+            return series;
+        }
+        return ring.peek(totals);
+    }
+
     private static final class Ring {
         private final Counts[] slots;
         private int next;
@@ -37,9 +51,22 @@ final class History {
             slots[next] = totals.minus(previous);
             previous = totals;
             next = (next + 1) % slots.length;
+            return series(slots.length, Counts.ZERO);
+        }
+
+        RuleFigures.Series peek(Counts totals) {
+            return series(slots.length - 1, totals.minus(previous));
+        }
+
+        /** The newest {@code kept} slots, oldest first, then {@code newest} when fewer than all slots are kept. */
+        private RuleFigures.Series series(int kept, Counts newest) {
             RuleFigures.Series series = RuleFigures.Series.zeros(slots.length);
-            for (int i = 0; i < slots.length; i++) {
-                series.add(i, slots[(next + i) % slots.length]);
+            int skipped = slots.length - kept;
+            for (int i = 0; i < kept; i++) {
+                series.add(i, slots[(next + skipped + i) % slots.length]);
+            }
+            if (kept < slots.length) {
+                series.add(slots.length - 1, newest);
             }
             return series;
         }

@@ -71,6 +71,24 @@ class ConsoleTest {
     }
 
     @Test
+    void local_decisionsSinceThePublication_showInTheNewestSlot() throws Exception {
+        ReloadingRuleSet rules = file("rules.json", ConsoleRecorderTest.RULES);
+        ConsoleRecorder recorder = new ConsoleRecorder();
+        try (LocalCounterStore store = new LocalCounterStore();
+             Console console = console(store, recorder, rules, "a", true)) {
+            send(recorder, rules.get(), store, 3, "198.51.100.1");
+            console.publish();
+            send(recorder, rules.get(), store, 4, "198.51.100.1");
+
+            RuleFigures.Series series = console.local().rules().get(0).series();
+
+            assertThat(series.at(Console.SLOTS - 2)).isEqualTo(new Counts(3, 0, 0, 0));
+            assertThat(series.at(Console.SLOTS - 1)).isEqualTo(new Counts(2, 0, 2, 0));
+            assertThat(console.local().rules().get(0).totals()).isEqualTo(new Counts(5, 0, 2, 0));
+        }
+    }
+
+    @Test
     void cluster_clearKeysOff_showsEachKeyAsItsMask() throws Exception {
         ReloadingRuleSet rules = file("rules.json", ConsoleRecorderTest.RULES);
         ConsoleRecorder recorder = new ConsoleRecorder();
