@@ -79,12 +79,8 @@ final class DemoHttp {
         return stats;
     }
 
-    /** The sum of one outcome's series ({@code allowed}, {@code rejected}, ...) of a rule's stats. */
+    /** One outcome's total ({@code allowed}, {@code rejected}, ...) in a rule's stats. */
     static long total(JsonNode rule, String outcome) {
-        long total = 0;
-        for (JsonNode count : rule.path(outcome)) {
-            total += count.asLong();
-        }
-        return total;
+        return rule.path("totals").path(outcome).asLong();
     }
 }
