@@ -43,8 +43,9 @@ import org.jspecify.annotations.Nullable;
  *     servers=none,noop,local,hazelcast keys=1,256 warmup=40 seconds=20 requests=2000000 connections=32 \
  *     jvm='-Xms1g -Xmx1g'
  * </pre>
- * {@code jvm} holds the options of the server JVMs, separated by spaces (add {@code -XX:StartFlightRecording=...} to
- * profile them).
+ * The console's cost is {@code servers=local,local-console,hazelcast,hazelcast-console}: each mode beside its
+ * twin with the console recording and publishing. {@code jvm} holds the options of the server JVMs, separated by
+ * spaces (add {@code -XX:StartFlightRecording=...} to profile them).
  */
 public final class HttpOverheadRun {
 
@@ -55,7 +56,8 @@ public final class HttpOverheadRun {
             "local", "filter, local store", "hazelcast", "filter, 2-member Hazelcast", "hazelcast-leased",
             "filter, 2-member Hazelcast, leased", "hazelcast-member-batched",
             "filter, 2-member Hazelcast, member batches", "hazelcast-synced",
-            "filter, 2-member Hazelcast, synchronised");
+            "filter, 2-member Hazelcast, synchronised", "local-console", "filter, local store, console publishing",
+            "hazelcast-console", "filter, 2-member Hazelcast, console publishing");
 
     /**
      * For the JVMs with a Hazelcast member: the access to JDK internals Hazelcast asks for at start, and no Hazelcast
