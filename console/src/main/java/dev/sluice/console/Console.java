@@ -12,6 +12,7 @@ import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -71,6 +73,7 @@ public final class Console implements AutoCloseable {
     private final Clock clock;
     private final History history = new History(SLOTS);
     private final ScheduledExecutorService publisher;
+    private final ScheduledFuture<?> publishing;
 
     private Console(Builder builder) {
         this.instance = builder.instance;
@@ -88,7 +91,7 @@ public final class Console implements AutoCloseable {
             return thread;
         });
         long nanos = interval.toNanos();
-        publisher.scheduleAtFixedRate(this::publishQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
+        this.publishing = publisher.scheduleAtFixedRate(this::publishQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
     }
 
     /** A console publishing {@code recorder}'s figures into {@code store}'s cluster. */
@@ -251,6 +254,7 @@ public final class Console implements AutoCloseable {
     /** Stops publishing; this instance's entry expires within {@value #TTL_INTERVALS} intervals. */
     @Override
     public void close() {
+        publishing.cancel(false);
         publisher.shutdownNow();
     }
 
@@ -273,7 +277,7 @@ public final class Console implements AutoCloseable {
         }
 
         private static ReloadingRuleSet.Version noRules() {
-            return new ReloadingRuleSet.Version(ReloadingRuleSet.Version.NONE, java.time.Instant.EPOCH);
+            return new ReloadingRuleSet.Version(ReloadingRuleSet.Version.NONE, Instant.EPOCH);
         }
 
         private static String defaultInstanceId() {

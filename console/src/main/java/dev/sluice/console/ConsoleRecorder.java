@@ -66,32 +66,40 @@ public final class ConsoleRecorder implements DecisionMetrics {
     private static final class RuleCounter {
         /** The latest definition seen (a reload may change it); written only when it changes. */
         private volatile Rule rule;
-        private final LongAdder[] counts = new LongAdder[Outcome.values().length];
+        private final LongAdder allowed = new LongAdder();
+        private final LongAdder delayed = new LongAdder();
+        private final LongAdder rejected = new LongAdder();
+        private final LongAdder shadowRejected = new LongAdder();
         private final TopKeys limited = new TopKeys(TRACKED_KEYS);
 
         RuleCounter(Rule rule) {
             this.rule = rule;
-            for (int i = 0; i < counts.length; i++) {
-                counts[i] = new LongAdder();
-            }
         }
 
         void add(Rule seen, RuleDecision decision) {
             if (rule != seen) {
                 rule = seen;
             }
-            Outcome outcome = Outcome.of(decision);
-            counts[outcome.ordinal()].increment();
-            if (outcome == Outcome.REJECTED || outcome == Outcome.SHADOW_REJECTED) {
-                limited.add(decision.key());
+            switch (Outcome.of(decision)) {
+                case ALLOWED -> allowed.increment();
+                case DELAYED -> delayed.increment();
+                case REJECTED -> {
+                    rejected.increment();
+                    limited.add(decision.key());
+                }
+                case SHADOW_REJECTED -> {
+                    shadowRejected.increment();
+                    limited.add(decision.key());
+                }
+                // Outcome.of never answers it: a failure policy's decision is counted as what it decided.
+                case STORE_ERROR -> {
+                }
             }
         }
 
         Sample sample() {
             Rule now = rule;
-            Counts totals = new Counts(counts[Outcome.ALLOWED.ordinal()].sum(),
-                    counts[Outcome.DELAYED.ordinal()].sum(), counts[Outcome.REJECTED.ordinal()].sum(),
-                    counts[Outcome.SHADOW_REJECTED.ordinal()].sum());
+            Counts totals = new Counts(allowed.sum(), delayed.sum(), rejected.sum(), shadowRejected.sum());
             List<KeyFigures> keys = new ArrayList<>();
             for (TopKeys.Entry entry : limited.top(PUBLISHED_KEYS)) {
                 keys.add(new KeyFigures(entry.key(), entry.count(), entry.error()));

@@ -22,7 +22,7 @@ public final class ConsoleRecordingFilter implements Filter {
     /** The servlet context attribute holding the {@link ConsoleRecorder} this filter feeds. */
     public static final String RECORDER_ATTRIBUTE = ConsoleRecorder.class.getName();
 
-    private ConsoleRecorder recorder = new ConsoleRecorder();
+    private ConsoleRecorder recorder;
 
     @Override
     public void init(FilterConfig config) {

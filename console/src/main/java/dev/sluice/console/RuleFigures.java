@@ -16,7 +16,11 @@ import java.util.List;
  */
 public record RuleFigures(String id, String mode, String limit, Counts totals, Series series, List<KeyFigures> keys) {
 
-    /** Counts per interval, oldest first, one array per outcome, all of one length. */
+    /**
+     * Counts per interval, oldest first, one array per outcome, all of one length (arrays: 120 numbers each, summed
+     * slot by slot, written as JSON arrays).
+     */
+    @SuppressWarnings("ArrayRecordComponent")
     public record Series(long[] allowed, long[] delayed, long[] rejected, long[] shadowRejected) {
 
         /** A series of {@code length} zeros. */
