@@ -99,6 +99,17 @@ public final class Policy implements Quota {
         return leased ? this : new Policy(this, true, false);
     }
 
+    /**
+     * A policy of this one's algorithm over {@code newLimits}, leased or synchronised as this one is: what an override
+     * of a rule's limits counts under.
+     *
+     * @throws IllegalArgumentException when the algorithm cannot enforce one of them, naming the limit and the reason
+     */
+    public Policy withLimits(List<Limit> newLimits) {
+        Policy other = new Policy(algorithm, newLimits);
+        return leased ? other.leasing() : synced ? other.synchronised() : other;
+    }
+
     /** Whether this policy asks to be leased ({@link #leasing()}). */
     public boolean leased() {
         return leased;

@@ -5,6 +5,7 @@ import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverrides;
 import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
 import java.util.concurrent.CompletionStage;
@@ -84,6 +85,12 @@ final class LeftOpenStore implements CounterStore {
     @Override
     public StoreHealth health() {
         return store.health();
+    }
+
+    /** The overrides of the store it wraps. */
+    @Override
+    public LimitOverrides overrides() {
+        return store.overrides();
     }
 
     /** Leaves the store open. */

@@ -9,10 +9,16 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverride;
+import dev.sluice.store.LimitOverrides;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,18 +45,31 @@ public final class RateLimiter {
      */
     private static final String PERMIT_KEY_SUFFIX = "|permits";
 
+    /** The id of a limiter built without one ({@link Builder#id}). */
+    public static final String DEFAULT_ID = "rate-limiter";
+
+    /** The most distinct override limits whose policies are kept made; more empty the cache. */
+    private static final int MAX_OVERRIDE_POLICIES = 64;
+
+    /** The id overrides name this limiter by. */
+    private final String id;
     /** Null for a limiter of a concurrency limit alone. */
     private final @Nullable Policy policy;
     /** Null for a limiter without a concurrency limit. */
     private final @Nullable ConcurrencyLimit concurrency;
     private final CounterStore store;
+    private final LimitOverrides overrides;
     private final TimeSource time;
+    /** The policies of override limits, made once per distinct limits. */
+    private final Map<List<Limit>, Policy> overridePolicies = new ConcurrentHashMap<>();
 
-    private RateLimiter(@Nullable Policy policy, @Nullable ConcurrencyLimit concurrency, CounterStore store,
+    private RateLimiter(String id, @Nullable Policy policy, @Nullable ConcurrencyLimit concurrency, CounterStore store,
                         TimeSource time) {
+        this.id = id;
         this.policy = policy;
         this.concurrency = concurrency;
         this.store = store;
+        this.overrides = store.overrides();
         this.time = time;
     }
 
@@ -75,6 +94,60 @@ public final class RateLimiter {
         return Optional.ofNullable(concurrency);
     }
 
+    /** The id overrides name this limiter by, as a rule's ({@link Builder#id}). */
+    public String id() {
+        return id;
+    }
+
+    /**
+     * Sets the override {@code override} builds, as of the store's time, replacing any of its target: for every
+     * limiter of this id counting in the store (every instance sharing it), a key blocked, exempt or counted under
+     * other limits, or every key under other limits, until it ends. It applies to {@link #tryAcquire},
+     * {@link #acquire} and {@link #tryAcquirePermit}; {@link #peek} and {@link #timeToNextPermit} read the limiter's
+     * own policy. See {@code docs/design/overrides.md}.
+     *
+     * @return the override set
+     * @throws IllegalArgumentException naming the problem: another id than this limiter's, limits for a limiter of a
+     *     concurrency limit alone, limits the policy's algorithm cannot take, and those of
+     *     {@link LimitOverride.Builder#build}
+     * @throws UnsupportedOperationException for a store that keeps no overrides
+     */
+    public LimitOverride setOverride(LimitOverride.Builder override) {
+        LimitOverride built = override.build(overrides.now());
+        if (!built.ruleId().equals(id)) {
+            throw new IllegalArgumentException("this limiter's id is '" + id + "'; the override names '"
+                    + built.ruleId() + "'");
+        }
+        if (built.kind() == LimitOverride.Kind.LIMITS) {
+            if (policy == null) {
+                throw new IllegalArgumentException("limiter '" + id + "' has a concurrency limit alone: an override"
+                        + " can block or exempt its keys, not give it rate limits");
+            }
+            try {
+                policy.withLimits(built.limits());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("limiter '" + id + "' counts with the "
+                        + policy.algorithm().name().toLowerCase(Locale.ROOT) + ", which cannot take the override's"
+                        + " limits: " + e.getMessage(), e);
+            }
+        }
+        return overrides.set(built);
+    }
+
+    /** The overrides of this limiter's id in force, the limiter's own (every key) first, then by key. */
+    public List<LimitOverride> overrides() {
+        return overrides.list().stream().filter(o -> o.ruleId().equals(id)).toList();
+    }
+
+    /**
+     * Removes the override of {@code key}, or of every key when {@code key} is empty, logging who removed it.
+     *
+     * @return the override removed; empty when there was none
+     */
+    public Optional<LimitOverride> removeOverride(Optional<String> key, String removedBy) {
+        return overrides.remove(new LimitOverride.Target(id, key), removedBy);
+    }
+
     /**
      * Takes a concurrency permit for {@code key} if fewer than the limit's permits are held now, in one atomic step of
      * the store, and returns it, to be {@linkplain Permit#close() closed} when the work ends. With a rate policy too,
@@ -86,9 +159,16 @@ public final class RateLimiter {
         if (concurrency == null) {
             throw new IllegalStateException("this limiter has no concurrency limit");
         }
+        Optional<LimitOverride> override = overrideOf(key);
+        if (override.isPresent() && override.get().kind() != LimitOverride.Kind.LIMITS) {
+            Decision decided = override.get().decision(concurrency.permits(), overrides.now());
+            return new Permit(decided, Counted.kept(decided));
+        }
         Counted counted = null;
         if (policy != null) {
-            counted = store.countAsync(key, policy, 1, Long.MAX_VALUE).toCompletableFuture().join();
+            Counter counter = counter(key, policy, override);
+            counted = store.countAsync(counter.key(), counter.policy(), 1, Long.MAX_VALUE).toCompletableFuture()
+                    .join();
             if (!counted.decision().allowed()) {
                 return new Permit(counted.decision(), counted);
             }
@@ -113,7 +193,52 @@ public final class RateLimiter {
      * @throws IllegalArgumentException if {@code cost < 1}
      */
     public Decision tryAcquire(String key, long cost) {
-        return store.apply(key, policy(), requirePositive(cost), Long.MAX_VALUE);
+        return decide(key, policy(), requirePositive(cost), Long.MAX_VALUE);
+    }
+
+    /** Decides {@code cost} permits for {@code key} under its override, if any, else under {@code rates}. */
+    private Decision decide(String key, Policy rates, long cost, long maxDelayNanos) {
+        Optional<LimitOverride> override = overrideOf(key);
+        if (override.isPresent() && override.get().kind() != LimitOverride.Kind.LIMITS) {
+            return override.get().decision(rates.capacity(), overrides.now());
+        }
+        Counter counter = counter(key, rates, override);
+        return store.apply(counter.key(), counter.policy(), cost, maxDelayNanos);
+    }
+
+    /** The override in force for {@code key}, if any: one volatile read while there are none. */
+    private Optional<LimitOverride> overrideOf(String key) {
+        LimitOverrides.Active active = overrides.active();
+        return active.isEmpty() ? Optional.empty() : active.find(id, key);
+    }
+
+    /** A counter key and the policy it counts under. */
+    private record Counter(String key, Policy policy) {
+    }
+
+    /**
+     * Where {@code key} is counted: under {@code rates} at {@code key}, or under an override's limits at {@code key}
+     * followed by {@code |override } and the limits (permits, period in nanoseconds and capacity of each), so that
+     * every limiter of this id on every instance counts the override's limits at one key, apart from the own count.
+     */
+    private Counter counter(String key, Policy rates, Optional<LimitOverride> override) {
+        if (override.isEmpty()) {
+            return new Counter(key, rates);
+        }
+        List<Limit> limits = override.get().limits();
+        Policy other = overridePolicies.get(limits);
+        if (other == null) {
+            if (overridePolicies.size() >= MAX_OVERRIDE_POLICIES) {
+                overridePolicies.clear();
+            }
+            other = overridePolicies.computeIfAbsent(limits, rates::withLimits);
+        }
+        StringBuilder counterKey = new StringBuilder(key).append("|override");
+        for (Limit limit : limits) {
+            counterKey.append(' ').append(limit.permits()).append('/').append(limit.periodNanos()).append("ns/")
+                    .append(limit.capacity());
+        }
+        return new Counter(counterKey.toString(), other);
     }
 
     /** The key's state now (remaining permits, reset time), without counting anything. */
@@ -152,7 +277,7 @@ public final class RateLimiter {
         long deadline = Durations.saturatedAdd(time.nanos(), maxWait.toNanos());
         while (true) {
             long budget = Math.max(0, deadline - time.nanos());
-            Decision decision = store.apply(key, rates, cost, budget);
+            Decision decision = decide(key, rates, cost, budget);
             if (decision.allowed()) {
                 if (decision.delayNanos() > 0) {
                     time.sleep(decision.delayNanos());
@@ -180,8 +305,21 @@ public final class RateLimiter {
         private @Nullable ConcurrencyLimit concurrency;
         private @Nullable CounterStore store;
         private TimeSource time = TimeSource.system();
+        private String id = DEFAULT_ID;
 
         private Builder() {
+        }
+
+        /**
+         * The id overrides name this limiter by (as they name a rule), shared by the limiters that count the same keys
+         * in one store; default {@link #DEFAULT_ID}.
+         */
+        public Builder id(String newId) {
+            if (newId.isBlank() || newId.contains("|")) {
+                throw new IllegalArgumentException("id must not be blank nor contain '|', got '" + newId + "'");
+            }
+            this.id = newId;
+            return this;
         }
 
         /** The rate policy to enforce; required unless a {@linkplain #concurrency concurrency limit} is given. */
@@ -222,7 +360,7 @@ public final class RateLimiter {
             }
             CounterStore chosen = store != null ? store
                     : new LocalCounterStore(time, LocalCounterStore.DEFAULT_MAX_KEYS);
-            return new RateLimiter(policy, concurrency, chosen, time);
+            return new RateLimiter(id, policy, concurrency, chosen, time);
         }
     }
 }

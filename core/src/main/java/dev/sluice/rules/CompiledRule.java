@@ -1,17 +1,22 @@
 package dev.sluice.rules;
 
 import dev.sluice.ConcurrencyLimit;
+import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverride;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -54,6 +59,10 @@ final class CompiledRule {
     private final @Nullable String fallbackKeyValue;
     private final boolean skipsMissingKey;
     private final long maxDelayNanos;
+    /** The most distinct override limits whose counters are kept made; more empty the cache. */
+    private static final int MAX_OVERRIDE_COUNTERS = 64;
+    /** The counters of override limits, made once per distinct limits (a SHA-256 each). */
+    private final Map<List<Limit>, Counter> overrideCounters = new ConcurrentHashMap<>();
 
     /** Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}. */
     CompiledRule(Rule rule) {
@@ -86,7 +95,7 @@ final class CompiledRule {
      * A configured key value (an exempt key, a tier value) the way a request's key of {@code spec} resolves: each
      * part escaped and bounded, a composite's parts joined by {@code |}.
      */
-    private static String asKeyValue(KeySpec spec, String configured) {
+    static String asKeyValue(KeySpec spec, String configured) {
         if (spec.kind() != KeySpec.Kind.COMPOSITE) {
             return KeyText.bound(configured);
         }
@@ -144,6 +153,49 @@ final class CompiledRule {
                    boolean undoable) {
         Counter counter = tierKey == null ? Objects.requireNonNull(defaultCounter, "counts()")
                 : tierCounter(context.resolve(tierKey, pattern));
+        return count(key, counter, store, undoable);
+    }
+
+    /**
+     * Counts the request as {@link #count} does, under the limits of {@code override} (of
+     * {@link LimitOverride.Kind#LIMITS}) instead of the rule's (every tier's): at the counter a rule of this id with
+     * those limits would have. Only for a rule that {@link #counts()}.
+     */
+    Counting count(String key, LimitOverride override, CounterStore store, boolean undoable) {
+        return count(key, overrideCounter(override.limits()), store, undoable);
+    }
+
+    /**
+     * The decision of a blocked key ({@link LimitOverride#decision}) at {@code now}, counting nothing: against the
+     * rule's default policy, or its concurrency limit for a rule of a concurrency limit alone.
+     */
+    Counting blocked(String key, LimitOverride override, Instant now) {
+        RuleDecision outcome;
+        if (defaultCounter != null) {
+            Policy policy = defaultCounter.policy();
+            outcome = new RuleDecision(rule, key, defaultCounter.prefix() + key, policy,
+                    override.decision(policy.capacity(), now));
+        } else {
+            ConcurrencyLimit limit = Objects.requireNonNull(concurrency, "a rule counts or holds");
+            outcome = new RuleDecision(rule, key, permitPrefix + key, limit, override.decision(limit.permits(), now));
+        }
+        return new Counting(outcome, Counted.kept(outcome.decision()));
+    }
+
+    /** The counter of override limits {@code limits}, made once per distinct limits (the cache bounded). */
+    private Counter overrideCounter(List<Limit> limits) {
+        Counter counter = overrideCounters.get(limits);
+        if (counter != null) {
+            return counter;
+        }
+        if (overrideCounters.size() >= MAX_OVERRIDE_COUNTERS) {
+            overrideCounters.clear();
+        }
+        Policy base = Objects.requireNonNull(defaultCounter, "counts()").policy();
+        return overrideCounters.computeIfAbsent(limits, l -> counter(rule.id(), base.withLimits(l)));
+    }
+
+    private Counting count(String key, Counter counter, CounterStore store, boolean undoable) {
         String counterKey = counter.prefix() + key;
         Counted counted;
         if (undoable) {

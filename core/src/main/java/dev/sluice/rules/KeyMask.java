@@ -1,14 +1,9 @@
 package dev.sluice.rules;
 
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
+import dev.sluice.internal.KeyHash;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.IdentityHashMap;
 import java.util.Set;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -26,11 +21,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class KeyMask {
 
-    private static final String ALGORITHM = "HmacSHA256";
-    private static final SecretKeySpec SECRET = newSecret();
-    /** A Mac is not thread-safe and costs a provider lookup to make: one per thread, made once. */
-    private static final ThreadLocal<Mac> MAC = ThreadLocal.withInitial(KeyMask::newMac);
-
     /*
      * Shorter key values are not masked in exception messages: the constant key "*" or a one-letter header value
      * would turn every occurrence of that letter in the message into a mask, and so short a value keeps no secret.
@@ -40,25 +30,9 @@ public final class KeyMask {
     private KeyMask() {
     }
 
-    private static SecretKeySpec newSecret() {
-        byte[] secret = new byte[32];
-        new SecureRandom().nextBytes(secret);
-        return new SecretKeySpec(secret, ALGORITHM);
-    }
-
-    private static Mac newMac() {
-        try {
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(SECRET);
-            return mac;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("every Java platform has " + ALGORITHM, e);
-        }
-    }
-
     /** The mask of {@code key}: {@code #} and 8 hex digits of its keyed hash. */
     public static String of(String key) {
-        return "#" + HexFormat.of().formatHex(MAC.get().doFinal(key.getBytes(StandardCharsets.UTF_8)), 0, 4);
+        return KeyHash.mask(key);
     }
 
     /**

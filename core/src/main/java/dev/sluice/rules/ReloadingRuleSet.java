@@ -1,5 +1,7 @@
 package dev.sluice.rules;
 
+import dev.sluice.store.LimitOverride;
+import dev.sluice.store.LimitOverrides;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,6 +40,8 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe. See {@code docs/design/rules.md}.
  */
 public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable {
+
+    private static final System.Logger OVERRIDES_LOG = System.getLogger("dev.sluice.overrides");
 
     /** How often a rules file is checked for changes when not configured otherwise, by every adapter: 5 s. */
     public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(5);
@@ -86,6 +90,8 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
     private byte @Nullable [] lastHash;
     private final @Nullable ScheduledExecutorService poller;
     private final Duration reloadInterval;
+    /** The overrides whose rules each load checks ({@link #followOverrides}); none until then. */
+    private volatile LimitOverrides overrides = LimitOverrides.unsupported();
 
     private ReloadingRuleSet(Builder builder) {
         this.file = builder.file;
@@ -210,8 +216,30 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
 
     private RuleSet load(byte @Nullable [] content) {
         RulesFile rules = content == null ? RulesFile.empty() : RulesFile.parse(name, content);
-        return RuleSet.combine(rules, annotationRules,
+        RuleSet loaded = RuleSet.combine(rules, annotationRules,
                 clientAddresses != null ? clientAddresses : rules.clientAddresses());
+        warnAboutUnmatched(overrides.list(), loaded);
+        return loaded;
+    }
+
+    /**
+     * From now on, after each reload, logs at WARNING each override of {@code storeOverrides} (a store's, which
+     * reloads keep) whose rule the new rules lack: it applies to nothing until it ends, is removed, or a reload brings
+     * its rule back. Logs those of the rules in force now at once.
+     */
+    public void followOverrides(LimitOverrides storeOverrides) {
+        this.overrides = Objects.requireNonNull(storeOverrides, "overrides");
+        warnAboutUnmatched(storeOverrides.list(), current);
+    }
+
+    private static void warnAboutUnmatched(List<LimitOverride> overrides, RuleSet rules) {
+        for (LimitOverride override : overrides) {
+            if (rules.rule(override.ruleId()).isEmpty()) {
+                OVERRIDES_LOG.log(System.Logger.Level.WARNING, "override of rule {0} ({1}) names no rule in force;"
+                        + " it applies to nothing until it ends at {2}, is removed, or a reload brings the rule back",
+                        override.ruleId(), override.key().isPresent() ? "a key" : "every key", override.expiresAt());
+            }
+        }
     }
 
     @Override

@@ -1,8 +1,11 @@
 package dev.sluice.rules;
 
 import dev.sluice.Decision;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverride;
+import dev.sluice.store.LimitOverrides;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -140,6 +144,37 @@ public final class RuleSet {
         return rules.stream().filter(rule -> rule.id().equals(id)).findFirst();
     }
 
+    /**
+     * {@code override} as these rules apply it: checked against its rule, its key (if any) escaped and bounded as
+     * requests' keys of the rule resolve, so that it meets them.
+     *
+     * @throws IllegalArgumentException naming the rule and the problem: no rule of its id, limits for a rule with a
+     *     concurrency limit alone, or limits the rule's algorithm cannot take
+     */
+    public LimitOverride check(LimitOverride override) {
+        Rule rule = rule(override.ruleId()).orElseThrow(() -> new IllegalArgumentException("no rule '"
+                + override.ruleId() + "' among the rules in force " + rules.stream().map(Rule::id).toList()));
+        if (override.kind() == LimitOverride.Kind.LIMITS) {
+            Policy policy = rule.policy().orElseThrow(() -> new IllegalArgumentException("rule '" + rule.id()
+                    + "' has a concurrency limit alone: an override can block or exempt its keys, not give it rate"
+                    + " limits"));
+            try {
+                Policy.of(policy.algorithm(), override.limits());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("rule '" + rule.id() + "' counts with the "
+                        + policy.algorithm().name().toLowerCase(Locale.ROOT) + ", which cannot take the override's"
+                        + " limits: " + e.getMessage(), e);
+            }
+        }
+        return override.key().map(key -> override.withTarget(LimitOverride.Target.key(rule.id(), keyValue(rule, key))))
+                .orElse(override);
+    }
+
+    /** {@code key} of {@code rule} as requests' keys resolve (escaped and bounded). */
+    static String keyValue(Rule rule, String key) {
+        return CompiledRule.asKeyValue(rule.key(), key);
+    }
+
     /** The rules matching {@code request}, in rule order, without counting anything. */
     public List<Rule> match(RequestView request) {
         List<Rule> matched = new ArrayList<>();
@@ -190,6 +225,8 @@ public final class RuleSet {
             counts.addAll(counted.counts());
         }
         boolean rejected = false;
+        LimitOverrides overrides = store.overrides();
+        LimitOverrides.Active active = overrides.active();
         List<PathIndex.Target> targets = matching(context);
         // A request one rule alone counts has nothing to take back: counted as before, which a store may batch.
         boolean undoable = outcomes.size() + decisions(targets) > 1;
@@ -204,8 +241,16 @@ public final class RuleSet {
             if (key == null) {
                 continue;
             }
+            Optional<LimitOverride> override = active.isEmpty() ? Optional.empty() : active.find(rule.rule().id(), key);
+            if (override.isPresent() && override.get().kind() != LimitOverride.Kind.LIMITS) {
+                if (override.get().kind() == LimitOverride.Kind.BLOCKED) {
+                    rejected |= add(rule.blocked(key, override.get(), overrides.now()), outcomes, counts);
+                }
+                continue;
+            }
             if (rule.counts()) {
-                rejected |= add(rule.count(key, target.pattern(), context, store, undoable), outcomes, counts);
+                rejected |= add(override.isPresent() ? rule.count(key, override.get(), store, undoable)
+                        : rule.count(key, target.pattern(), context, store, undoable), outcomes, counts);
             }
             if (rule.holds()) {
                 if (holding.isEmpty()) {

@@ -134,6 +134,17 @@ public interface CounterStore extends AutoCloseable {
     }
 
     /**
+     * The overrides of limits that every instance sharing this store applies ({@link LimitOverride}): the local store
+     * keeps them in memory, the Hazelcast store in the cluster. Ask once and keep the answer; rule sets read it on
+     * every request. Stores in front of another pass it on.
+     *
+     * <p>The default is {@link LimitOverrides#unsupported()}: none, and none can be set. Every Sluice store keeps them.
+     */
+    default LimitOverrides overrides() {
+        return LimitOverrides.unsupported();
+    }
+
+    /**
      * How the store is doing: what it is, the cluster members it sees, and the calls it could not decide in the last
      * minute. The default is {@link StoreHealth#LOCAL}: a store that decides on its own. Cheap enough to call for
      * every health check or metrics scrape; never throws.

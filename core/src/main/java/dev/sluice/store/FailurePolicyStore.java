@@ -188,6 +188,12 @@ public final class FailurePolicyStore implements CounterStore {
                 recentShed.lastMinute(now));
     }
 
+    /** The overrides of the store it wraps. */
+    @Override
+    public LimitOverrides overrides() {
+        return remote.overrides();
+    }
+
     /** Grants every request the remote store fails to decide within {@code timeout}. */
     public static FailurePolicyStore allowing(CounterStore remote, Duration timeout) {
         return new FailurePolicyStore(remote, timeout, OnFailure.ALLOW, null);

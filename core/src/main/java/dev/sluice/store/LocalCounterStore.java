@@ -51,6 +51,7 @@ public final class LocalCounterStore implements CounterStore {
     private final Executor sweeper;
     private final AtomicLong nextSweepAt;
     private final AtomicBoolean sweeping = new AtomicBoolean();
+    private final LimitOverrides overrides;
 
     /** A store on the system clock holding at most {@link #DEFAULT_MAX_KEYS} keys. */
     public LocalCounterStore() {
@@ -71,6 +72,7 @@ public final class LocalCounterStore implements CounterStore {
         this.maxKeys = maxKeys;
         this.sweeper = sweeper;
         this.nextSweepAt = new AtomicLong(time.nanos() + SWEEP_INTERVAL_NANOS);
+        this.overrides = LimitOverrides.inMemory(time);
     }
 
     @Override
@@ -138,6 +140,12 @@ public final class LocalCounterStore implements CounterStore {
     public void reset(String key) {
         entries.remove(key);
         permits.remove(key);
+    }
+
+    /** Overrides in this store's memory: they apply to the one instance that uses it. */
+    @Override
+    public LimitOverrides overrides() {
+        return overrides;
     }
 
     /** One step of a policy on a key's state at a time. */

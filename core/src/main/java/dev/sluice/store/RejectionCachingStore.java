@@ -166,6 +166,12 @@ public final class RejectionCachingStore implements CounterStore {
         return remote.health();
     }
 
+    /** The overrides of the store it wraps. */
+    @Override
+    public LimitOverrides overrides() {
+        return remote.overrides();
+    }
+
     /** Closes the remote store and forgets the cached rejections. */
     @Override
     public void close() {

@@ -7,6 +7,7 @@ import dev.sluice.http.RateLimitResponse;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.rules.RuleOverrides;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.SettingNames;
@@ -341,6 +342,17 @@ public class RateLimitFilter implements Filter {
         return started().store().health();
     }
 
+    /**
+     * The overrides of this filter's rules, kept in its store (so shared by every instance sharing it) and checked
+     * against the rules in force (see {@link RuleOverrides}).
+     *
+     * @throws IllegalStateException before {@link #init}
+     */
+    public RuleOverrides overrides() {
+        FilterRuntime started = started();
+        return new RuleOverrides(started.ruleSource(), started.store());
+    }
+
     private FilterRuntime started() {
         FilterRuntime started = runtime;
         if (started == null) {
@@ -373,6 +385,7 @@ public class RateLimitFilter implements Filter {
             DecisionMetrics.Watch healthWatch;
             try {
                 store = Stores.open(settings, namespace, storeLoader);
+                rules.followOverrides(store.overrides());
                 health = store::health;
                 healthWatch = settings.metrics().watch(health);
             } catch (RuntimeException e) {

@@ -5,6 +5,7 @@ import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverrides;
 import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
 import java.util.concurrent.CompletionStage;
@@ -67,6 +68,12 @@ final class NonQueueingStore implements CounterStore {
     @Override
     public StoreHealth health() {
         return delegate.health();
+    }
+
+    /** The overrides of the store it wraps. */
+    @Override
+    public LimitOverrides overrides() {
+        return delegate.overrides();
     }
 
     @Override
