@@ -13,9 +13,10 @@ import java.util.List;
  *     by the JVM that answers
  * @param instances the instances whose snapshots have not expired, by id
  * @param rules every rule any of them recorded, its figures summed, its series aligned on the newest snapshot
+ * @param overrides the overrides in force, which the store shares with every instance
  */
 public record ClusterView(int format, long generatedAtMillis, long intervalMillis, boolean drift, boolean clearKeys,
-                          List<InstanceView> instances, List<RuleFigures> rules) {
+                          List<InstanceView> instances, List<RuleFigures> rules, List<OverrideView> overrides) {
 
     /**
      * One instance as the console shows it. Immutable.

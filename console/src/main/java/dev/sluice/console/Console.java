@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.rules.KeyMask;
 import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.rules.RuleOverrides;
+import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverride;
 import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
 import java.lang.management.ManagementFactory;
@@ -34,7 +37,8 @@ import java.util.stream.Collectors;
  * One instance's part of the cluster-wide console: every {@linkplain Builder#interval interval} it publishes a
  * {@link InstanceSnapshot} of its {@link ConsoleRecorder} into the store's {@linkplain CounterStore#sharedEntries
  * shared entries} {@value #ENTRIES} (an entry that lives {@value #TTL_INTERVALS} intervals, so a stopped instance
- * leaves), and {@link #cluster()} sums every instance's snapshot and flags drift. No central server: any instance
+ * leaves), and {@link #cluster()} sums every instance's snapshot and flags drift, beside the overrides in force (which
+ * {@link #setOverride} and {@link #removeOverride} change for every instance). No central server: any instance
  * answers for all. Keys are masked in answers unless {@linkplain Builder#clearKeys clear keys} are on.
  *
  * <pre>{@code
@@ -66,6 +70,8 @@ public final class Console implements AutoCloseable {
     private final ConsoleRecorder recorder;
     private final SharedEntries entries;
     private final Supplier<ReloadingRuleSet.Version> rulesVersion;
+    private final Supplier<RuleSet> ruleSet;
+    private final RuleOverrides overrides;
     private final String rulesSource;
     private final Supplier<StoreHealth> health;
     private final Duration interval;
@@ -80,6 +86,8 @@ public final class Console implements AutoCloseable {
         this.recorder = builder.recorder;
         this.entries = builder.store.sharedEntries(ENTRIES);
         this.rulesVersion = builder.rulesVersion;
+        this.ruleSet = builder.ruleSet;
+        this.overrides = new RuleOverrides(builder.ruleSet, builder.store);
         this.rulesSource = builder.rulesSource;
         this.health = builder.health;
         this.interval = builder.interval;
@@ -138,7 +146,39 @@ public final class Console implements AutoCloseable {
                 !s.rulesHash().equals(common), s.store())).toList();
         List<RuleFigures> rules = sum(snapshots).stream().map(this::shown).toList();
         return new ClusterView(InstanceSnapshot.FORMAT, clock.millis(), interval.toMillis(), byHash.size() > 1,
-                clearKeys, instances, rules);
+                clearKeys, instances, rules, overrides());
+    }
+
+    /** The overrides in force, as answers show them. */
+    public List<OverrideView> overrides() {
+        RuleSet inForce = ruleSet.get();
+        return overrides.list().stream().map(o -> OverrideView.of(o, clearKeys, inForce.rule(o.ruleId()).isPresent()))
+                .toList();
+    }
+
+    /**
+     * Sets an override, checked against the rules in force; every instance sharing the store applies it.
+     *
+     * @throws IllegalArgumentException naming what is wrong with it
+     * @throws UnsupportedOperationException for a store that keeps no overrides
+     */
+    public OverrideView setOverride(LimitOverride.Builder override) {
+        return OverrideView.of(overrides.set(override), clearKeys, true);
+    }
+
+    /**
+     * Removes the override of {@code rule} and {@code key} (in clear or as its mask; empty for the rule's own),
+     * logging {@code removedBy}.
+     *
+     * @return the override removed; empty when none is in force
+     */
+    public Optional<OverrideView> removeOverride(String rule, String key, String removedBy) {
+        for (LimitOverride override : overrides.list()) {
+            if (OverrideView.names(override, rule, key)) {
+                return overrides.remove(override.target(), removedBy).map(o -> OverrideView.of(o, clearKeys, true));
+            }
+        }
+        return Optional.empty();
     }
 
     /** Publishes now (also done every interval); for tests and for a last snapshot. */
@@ -264,6 +304,7 @@ public final class Console implements AutoCloseable {
         private final ConsoleRecorder recorder;
         private String instance = defaultInstanceId();
         private Supplier<ReloadingRuleSet.Version> rulesVersion = Builder::noRules;
+        private Supplier<RuleSet> ruleSet = RuleSet::empty;
         private String rulesSource = "none";
         private Supplier<StoreHealth> health;
         private Duration interval = DEFAULT_INTERVAL;
@@ -292,10 +333,14 @@ public final class Console implements AutoCloseable {
             return this;
         }
 
-        /** The rules the instance enforces, for their version (drift), and where they come from. */
+        /**
+         * The rules the instance enforces, for their version (drift) and to check overrides against, and where they
+         * come from.
+         */
         public Builder rules(ReloadingRuleSet rules, String source) {
             Objects.requireNonNull(rules, "rules");
             this.rulesVersion = rules::version;
+            this.ruleSet = rules;
             this.rulesSource = Objects.requireNonNull(source, "source");
             return this;
         }

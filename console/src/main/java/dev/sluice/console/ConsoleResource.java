@@ -3,8 +3,12 @@ package dev.sluice.console;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.http.OperationsGuard;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.CacheControl;
 import jakarta.ws.rs.core.Context;
@@ -22,7 +26,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The console's endpoints, under {@code console}: the page and its assets, and the JSON API. Every answer passes the
+ * The console's endpoints, under {@code console}: the page and its assets, and the JSON API (the cluster's figures,
+ * the overrides set and removed). Every answer passes the
  * {@link OperationsGuard} first. Stateless apart from the console; thread-safe.
  */
 @Path("console")
@@ -72,11 +77,55 @@ public final class ConsoleResource {
     @Path("cluster")
     public Response cluster(@Context HttpHeaders headers, @Context SecurityContext security) {
         check(headers, security);
+        return json(200, console.cluster());
+    }
+
+    /**
+     * Sets an override ({@link OverrideRequest}), checked against the rules in force: 201 and the override, or 400
+     * naming what is wrong. Set by the authenticated user, or else by the body's {@code setBy}.
+     */
+    @POST
+    @Path("overrides")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response setOverride(String body, @Context HttpHeaders headers, @Context SecurityContext security) {
+        check(headers, security);
         try {
-            return Response.ok(JSON.writeValueAsString(console.cluster()), MediaType.APPLICATION_JSON_TYPE)
+            OverrideRequest request = JSON.readValue(body, OverrideRequest.class);
+            @Nullable String who = security.getUserPrincipal() != null ? security.getUserPrincipal().getName()
+                    : request.setBy();
+            return json(201, console.setOverride(request.toBuilder(who == null ? "" : who)));
+        } catch (JsonProcessingException e) {
+            return problem(400, "Bad Request", "the body is not an override: " + e.getOriginalMessage());
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            return problem(400, "Bad Request", String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * Removes the override of {@code rule} and {@code key} (in clear or as its mask; absent for the rule's own): 200
+     * and the override removed, or 404.
+     */
+    @DELETE
+    @Path("overrides")
+    public Response removeOverride(@QueryParam("rule") @Nullable String rule, @QueryParam("key") @Nullable String key,
+                                   @QueryParam("by") @Nullable String by, @Context HttpHeaders headers,
+                                   @Context SecurityContext security) {
+        check(headers, security);
+        if (rule == null || rule.isBlank()) {
+            return problem(400, "Bad Request", "the query parameter 'rule' names the override's rule");
+        }
+        String who = security.getUserPrincipal() != null ? security.getUserPrincipal().getName()
+                : by != null && !by.isBlank() ? by : "console";
+        return console.removeOverride(rule, key == null ? "" : key, who).map(removed -> json(200, removed))
+                .orElseGet(() -> problem(404, "Not Found", "no override of that rule and key is in force"));
+    }
+
+    private static Response json(int status, Object body) {
+        try {
+            return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(JSON.writeValueAsString(body))
                     .cacheControl(noStore()).build();
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a cluster view is always writable", e);
+            throw new IllegalStateException("an answer is always writable", e);
         }
     }
 

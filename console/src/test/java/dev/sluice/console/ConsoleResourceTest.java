@@ -2,11 +2,14 @@ package dev.sluice.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.rules.KeyMask;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.LocalCounterStore;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -24,7 +27,9 @@ class ConsoleResourceTest {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final LocalCounterStore store = new LocalCounterStore();
-    private final Console console = Console.builder(store, new ConsoleRecorder()).instance("only").build();
+    private final Console console = Console.builder(store, new ConsoleRecorder()).instance("only")
+            .rules(ReloadingRuleSet.builder().content("rules.json",
+                    ConsoleRecorderTest.RULES.getBytes(StandardCharsets.UTF_8)).build(), "rules.json").build();
     private Server server;
     private URI base;
 
@@ -51,7 +56,10 @@ class ConsoleResourceTest {
     }
 
     private HttpResponse<String> get(String path, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).GET();
+        return send(HttpRequest.newBuilder(base.resolve(path)).GET(), headers);
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request, String... headers) throws Exception {
         if (headers.length > 0) {
             request.headers(headers);
         }
@@ -81,6 +89,48 @@ class ConsoleResourceTest {
         assertThat(get("console/console.js").headers().firstValue("Content-Type").orElseThrow())
                 .startsWith("text/javascript");
         assertThat(get("console/console.css").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void overrides_setListedAndRemovedByMask_changeWhatTheConsoleShows() throws Exception {
+        start(ConsoleFeature.builder(console).operationsToken(TOKEN).build());
+        String body = """
+                {"rule": "hello", "key": "198.51.100.7", "kind": "limits",
+                 "limits": [{"permits": 50, "periodSeconds": 60}], "lastingSeconds": 7200,
+                 "reason": "launch day", "setBy": "alice"}""";
+        assertThat(send(HttpRequest.newBuilder(base.resolve("console/overrides"))
+                .POST(HttpRequest.BodyPublishers.ofString(body)), "Content-Type", "application/json").statusCode())
+                .isEqualTo(401);
+
+        HttpResponse<String> set = send(HttpRequest.newBuilder(base.resolve("console/overrides"))
+                .POST(HttpRequest.BodyPublishers.ofString(body)), "Content-Type", "application/json",
+                "Authorization", "Bearer " + TOKEN);
+
+        assertThat(set.statusCode()).as(set.body()).isEqualTo(201);
+        String mask = KeyMask.of("198.51.100.7");
+        assertThat(set.body()).contains("\"key\":\"" + mask + "\"", "\"limits\":[\"50/1m\"]",
+                "\"setBy\":\"alice\"").doesNotContain("198.51.100.7");
+        assertThat(console.cluster().overrides()).extracting(OverrideView::reason).containsExactly("launch day");
+        HttpResponse<String> removed = send(HttpRequest.newBuilder(base.resolve("console/overrides?rule=hello&key="
+                + mask.replace("#", "%23") + "&by=bob")).DELETE(), "Authorization", "Bearer " + TOKEN);
+        assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+        assertThat(console.cluster().overrides()).isEmpty();
+        assertThat(send(HttpRequest.newBuilder(base.resolve("console/overrides?rule=hello&key=" + mask
+                .replace("#", "%23"))).DELETE(), "Authorization", "Bearer " + TOKEN).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void setOverride_unknownRule_answers400NamingIt() throws Exception {
+        start(ConsoleFeature.builder(console).operationsToken(TOKEN).build());
+
+        HttpResponse<String> refused = send(HttpRequest.newBuilder(base.resolve("console/overrides"))
+                .POST(HttpRequest.BodyPublishers.ofString("""
+                        {"rule": "nope", "key": "k", "kind": "blocked", "lastingSeconds": 60, "reason": "r",
+                         "setBy": "alice"}""")), "Content-Type", "application/json",
+                "Authorization", "Bearer " + TOKEN);
+
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.body()).contains("nope");
     }
 
     @Test

@@ -151,14 +151,83 @@ function render(view) {
     document.querySelector('#instances tbody').replaceChildren(...rows);
     document.getElementById('rules').replaceChildren(...view.rules.map(rule => card(rule, intervalSeconds)));
     document.getElementById('no-traffic').hidden = view.rules.length > 0;
+    renderOverrides(view.overrides);
     document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
     return view.intervalMillis;
 }
 
-async function refresh() {
+function authorization(headers) {
     const token = sessionStorage.getItem(TOKEN_KEY);
-    const response = await fetch('cluster', { credentials: 'same-origin',
-        headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    return Object.assign(token ? { Authorization: `Bearer ${token}` } : {}, headers);
+}
+
+function renderOverrides(overrides) {
+    document.getElementById('no-overrides').hidden = overrides.length > 0;
+    const rows = overrides.map(override => {
+        const row = element('tr', override.ruleInForce ? '' : 'drifted');
+        row.dataset.rule = override.rule;
+        row.dataset.kind = override.kind;
+        const what = override.kind === 'limits' ? override.limits.join(' + ') : override.kind;
+        for (const text of [override.rule, override.everyKey ? 'every key' : override.key, what, override.reason,
+            override.setBy, time(override.setAtMillis), time(override.expiresAtMillis)]) {
+            row.appendChild(element('td', '', text));
+        }
+        const remove = element('button', 'remove', 'remove');
+        remove.addEventListener('click', () => removeOverride(override));
+        const cell = element('td', '');
+        cell.appendChild(remove);
+        row.appendChild(cell);
+        return row;
+    });
+    document.querySelector('#overrides tbody').replaceChildren(...rows);
+}
+
+async function answer(response) {
+    const body = await response.json();
+    if (!response.ok) {
+        throw new Error(body.detail || `answered ${response.status}`);
+    }
+    return body;
+}
+
+async function removeOverride(override) {
+    const by = document.getElementById('override-by').value || 'console';
+    const query = `rule=${encodeURIComponent(override.rule)}&by=${encodeURIComponent(by)}`
+        + (override.everyKey ? '' : `&key=${encodeURIComponent(override.key)}`);
+    const result = document.getElementById('override-result');
+    try {
+        await answer(await fetch(`overrides?${query}`, { method: 'DELETE', credentials: 'same-origin',
+            headers: authorization({}) }));
+        result.textContent = `removed the override of ${override.rule}`;
+    } catch (error) {
+        result.textContent = `not removed: ${error.message}`;
+    }
+    await refresh();
+}
+
+document.getElementById('override-form').addEventListener('submit', async event => {
+    event.preventDefault();
+    const value = id => document.getElementById(id).value;
+    const kind = value('override-kind');
+    const request = { rule: value('override-rule'), key: value('override-key'), kind,
+        limits: kind === 'limits' ? [{ permits: Number(value('override-permits')),
+            periodSeconds: Number(value('override-period')) }] : [],
+        lastingSeconds: Number(value('override-minutes')) * 60, reason: value('override-reason'),
+        setBy: value('override-by') };
+    const result = document.getElementById('override-result');
+    try {
+        const set = await answer(await fetch('overrides', { method: 'POST', credentials: 'same-origin',
+            headers: authorization({ 'Content-Type': 'application/json' }), body: JSON.stringify(request) }));
+        result.textContent = `set: ${set.rule} ${set.everyKey ? 'every key' : set.key} until `
+            + time(set.expiresAtMillis);
+    } catch (error) {
+        result.textContent = `not set: ${error.message}`;
+    }
+    await refresh();
+});
+
+async function refresh() {
+    const response = await fetch('cluster', { credentials: 'same-origin', headers: authorization({}) });
     if (response.status === 401 || response.status === 403) {
         document.getElementById('login').hidden = false;
         document.getElementById('summary').textContent = 'The console needs the operations token.';
