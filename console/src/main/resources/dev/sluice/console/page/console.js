@@ -163,6 +163,7 @@ function authorization(headers) {
 
 function renderOverrides(overrides) {
     document.getElementById('no-overrides').hidden = overrides.length > 0;
+    document.getElementById('overrides').hidden = overrides.length === 0;
     const rows = overrides.map(override => {
         const row = element('tr', override.ruleInForce ? '' : 'drifted');
         row.dataset.rule = override.rule;
