@@ -138,7 +138,8 @@ public interface CounterStore extends AutoCloseable {
      * keeps them in memory, the Hazelcast store in the cluster. Ask once and keep the answer; rule sets read it on
      * every request. Stores in front of another pass it on.
      *
-     * <p>The default is {@link LimitOverrides#unsupported()}: none, and none can be set. Every Sluice store keeps them.
+     * <p>The default is {@link LimitOverrides#unsupported()}: none, and none can be set. The local store and the
+     * Hazelcast store keep them (a {@code CompareAndSetCounterStore} used alone does not).
      */
     default LimitOverrides overrides() {
         return LimitOverrides.unsupported();

@@ -183,6 +183,25 @@ public final class LimitOverride {
         return kind == Kind.LIMITS ? "limits " + limits : kind.name().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * This override as JSON text (format 1): {@code {"format":1,"rule":"api","key":"account-42","kind":"blocked",
+     * "limits":[],"reason":"...","setBy":"alice","setAt":"2026-11-27T00:00:00Z","expiresAt":"..."}}, each limit as
+     * {@code {"permits":100,"periodNanos":60000000000,"capacity":100,"name":"100/1m"}}; the key in clear (client data:
+     * what a shared store keeps, not what a log shows).
+     */
+    public String toJson() {
+        return OverrideJson.write(this);
+    }
+
+    /**
+     * The override {@link #toJson()} wrote, checked as {@link Builder#build} checks one set at its {@link #setAt()}.
+     *
+     * @throws IllegalArgumentException for text that is not an override's JSON, of a newer format, or fails the checks
+     */
+    public static LimitOverride fromJson(String json) {
+        return OverrideJson.read(json);
+    }
+
     @Override
     public boolean equals(@Nullable Object o) {
         return o instanceof LimitOverride other && target.equals(other.target) && kind == other.kind

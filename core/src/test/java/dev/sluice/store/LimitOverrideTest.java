@@ -114,4 +114,30 @@ class LimitOverrideTest {
 
         assertThat(override.action()).startsWith("limits [Limit[100/1m");
     }
+
+    @Test
+    void fromJson_whatToJsonWrote_isTheSameOverride() {
+        LimitOverride limits = LimitOverride.forRule("login").limits(Limit.of(100, Duration.ofMinutes(1)),
+                Limit.of(5, Duration.ofSeconds(1)).withCapacity(8).named("burst")).lasting(Duration.ofDays(30))
+                .reason("launch \"day\"").setBy("bob").build(NOW);
+        LimitOverride blocked = blockedKey().build(NOW);
+
+        assertThat(LimitOverride.fromJson(limits.toJson())).isEqualTo(limits);
+        assertThat(LimitOverride.fromJson(blocked.toJson())).isEqualTo(blocked);
+        assertThat(blocked.toJson()).startsWith("{\"format\":1,\"rule\":\"login\",\"key\":\"account-42\"");
+    }
+
+    @Test
+    void fromJson_newerFormat_throwsSayingSo() {
+        String newer = blockedKey().build(NOW).toJson().replace("\"format\":1", "\"format\":2");
+
+        assertThatThrownBy(() -> LimitOverride.fromJson(newer)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("written by a newer release");
+    }
+
+    @Test
+    void fromJson_notJson_throws() {
+        assertThatThrownBy(() -> LimitOverride.fromJson("[1]")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not an override's JSON");
+    }
 }

@@ -15,11 +15,13 @@ import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
 import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
 import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
+import dev.sluice.hazelcast.internal.overrides.ClusterOverrides;
 import dev.sluice.hazelcast.internal.permits.PermitCalls;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverrides;
 import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
@@ -64,6 +66,9 @@ public final class HazelcastCounterStore implements CounterStore {
     /** What the permits map's name adds to the counters map's. */
     public static final String PERMITS_MAP_SUFFIX = ".permits";
 
+    /** What the overrides map's name adds to the counters map's. */
+    public static final String OVERRIDES_MAP_SUFFIX = ClusterOverrides.MAP_SUFFIX;
+
     private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
 
     /** How long a compatibility probe waits for the members' answer. */
@@ -92,6 +97,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final MembershipWatch membership;
     /** Concurrency permits, in a map of their own; see {@code docs/design/concurrency.md}. */
     private final PermitCalls permits;
+    /** Overrides of limits, in a map of their own, and this instance's copy. */
+    private final ClusterOverrides overrides;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured) {
@@ -112,6 +119,7 @@ public final class HazelcastCounterStore implements CounterStore {
         this.decider = processors;
         this.membership = new MembershipWatch(instance, this::membersChanged);
         this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
+        this.overrides = new ClusterOverrides(instance.getMap(options.mapName() + OVERRIDES_MAP_SUFFIX), time);
     }
 
     /** Probes the members now; see the class comment. */
@@ -393,6 +401,16 @@ public final class HazelcastCounterStore implements CounterStore {
                 processors.syncs().hitsWaiting(), processors.syncs().lagNanos(), permits.freedFromGoneNodes());
     }
 
+    /**
+     * Overrides in the map {@code <counters map>.overrides} (JSON texts: no Sluice class travels), applied by every
+     * instance of the cluster within {@link ClusterOverrides#REFRESH_INTERVAL} of a change; see
+     * {@code docs/design/overrides.md}.
+     */
+    @Override
+    public LimitOverrides overrides() {
+        return overrides;
+    }
+
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
     public int size() {
         return decider() instanceof CompareAndSetCounterStore onCallers ? onCallers.size() : processors.map().size();
@@ -453,6 +471,7 @@ public final class HazelcastCounterStore implements CounterStore {
     public void close() {
         processors.close();
         permits.close();
+        overrides.close();
         wireVersion.stop();
         membership.stop();
         UUID listener = connectionListener;
