@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.demo.launcher.DemoLauncher;
 import dev.sluice.demo.launcher.DemoOptions;
 import dev.sluice.hazelcast.ClusterSupport;
+import dev.sluice.rules.KeyMask;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The console of two demo instances in one cluster, under a context path: its JSON API sums what both were sent and
- * needs the token; its page renders the sum in a real headless Chromium ({@link HeadlessChromium}) with no error and
- * no key in clear. The test leaves a screenshot of the page in {@code target/console.png} (the one in
+ * needs the token; an override set through one instance's console is listed by the other's and holds there; the page
+ * renders the sum and the override in a real headless Chromium ({@link HeadlessChromium}) with no error and no key in
+ * clear. The test leaves a screenshot of the page in {@code target/console.png} (the one in
  * {@code docs/console.png} was taken so).
  */
 @Tag("cluster")
@@ -29,6 +31,10 @@ class ConsolePageBrowserTest {
     private static final Pattern HELLO_CARD = Pattern.compile(
             "<article class=\"rule\" data-rule=\"hello-per-ip\" data-allowed=\"(\\d+)\" data-delayed=\"(\\d+)\""
                     + " data-rejected=\"(\\d+)\"");
+
+    private static final String BLOCK = """
+            {"rule": "hello-per-ip", "key": "198.51.100.42", "kind": "blocked", "lastingSeconds": 3600,
+             "reason": "abuse report 17", "setBy": "alice"}""";
 
     @TempDir
     Path temp;
@@ -60,6 +66,12 @@ class ConsolePageBrowserTest {
             JsonNode view = DemoHttp.json(one.get("api/console/cluster", "Authorization", authorization));
             assertThat(view.path("instances")).hasSize(2);
             assertThat(view.path("drift").asBoolean()).isFalse();
+            // An override set through the other instance's console is listed by this one's, and holds here.
+            HttpResponse<String> set = other.sendJson("POST", "api/console/overrides", BLOCK,
+                    "Authorization", "Bearer " + second.consoleToken());
+            assertThat(set.statusCode()).as(set.body()).isEqualTo(201);
+            ClusterSupport.await(() -> view(one, authorization).path("overrides").size() == 1,
+                    Duration.ofSeconds(30), "the override in the first instance's console");
 
             String page = first.consolePage().toString();
             String dom = chromium.dumpDom(page);
@@ -72,27 +84,37 @@ class ConsolePageBrowserTest {
             assertThat(dom).contains("<rect class=\"bar allowed\"", "<rect class=\"bar rejected\"",
                     "<section id=\"drift\" hidden=\"\"");
             assertThat(dom).containsPattern("most limited keys: #[0-9a-f]{8}: 3 limited");
-            assertThat(dom).doesNotContain("198.51.100.40", "198.51.100.41", first.consoleToken());
-            assertThat(Pattern.compile("<tr (class=\"\" )?data-instance=").matcher(dom).results().count())
+            assertThat(dom).doesNotContain("198.51.100.40", "198.51.100.41", "198.51.100.42", first.consoleToken());
+            assertThat(Pattern.compile("<tr data-instance=").matcher(dom).results().count())
                     .isEqualTo(2);
+            assertThat(dom).contains("<tr data-rule=\"hello-per-ip\" data-kind=\"blocked\"><td>hello-per-ip</td><td>"
+                    + KeyMask.of("198.51.100.42") + "</td><td>blocked</td><td>abuse report 17</td><td>alice</td>");
 
             Path png = Path.of("target", "console.png");
             Files.createDirectories(png.getParent());
             chromium.screenshot(page, png, 1100, 1300);
+
+            for (int i = 0; i < 3; i++) {
+                assertThat(one.get("api/hello", "X-Forwarded-For", "198.51.100.42").statusCode()).isEqualTo(429);
+            }
+        }
+    }
+
+    /** The console's answer to {@code GET console/cluster}. */
+    private static JsonNode view(DemoHttp http, String authorization) {
+        try {
+            return DemoHttp.json(http.get("api/console/cluster", "Authorization", authorization));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
     private static JsonNode hello(DemoHttp http, String authorization) {
-        try {
-            HttpResponse<String> answer = http.get("api/console/cluster", "Authorization", authorization);
-            for (JsonNode rule : DemoHttp.json(answer).path("rules")) {
-                if (rule.path("id").asText().equals("hello-per-ip")) {
-                    return rule;
-                }
+        for (JsonNode rule : view(http, authorization).path("rules")) {
+            if (rule.path("id").asText().equals("hello-per-ip")) {
+                return rule;
             }
-            return DemoHttp.json(answer).path("none");
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
         }
+        return view(http, authorization).path("none");
     }
 }
