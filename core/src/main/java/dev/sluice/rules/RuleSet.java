@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.Decision;
+import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
@@ -146,7 +147,8 @@ public final class RuleSet {
 
     /**
      * {@code override} as these rules apply it: checked against its rule, its key (if any) escaped and bounded as
-     * requests' keys of the rule resolve, so that it meets them.
+     * requests' keys of the rule resolve, so that it meets them, and its limits that bear {@link Limit#of}'s default
+     * name named as the rules file names a rule's ({@code api:100/1m}).
      *
      * @throws IllegalArgumentException naming the rule and the problem: no rule of its id, limits for a rule with a
      *     concurrency limit alone, or limits the rule's algorithm cannot take
@@ -166,8 +168,19 @@ public final class RuleSet {
                         + " limits: " + e.getMessage(), e);
             }
         }
-        return override.key().map(key -> override.withTarget(LimitOverride.Target.key(rule.id(), keyValue(rule, key))))
-                .orElse(override);
+        LimitOverride named = override.kind() != LimitOverride.Kind.LIMITS ? override
+                : override.withLimits(override.limits().stream().map(limit -> ruleNamed(limit, rule.id())).toList());
+        return named.key().map(key -> named.withTarget(LimitOverride.Target.key(rule.id(), keyValue(rule, key))))
+                .orElse(named);
+    }
+
+    /**
+     * {@code limit} named as the rules file names a rule's limits ({@code api:100/1m}) when it has {@link Limit#of}'s
+     * default name ({@code 100/1m}); as it is otherwise.
+     */
+    private static Limit ruleNamed(Limit limit, String id) {
+        boolean defaultName = limit.name().equals(Limit.of(limit.permits(), limit.period()).name());
+        return defaultName ? Rule.defaultName(limit, id, null) : limit;
     }
 
     /** {@code key} of {@code rule} as requests' keys resolve (escaped and bounded). */

@@ -149,8 +149,8 @@ public final class LimitOverride {
     /**
      * What a {@link Kind#BLOCKED} or {@link Kind#EXEMPT} override decides, counting nothing, for a limit of
      * {@code limit} permits at {@code now}: blocked is rejected with {@code remaining} 0 and the retry, next permit and
-     * reset all at the override's end; exempt is allowed with {@code remaining} {@code limit}. The limit name is
-     * {@code "blocked"} or {@code "exempt"}.
+     * reset all at the override's end; exempt is allowed with {@code remaining} {@code limit}. The limit name is the
+     * rule's id followed by {@code :blocked} or {@code :exempt}, as the problem document and headers show it.
      *
      * @throws IllegalStateException for a {@link Kind#LIMITS} override, which the store decides
      */
@@ -158,9 +158,9 @@ public final class LimitOverride {
         return switch (kind) {
             case BLOCKED -> {
                 long untilEnd = Math.max(1, nanosBetween(now, expiresAt));
-                yield new Decision(false, limit, 0, untilEnd, untilEnd, untilEnd, 0, "blocked", false);
+                yield new Decision(false, limit, 0, untilEnd, untilEnd, untilEnd, 0, ruleId() + ":blocked", false);
             }
-            case EXEMPT -> new Decision(true, limit, limit, 0, 0, 0, 0, "exempt", false);
+            case EXEMPT -> new Decision(true, limit, limit, 0, 0, 0, 0, ruleId() + ":exempt", false);
             case LIMITS -> throw new IllegalStateException("an override of limits is decided by the store");
         };
     }
@@ -176,6 +176,14 @@ public final class LimitOverride {
     /** This override for {@code newTarget} (the same rule's key as requests resolve it), everything else the same. */
     public LimitOverride withTarget(Target newTarget) {
         return new LimitOverride(newTarget, kind, limits, reason, setBy, setAt, expiresAt);
+    }
+
+    /** This override with {@code newLimits} (an override of limits, its limits renamed), everything else the same. */
+    public LimitOverride withLimits(List<Limit> newLimits) {
+        if (kind != Kind.LIMITS || newLimits.size() != limits.size()) {
+            throw new IllegalArgumentException("an override of limits takes as many limits as it has");
+        }
+        return new LimitOverride(target, kind, newLimits, reason, setBy, setAt, expiresAt);
     }
 
     /** What it does, such as {@code blocked}, {@code exempt} or {@code limits [100/1m]}. */

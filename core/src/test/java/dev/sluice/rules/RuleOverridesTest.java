@@ -32,7 +32,8 @@ class RuleOverridesTest {
     private final LocalCounterStore store = new LocalCounterStore(time, 10_000, Runnable::run);
     private RuleSet rules = RuleSet.of(List.of(
             Rule.builder("api").paths("/api").key(API_KEY)
-                    .policy(Policy.of(Algorithm.FIXED_WINDOW, Limit.of(3, Duration.ofMinutes(1)))).build(),
+                    .policy(Policy.of(Algorithm.FIXED_WINDOW, Limit.of(3, Duration.ofMinutes(1)).named("api:3/1m")))
+                    .build(),
             Rule.builder("jobs").paths("/jobs").key(API_KEY).concurrency(ConcurrencyLimit.of(1)).build()),
             ClientAddresses.direct());
     private final RuleOverrides overrides = new RuleOverrides(() -> rules, store);

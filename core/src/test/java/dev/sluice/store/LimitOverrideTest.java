@@ -92,7 +92,7 @@ class LimitOverrideTest {
         assertThat(decision.allowed()).isFalse();
         assertThat(decision.remaining()).isZero();
         assertThat(decision.retryAfter()).isEqualTo(Duration.ofHours(1));
-        assertThat(decision.limitName()).isEqualTo("blocked");
+        assertThat(decision.limitName()).isEqualTo("login:blocked");
     }
 
     @Test
@@ -104,7 +104,7 @@ class LimitOverrideTest {
 
         assertThat(decision.allowed()).isTrue();
         assertThat(decision.remaining()).isEqualTo(10);
-        assertThat(decision.limitName()).isEqualTo("exempt");
+        assertThat(decision.limitName()).isEqualTo("login:exempt");
     }
 
     @Test

@@ -119,7 +119,7 @@ public final class HazelcastCounterStore implements CounterStore {
         this.decider = processors;
         this.membership = new MembershipWatch(instance, this::membersChanged);
         this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
-        this.overrides = new ClusterOverrides(instance.getMap(options.mapName() + OVERRIDES_MAP_SUFFIX), time);
+        this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time);
     }
 
     /** Probes the members now; see the class comment. */

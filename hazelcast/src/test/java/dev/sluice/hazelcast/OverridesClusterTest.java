@@ -121,7 +121,7 @@ class OverridesClusterTest {
     }
 
     @Test
-    void refresh_entryWrittenWithoutThisMembersHelp_arrivesByTheReRead() {
+    void refresh_entryWrittenStraightIntoTheMap_arrivesOnBothMembers() {
         LimitOverride written = forKey("k").blocked().build(members.get(0).overrides().now());
         // Straight into the map, as another release or a tool would: no set() on any member's copy.
         members.get(0).instance().<String, String>getMap(HazelcastCounterStore.DEFAULT_MAP_NAME

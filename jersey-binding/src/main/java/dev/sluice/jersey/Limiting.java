@@ -105,6 +105,10 @@ final class Limiting implements ContainerLifecycleListener {
         if (store == null) {
             chooseStore(ServletAddressCapture.available() ? PublishedStore.in(container) : Optional.empty());
         }
+        ReloadingRuleSet loaded = rules;
+        if (loaded != null) {
+            loaded.followOverrides(store().overrides());
+        }
         LOG.log(System.Logger.Level.INFO, status().startLine() + "; it counts in " + storeOrigin);
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.hazelcast.internal.overrides;
 
 import com.hazelcast.core.EntryAdapter;
 import com.hazelcast.core.EntryEvent;
+import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.MapEvent;
 import dev.sluice.TimeSource;
@@ -43,34 +44,33 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
     /** How often the copy is read again from the map, events or not. */
     public static final Duration REFRESH_INTERVAL = Duration.ofMillis(500);
 
+    /** How long {@link #close()} waits for a read under way, so that no listener is registered after it. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
     private static final System.Logger LOG = System.getLogger("dev.sluice.overrides");
 
-    private final IMap<String, String> map;
+    private final HazelcastInstance instance;
+    private final String mapName;
     private final InMemoryLimitOverrides copy;
     private final Object lock = new Object();
     private final ScheduledExecutorService refresher;
-    private final UUID listener;
+    /** The entry listener's registration, once made: a client that is not connected yet cannot make it. */
+    private volatile Optional<UUID> listener = Optional.empty();
 
-    /** Follows {@code map}, instants read from {@code time} (nanoseconds since the Unix epoch). */
-    public ClusterOverrides(IMap<String, String> map, TimeSource time) {
-        this.map = map;
+    /**
+     * Follows the map {@code mapName} of {@code instance}, instants read from {@code time} (nanoseconds since the Unix
+     * epoch). Touches the cluster only on the refresher's thread and when an override is set or removed: a client not
+     * connected yet starts.
+     */
+    public ClusterOverrides(HazelcastInstance instance, String mapName, TimeSource time) {
+        this.instance = instance;
+        this.mapName = mapName;
         this.copy = new InMemoryLimitOverrides(time);
         this.refresher = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "sluice-overrides-" + map.getName());
+            Thread thread = new Thread(task, "sluice-overrides-" + mapName);
             thread.setDaemon(true);
             return thread;
         });
-        this.listener = map.addEntryListener(new EntryAdapter<String, String>() {
-            @Override
-            public void onEntryEvent(EntryEvent<String, String> event) {
-                refreshSoon();
-            }
-
-            @Override
-            public void onMapEvent(MapEvent event) {
-                refreshSoon();
-            }
-        }, false);
         long interval = REFRESH_INTERVAL.toNanos();
         refresher.scheduleWithFixedDelay(this::refreshQuietly, 0, interval, TimeUnit.NANOSECONDS);
     }
@@ -80,12 +80,17 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
         return target.key().map(key -> target.ruleId() + "|" + key).orElse(target.ruleId());
     }
 
+    /** The map; Hazelcast keeps its proxy, so asking again costs a lookup. */
+    private IMap<String, String> map() {
+        return instance.getMap(mapName);
+    }
+
     @Override
     public LimitOverride set(LimitOverride override) {
         copy.requireLive(override);
         long ttlMillis = Math.max(1, Duration.between(copy.now(), override.expiresAt()).toMillis() + 1);
         synchronized (lock) {
-            map.set(entryKey(override.target()), override.toJson(), ttlMillis, TimeUnit.MILLISECONDS);
+            map().set(entryKey(override.target()), override.toJson(), ttlMillis, TimeUnit.MILLISECONDS);
             return copy.set(override);
         }
     }
@@ -93,7 +98,7 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
     @Override
     public Optional<LimitOverride> remove(LimitOverride.Target target, String removedBy) {
         synchronized (lock) {
-            map.delete(entryKey(target));
+            map().delete(entryKey(target));
             return copy.remove(target, removedBy);
         }
     }
@@ -114,14 +119,14 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
     }
 
     /** Reads the map into the copy now. */
-    public void refresh() {
+    private void refresh() {
         synchronized (lock) {
             List<LimitOverride> read = new ArrayList<>();
-            for (Map.Entry<String, String> entry : map.entrySet()) {
+            for (Map.Entry<String, String> entry : map().entrySet()) {
                 try {
                     read.add(LimitOverride.fromJson(entry.getValue()));
                 } catch (IllegalArgumentException e) {
-                    LOG.log(System.Logger.Level.WARNING, "override entry of map {0} skipped: {1}", map.getName(),
+                    LOG.log(System.Logger.Level.WARNING, "override entry of map {0} skipped: {1}", mapName,
                             e.getMessage());
                 }
             }
@@ -137,9 +142,26 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
         }
     }
 
-    /** A refresh on the refresher thread: a failure (cluster unreachable) keeps the copy; the next tick retries. */
+    /**
+     * Registers the entry listener if not yet done, then refreshes, on the refresher thread: a failure (a client not
+     * connected yet, a cluster unreachable) keeps the copy as it is, and the next tick tries again. Hazelcast keeps a
+     * registered listener across a client's reconnections.
+     */
     private void refreshQuietly() {
         try {
+            if (listener.isEmpty()) {
+                listener = Optional.of(map().addEntryListener(new EntryAdapter<String, String>() {
+                    @Override
+                    public void onEntryEvent(EntryEvent<String, String> event) {
+                        refreshSoon();
+                    }
+
+                    @Override
+                    public void onMapEvent(MapEvent event) {
+                        refreshSoon();
+                    }
+                }, false));
+            }
             refresh();
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "overrides not read from the cluster; the copy stays: {0}",
@@ -147,12 +169,17 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
         }
     }
 
-    /** Stops following the map; the copy stays readable. */
+    /** Stops following the map (waiting a few seconds at most for a read under way); the copy stays readable. */
     @Override
     public void close() {
         refresher.shutdownNow();
         try {
-            map.removeEntryListener(listener);
+            refresher.awaitTermination(CLOSE_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            listener.ifPresent(registration -> map().removeEntryListener(registration));
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "override listener not removed (the instance is gone): {0}",
                     e.toString());
@@ -161,6 +188,6 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
 
     @Override
     public String toString() {
-        return "ClusterOverrides[" + map.getName() + "]";
+        return "ClusterOverrides[" + mapName + "]";
     }
 }
