@@ -108,7 +108,7 @@ class ConsoleResourceTest {
 
         assertThat(set.statusCode()).as(set.body()).isEqualTo(201);
         String mask = KeyMask.of("198.51.100.7");
-        assertThat(set.body()).contains("\"key\":\"" + mask + "\"", "\"limits\":[\"50/1m\"]",
+        assertThat(set.body()).contains("\"key\":\"" + mask + "\"", "\"limits\":[\"hello:50/1m\"]",
                 "\"setBy\":\"alice\"").doesNotContain("198.51.100.7");
         assertThat(console.cluster().overrides()).extracting(OverrideView::reason).containsExactly("launch day");
         HttpResponse<String> removed = send(HttpRequest.newBuilder(base.resolve("console/overrides?rule=hello&key="
