@@ -35,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #tryAcquire} decides and counts in one atomic step of the store, so any number of threads (and, with a
  * shared store, of nodes) never admit more than the policy allows. {@link #acquire} waits for permits, at most a
  * given time. {@link #tryAcquirePermit} takes a concurrency permit, held until the returned {@link Permit} is closed
- * (all or nothing with the policy, when the limiter has both). Thread-safe.
+ * (all or nothing with the policy, when the limiter has both). Overrides of the store ({@link #setOverride}) block a
+ * key, exempt it or count it under other limits, for every limiter of the same {@linkplain Builder#id id} sharing the
+ * store, until they end ({@code docs/design/overrides.md}). Thread-safe.
  */
 public final class RateLimiter {
 

@@ -2,6 +2,7 @@ package dev.sluice.store;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import dev.sluice.internal.KeyHash;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -63,9 +64,10 @@ public final class LimitOverride {
             return new Target(ruleId, Optional.empty());
         }
 
+        /** The rule and, masked, the key (client data): {@code login key #62baf845}, or {@code login}. */
         @Override
         public String toString() {
-            return key.map(k -> ruleId + "|" + k).orElse(ruleId);
+            return key.map(k -> ruleId + " key " + KeyHash.mask(k)).orElse(ruleId);
         }
     }
 

@@ -29,6 +29,7 @@ class LimitOverrideTest {
         assertThat(override.reason()).isEqualTo("abuse");
         assertThat(override.setBy()).isEqualTo("alice");
         assertThat(override.toString()).doesNotContain("account-42");
+        assertThat(override.target().toString()).startsWith("login key #").doesNotContain("account-42");
     }
 
     @Test
