@@ -63,9 +63,10 @@ function sum(values) {
 }
 
 function chart(rule, bucketSeconds) {
-    const buckets = rule.allowed.length;
+    const series = rule.series;
+    const buckets = series.allowed.length;
     const barWidth = CHART_WIDTH / buckets;
-    const totals = rule.allowed.map((_, i) => sum(OUTCOMES.map(outcome => rule[outcome.field][i])));
+    const totals = series.allowed.map((_, i) => sum(OUTCOMES.map(outcome => series[outcome.field][i])));
     const scale = (CHART_HEIGHT - 4) / Math.max(1, ...totals);
     const svg = svgElement('svg', { class: 'chart', viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT + AXIS_HEIGHT}`,
         preserveAspectRatio: 'none', role: 'img', 'aria-label': `decisions of rule ${rule.id}` });
@@ -73,14 +74,14 @@ function chart(rule, bucketSeconds) {
         let y = CHART_HEIGHT;
         const secondsAgo = (buckets - 1 - i) * bucketSeconds;
         for (const outcome of OUTCOMES) {
-            const count = rule[outcome.field][i];
+            const count = series[outcome.field][i];
             if (count === 0) {
                 continue;
             }
             const height = count * scale;
             y -= height;
-            const bar = svgElement('rect', { class: `bar ${outcome.css}`, x: i * barWidth + 1, y,
-                width: barWidth - 2, height, 'data-count': count });
+            const bar = svgElement('rect', { class: `bar ${outcome.css}`, x: i * barWidth, y,
+                width: Math.max(1, barWidth - 1), height, 'data-count': count });
             const title = svgElement('title', {});
             title.textContent = `${count} ${outcome.label}, ${secondsAgo} s ago`;
             bar.appendChild(title);
@@ -89,9 +90,8 @@ function chart(rule, bucketSeconds) {
     }
     svg.appendChild(svgElement('line', { x1: 0, y1: CHART_HEIGHT, x2: CHART_WIDTH, y2: CHART_HEIGHT,
         stroke: '#bbb' }));
-    const minutes = Math.round(buckets * bucketSeconds / 60);
     const left = svgElement('text', { x: 2, y: CHART_HEIGHT + AXIS_HEIGHT - 2 });
-    left.textContent = `-${minutes} min`;
+    left.textContent = `-${Math.round(buckets * bucketSeconds)} s`;
     const right = svgElement('text', { x: CHART_WIDTH - 2, y: CHART_HEIGHT + AXIS_HEIGHT - 2, 'text-anchor': 'end' });
     right.textContent = 'now';
     svg.append(left, right);
@@ -116,17 +116,16 @@ function card(rule, bucketSeconds) {
     badge.textContent = rule.mode;
     heading.appendChild(badge);
     element.appendChild(heading);
-    element.appendChild(paragraph('meta', `${rule.algorithm}, cost ${rule.cost}: ${rule.limits.join(', ')}`));
+    element.appendChild(paragraph('meta', `limit: ${rule.limit}`));
     element.appendChild(chart(rule, bucketSeconds));
     const totals = OUTCOMES.map(outcome => {
-        const total = sum(rule[outcome.field]);
+        const total = rule.totals[outcome.field];
         element.dataset[outcome.field] = String(total);
         return `${outcome.label} ${total}`;
     });
     element.appendChild(paragraph('totals', totals.join(' · ')));
-    const keys = rule.keys.map(key => `${key.key}: ${key.allowed + key.delayed} passed, `
-        + `${key.rejected + key.shadowRejected} over`);
-    element.appendChild(paragraph('keys', 'recent keys ' + (keys.length ? keys.join('; ') : 'none')));
+    const keys = rule.keys.map(key => `${key.key}: ${key.limited} over`);
+    element.appendChild(paragraph('keys', 'most limited keys ' + (keys.length ? keys.join('; ') : 'none')));
     return element;
 }
 
@@ -145,7 +144,7 @@ function renderStore(store) {
 function render(stats) {
     renderStore(stats.store);
     const rules = document.getElementById('rules');
-    rules.replaceChildren(...stats.rules.map(rule => card(rule, stats.bucketSeconds)));
+    rules.replaceChildren(...stats.rules.map(rule => card(rule, stats.intervalMillis / 1000)));
     document.getElementById('no-traffic').hidden = stats.rules.length > 0;
     document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
 }

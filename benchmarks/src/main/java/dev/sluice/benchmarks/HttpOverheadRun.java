@@ -37,8 +37,9 @@ import java.util.function.ToDoubleFunction;
  *     servers=none,noop,local,hazelcast keys=1,256 warmup=40 seconds=20 requests=2000000 connections=32 \
  *     jvm='-Xms1g -Xmx1g'
  * </pre>
- * {@code jvm} holds the options of the server JVMs, separated by spaces (add {@code -XX:StartFlightRecording=...} to
- * profile them).
+ * The console's cost is {@code servers=local,local-console,hazelcast,hazelcast-console}: each mode beside its
+ * twin with the console recording and publishing. {@code jvm} holds the options of the server JVMs, separated by
+ * spaces (add {@code -XX:StartFlightRecording=...} to profile them).
  */
 public final class HttpOverheadRun {
 
@@ -49,7 +50,8 @@ public final class HttpOverheadRun {
             "local", "filter, local store", "hazelcast", "filter, 2-member Hazelcast", "hazelcast-leased",
             "filter, 2-member Hazelcast, leased", "hazelcast-member-batched",
             "filter, 2-member Hazelcast, member batches", "hazelcast-synced",
-            "filter, 2-member Hazelcast, synchronised");
+            "filter, 2-member Hazelcast, synchronised", "local-console", "filter, local store, console publishing",
+            "hazelcast-console", "filter, 2-member Hazelcast, console publishing");
 
     private HttpOverheadRun() {
     }

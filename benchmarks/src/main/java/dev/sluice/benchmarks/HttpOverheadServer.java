@@ -1,5 +1,8 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.console.Console;
+import dev.sluice.console.ConsoleRecorder;
+import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.RateLimitFilter;
 import jakarta.servlet.DispatcherType;
@@ -25,13 +28,16 @@ import org.eclipse.jetty.server.ServerConnector;
  * behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store ({@code local}) or in
  * an embedded Hazelcast member ({@code hazelcast}; {@code hazelcast-leased}: the rule leased, the store leasing,
  * README Leasing; {@code hazelcast-member-batched}: the store batching per member; {@code hazelcast-synced}: the rule
- * synchronised), which joins the member at {@code MEMBER_PORT} when given (a process of its own,
+ * synchronised; any of the filtered modes followed by {@code -console}, such as {@code local-console} or
+ * {@code hazelcast-console}: the same, the filter's decisions recorded and published every second by the console),
+ * which joins the member at {@code MEMBER_PORT} when given (a process of its own,
  * {@link BenchmarkCluster#main}) and starts serving once the two see each other. The client is named by
  * {@code X-Forwarded-For} from the trusted proxy 127.0.0.1, so one load generator can be many clients
  * ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer
- * none|noop|local|hazelcast|hazelcast-leased|hazelcast-member-batched|hazelcast-synced PORT [MEMBER_PORT]}; prints
+ * none|noop|local|hazelcast|hazelcast-leased|hazelcast-member-batched|hazelcast-synced[-console] PORT
+ * [MEMBER_PORT]}; prints
  * {@value #READY} and the address once serving; stops when killed.
  */
 public final class HttpOverheadServer {
@@ -53,6 +59,9 @@ public final class HttpOverheadServer {
 
     /** The name of the Hazelcast cluster of the {@code hazelcast} server and the member it joins. */
     static final String CLUSTER_NAME = "sluice-http-bench";
+
+    /** The end of a mode whose filter's decisions the console records and publishes. */
+    static final String CONSOLE_SUFFIX = "-console";
 
     /** The start of the line printed once the server answers. */
     static final String READY = "serving";
@@ -88,16 +97,23 @@ public final class HttpOverheadServer {
             }
         }), "/api/*");
         RateLimitFilter filter = null;
+        // "<mode>-console": the same filter, its decisions recorded and published by the console every second.
+        boolean console = mode.endsWith(CONSOLE_SUFFIX);
+        ConsoleRecorder recorder = new ConsoleRecorder();
+        String storeMode = console ? mode.substring(0, mode.length() - CONSOLE_SUFFIX.length()) : mode;
         if (mode.equals("noop")) {
             context.addFilter(new FilterHolder((request, response, chain) -> chain.doFilter(request, response)), "/*",
                     EnumSet.of(DispatcherType.REQUEST));
         } else if (!mode.equals("none")) {
-            boolean leased = mode.equals("hazelcast-leased");
+            boolean leased = storeMode.equals("hazelcast-leased");
             Path rules = Files.writeString(Files.createTempFile("sluice-http-bench", ".json"),
-                    leased ? LEASED_RULES : mode.equals("hazelcast-synced") ? SYNCED_RULES : RULES);
+                    leased ? LEASED_RULES : storeMode.equals("hazelcast-synced") ? SYNCED_RULES : RULES);
             rules.toFile().deleteOnExit();
             FilterSettings.Builder settings = FilterSettings.builder().rules("file:" + rules);
-            if (mode.startsWith("hazelcast")) {
+            if (console) {
+                settings.metrics(recorder);
+            }
+            if (storeMode.startsWith("hazelcast")) {
                 int memberPort = BenchmarkCluster.freePort();
                 String members = "127.0.0.1:" + memberPort + (args.length > 2 ? ",127.0.0.1:" + args[2] : "");
                 settings.storeProvider("hazelcast", Map.of(
@@ -105,10 +121,12 @@ public final class HttpOverheadServer {
                         "hazelcast-members", members,
                         "hazelcast-cluster-name", CLUSTER_NAME,
                         "hazelcast-leasing", String.valueOf(leased),
-                        "hazelcast-member-batching", String.valueOf(mode.equals("hazelcast-member-batched")))::get);
-            } else if (!mode.equals("local")) {
+                        "hazelcast-member-batching", String.valueOf(storeMode.equals("hazelcast-member-batched")))
+                        ::get);
+            } else if (!storeMode.equals("local")) {
                 throw new IllegalArgumentException("expected none, noop, local, hazelcast, hazelcast-leased,"
-                        + " hazelcast-member-batched or hazelcast-synced, got " + mode);
+                        + " hazelcast-member-batched or hazelcast-synced, or one of the filtered ones followed by "
+                        + CONSOLE_SUFFIX + ", got " + mode);
             }
             filter = new RateLimitFilter(settings.build());
             context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
@@ -120,6 +138,11 @@ public final class HttpOverheadServer {
         server.addConnector(connector);
         server.setHandler(context);
         server.start();
+        if (console && filter != null) {
+            Console.builder(filter.store(), recorder).health(filter::health)
+                    .rules((ReloadingRuleSet) context.getServletContext().getAttribute(RateLimitFilter.RULES_ATTRIBUTE),
+                            "file").build();
+        }
         int members = args.length > 2 && filter != null ? 2 : 1;
         if (mode.startsWith("hazelcast") && filter != null) {
             awaitMembers(filter, members);

@@ -6,6 +6,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverrides;
+import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
 import java.util.concurrent.CompletionStage;
 
@@ -79,6 +80,11 @@ final class LeftOpenStore implements CounterStore {
     @Override
     public void reset(String key) {
         store.reset(key);
+    }
+
+    @Override
+    public SharedEntries sharedEntries(String name) {
+        return store.sharedEntries(name);
     }
 
     @Override

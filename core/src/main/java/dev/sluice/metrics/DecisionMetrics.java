@@ -3,6 +3,8 @@ package dev.sluice.metrics;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.PermitEvents;
 import dev.sluice.store.StoreHealth;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -28,6 +30,38 @@ public interface DecisionMetrics extends PermitEvents {
         public void storeFailed(String ruleId) {
         }
     };
+
+    /**
+     * Metrics that report to each of {@code metrics} in turn (such as Micrometer's and the console's recorder); a
+     * watch of the health is one watch of each, closed together.
+     */
+    static DecisionMetrics all(DecisionMetrics... metrics) {
+        List<DecisionMetrics> each = List.of(metrics);
+        return new DecisionMetrics() {
+            @Override
+            public void recorded(Evaluation evaluation, long decisionNanos) {
+                for (DecisionMetrics one : each) {
+                    one.recorded(evaluation, decisionNanos);
+                }
+            }
+
+            @Override
+            public void storeFailed(String ruleId) {
+                for (DecisionMetrics one : each) {
+                    one.storeFailed(ruleId);
+                }
+            }
+
+            @Override
+            public Watch watch(Supplier<StoreHealth> health) {
+                List<Watch> watches = new ArrayList<>(each.size());
+                for (DecisionMetrics one : each) {
+                    watches.add(one.watch(health));
+                }
+                return () -> watches.forEach(Watch::close);
+            }
+        };
+    }
 
     /** One request's evaluation: each counting rule's outcome, and the time it took to decide, in nanoseconds. */
     void recorded(Evaluation evaluation, long decisionNanos);

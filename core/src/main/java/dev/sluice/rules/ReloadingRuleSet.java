@@ -4,8 +4,10 @@ import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LimitOverrides;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -82,6 +84,8 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
     private final Listener listener;
     private final Object checkLock = new Object();
     private volatile RuleSet current;
+    /** The version of {@link #current}, written after it. */
+    private volatile Version version;
     /** The hash of the content last parsed; guarded by {@link #checkLock}. */
     private byte @Nullable [] lastHash;
     private final @Nullable ScheduledExecutorService poller;
@@ -98,6 +102,7 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         byte[] content = file != null ? RulesFile.readBytes(file) : builder.content;
         this.current = load(content);
         this.lastHash = content == null ? null : Sha256.of(content);
+        this.version = Version.of(lastHash);
         this.reloadInterval = file != null ? builder.reloadInterval : Duration.ZERO;
         this.poller = reloadInterval.isZero() ? null : poll(reloadInterval);
     }
@@ -111,6 +116,32 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
     @Override
     public RuleSet get() {
         return current;
+    }
+
+    /**
+     * Which rules are in force: the hash of the content they were loaded from and when they were loaded, so that
+     * instances can tell whether they enforce the same rules (the console's drift).
+     */
+    public Version version() {
+        return version;
+    }
+
+    /**
+     * The version of the rules in force. Immutable.
+     *
+     * @param hash the first 16 hex digits of the SHA-256 of the rules content, or {@code none} for rules from
+     *     annotations alone (which come with the code)
+     * @param loadedAt when this content was loaded, by this JVM's wall clock
+     */
+    public record Version(String hash, Instant loadedAt) {
+
+        /** The hash of rules from no content. */
+        public static final String NONE = "none";
+
+        static Version of(byte @Nullable [] contentHash) {
+            return new Version(contentHash == null ? NONE : HexFormat.of().formatHex(contentHash, 0, 8),
+                    Instant.now());
+        }
     }
 
     /** How often the rules file is checked for changes; zero when never (no file, or reloading turned off). */
@@ -150,6 +181,7 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
                 return false;
             }
             current = loaded;
+            version = Version.of(hash);
             listener.reloaded(loaded);
             return true;
         }

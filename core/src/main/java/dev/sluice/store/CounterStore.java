@@ -2,6 +2,7 @@ package dev.sluice.store;
 
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
+import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -169,6 +170,17 @@ public interface CounterStore extends AutoCloseable {
      */
     default StoreHealth health() {
         return StoreHealth.LOCAL;
+    }
+
+    /**
+     * The shared entries named {@code name} (letters, digits, {@code -} and {@code _}): small texts that every instance
+     * sharing this store sees, such as the console's snapshots. Ask once and keep the answer.
+     *
+     * <p>The default gives entries the returned object alone holds: a store with no cluster shares with no one else.
+     * Stores over a cluster keep them there; stores in front of another pass the question on.
+     */
+    default SharedEntries sharedEntries(String name) {
+        return SharedEntries.inMemory(TimeSource.system());
     }
 
     /** Releases what the store holds (threads, connections, an embedded cluster member). Idempotent. */

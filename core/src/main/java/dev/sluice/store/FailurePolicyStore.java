@@ -180,6 +180,11 @@ public final class FailurePolicyStore implements CounterStore {
      * failed, timed out and shed, each decided by the failure rule.
      */
     @Override
+    public SharedEntries sharedEntries(String name) {
+        return remote.sharedEntries(name);
+    }
+
+    @Override
     public StoreHealth health() {
         long now = log.now();
         return remote.health().withFailures(recentFailures.lastMinute(now), recentTimeouts.lastMinute(now),

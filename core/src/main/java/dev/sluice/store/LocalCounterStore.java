@@ -49,6 +49,7 @@ public final class LocalCounterStore implements CounterStore {
     private final AtomicLong permitIds = new AtomicLong();
     /** Names this store's permits apart from another store's, in their ids. */
     private final String storeId = UUID.randomUUID().toString();
+    private final ConcurrentHashMap<String, SharedEntries> shared = new ConcurrentHashMap<>();
     private final TimeSource time;
     private final long maxKeys;
     private final Executor sweeper;
@@ -228,6 +229,12 @@ public final class LocalCounterStore implements CounterStore {
     }
 
     /** Forgets every key. */
+    /** Entries in this store's memory, one set per name: the one instance shares with itself. */
+    @Override
+    public SharedEntries sharedEntries(String name) {
+        return shared.computeIfAbsent(name, any -> SharedEntries.inMemory(time));
+    }
+
     @Override
     public void close() {
         entries.clear();

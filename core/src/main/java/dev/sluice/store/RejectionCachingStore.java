@@ -162,6 +162,11 @@ public final class RejectionCachingStore implements CounterStore {
 
     /** The health of the store it wraps. */
     @Override
+    public SharedEntries sharedEntries(String name) {
+        return remote.sharedEntries(name);
+    }
+
+    @Override
     public StoreHealth health() {
         return remote.health();
     }

@@ -78,6 +78,28 @@ class ReloadingRuleSetTest {
     }
 
     @Test
+    void version_reloadOfChangedContent_changesTheHash() throws IOException {
+        Path file = write(rulesJson(rule("a", "/a", 5)));
+        ReloadingRuleSet rules = load(file);
+        ReloadingRuleSet.Version first = rules.version();
+        assertThat(first.hash()).matches("[0-9a-f]{16}");
+
+        write(rulesJson(rule("a", "/a", 5)));
+        rules.reload();
+        assertThat(rules.version()).isEqualTo(first);
+
+        write(rulesJson(rule("a", "/a", 6)));
+        rules.reload();
+        assertThat(rules.version().hash()).matches("[0-9a-f]{16}").isNotEqualTo(first.hash());
+        assertThat(rules.version().loadedAt()).isAfterOrEqualTo(first.loadedAt());
+    }
+
+    @Test
+    void version_annotationRulesAlone_isNone() {
+        assertThat(ReloadingRuleSet.builder().build().version().hash()).isEqualTo(ReloadingRuleSet.Version.NONE);
+    }
+
+    @Test
     void reload_unchangedContent_doesNothing() throws IOException {
         Path file = write(rulesJson(rule("a", "/a", 5)));
         ReloadingRuleSet rules = load(file);

@@ -29,6 +29,17 @@ final class DemoHttp {
         return client.send(request(method, path, headers), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** Sends {@code method path} with {@code json} as its body and the given header name, value pairs. */
+    HttpResponse<String> sendJson(String method, String path, String json, String... headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
+                .method(method, HttpRequest.BodyPublishers.ofString(json)).header("Content-Type", "application/json");
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     /** Like {@link #send}, without waiting for the answer: requests sent this way are in flight together. */
     CompletableFuture<HttpResponse<String>> sendAsync(String method, String path, String... headers) {
         return client.sendAsync(request(method, path, headers), HttpResponse.BodyHandlers.ofString());
@@ -79,12 +90,8 @@ final class DemoHttp {
         return stats;
     }
 
-    /** The sum of one outcome's series ({@code allowed}, {@code rejected}, ...) of a rule's stats. */
+    /** One outcome's total ({@code allowed}, {@code rejected}, ...) in a rule's stats. */
     static long total(JsonNode rule, String outcome) {
-        long total = 0;
-        for (JsonNode count : rule.path(outcome)) {
-            total += count.asLong();
-        }
-        return total;
+        return rule.path("totals").path(outcome).asLong();
     }
 }

@@ -1,20 +1,11 @@
 package dev.sluice.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.sluice.demo.launcher.DemoLauncher;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,9 +17,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * page's scripts and fetches are done ({@code --virtual-time-budget}); the page writes any script error or
  * {@code console.error} into {@code #errors}, which the dump shows.
  *
- * <p>On a machine without Chromium the test is skipped, saying which package to install, so that the README's test
- * command passes with Java and Maven alone; {@code -Dsluice.browser.required=true} (set by {@code .ci/run}, which
- * installs Chromium) makes a missing browser a failure instead.
+ * <p>On a machine without Chromium the test is skipped ({@link HeadlessChromium}), so that the README's test command
+ * passes with Java and Maven alone; {@code -Dsluice.browser.required=true} (set by {@code .ci/run}, which installs
+ * Chromium) makes a missing browser a failure instead.
  */
 @Tag("cluster")
 class LivePageBrowserTest {
@@ -40,23 +31,11 @@ class LivePageBrowserTest {
     @TempDir
     Path temp;
 
-    private static Path chromium;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Optional<Path> found = chromium();
-        String missing = "chromium is not installed: run 'apt-get install -y chromium' to run this test";
-        if (found.isEmpty() && Boolean.getBoolean("sluice.browser.required")) {
-            fail(missing + " (sluice.browser.required is set)");
-        }
-        Assumptions.assumeTrue(found.isPresent(), missing);
-        chromium = found.get();
-    }
-
     /** At the root and under a context path: the page's URLs are relative, so it works wherever it is served. */
     @ParameterizedTest
     @ValueSource(strings = {"/", "/app"})
     void livePage_afterABurst_chartsTheRulesDecisionsWithoutErrors(String contextPath) throws Exception {
+        HeadlessChromium chromium = HeadlessChromium.inDirectory(temp);
         try (DemoLauncher.RunningDemo demo = DemoLauncher.start(DemoInstances.cluster(1).get(0)
                 .withContextPath(contextPath))) {
             DemoHttp http = new DemoHttp(demo.uri());
@@ -65,7 +44,7 @@ class LivePageBrowserTest {
             }
             http.post("api/limits/partner-api/increment");
             http.post("api/limits/partner-api/increment");
-            assertLivePage(dumpDom(demo.uri().toString()));
+            assertLivePage(chromium.dumpDom(demo.uri().toString()));
         }
     }
 
@@ -86,28 +65,5 @@ class LivePageBrowserTest {
                 + "<td class=\"next-free\">now</td></tr>");
         assertThat(dom).contains(
                 "<tr data-id=\"remote-accounts\"><td>remote-accounts</td><td>5 per 10 s, per key</td>");
-    }
-
-    /** The page's DOM after its scripts ran, from headless Chromium. */
-    private String dumpDom(String url) throws Exception {
-        Path out = temp.resolve("dom.html");
-        Path err = temp.resolve("chromium.log");
-        Process process = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--user-data-dir=" + temp.resolve("profile"), "--virtual-time-budget=10000", "--dump-dom", url)
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!process.waitFor(120, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            fail("chromium did not finish within 120 s; its log:\n" + Files.readString(err));
-        }
-        assertThat(process.exitValue()).as("chromium's exit code; its log:\n%s", Files.readString(err)).isZero();
-        return Files.readString(out, StandardCharsets.UTF_8);
-    }
-
-    private static Optional<Path> chromium() {
-        return List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)).stream()
-                .map(directory -> Path.of(directory, "chromium"))
-                .filter(Files::isExecutable)
-                .findFirst();
     }
 }

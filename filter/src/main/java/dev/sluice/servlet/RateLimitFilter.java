@@ -85,6 +85,13 @@ public class RateLimitFilter implements Filter {
      */
     public static final String STATUS_ATTRIBUTE = RateLimitFilter.class.getName() + ".status";
 
+    /**
+     * The servlet context attribute holding the started filter's {@link ReloadingRuleSet}: the rules in force and
+     * their {@linkplain ReloadingRuleSet#version() version} (set in {@link #init}, removed in {@link #destroy}), for
+     * the console.
+     */
+    public static final String RULES_ATTRIBUTE = RateLimitFilter.class.getName() + ".rules";
+
     private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
 
     private final @Nullable FilterSettings programmaticSettings;
@@ -126,6 +133,7 @@ public class RateLimitFilter implements Filter {
             context.setAttribute(STORE_ATTRIBUTE, started.store());
             context.setAttribute(HEALTH_ATTRIBUTE, started.health());
             context.setAttribute(STATUS_ATTRIBUTE, started.status());
+            context.setAttribute(RULES_ATTRIBUTE, started.ruleSource());
             LOG.log(System.Logger.Level.INFO, started.status().get().startLine());
         } catch (RuntimeException e) {
             String message = "Sluice filter '" + config.getFilterName() + "' cannot start: " + e.getMessage();
@@ -437,6 +445,7 @@ public class RateLimitFilter implements Filter {
             context.removeAttribute(STORE_ATTRIBUTE);
             context.removeAttribute(HEALTH_ATTRIBUTE);
             context.removeAttribute(STATUS_ATTRIBUTE);
+            context.removeAttribute(RULES_ATTRIBUTE);
         }
         started.close();
     }

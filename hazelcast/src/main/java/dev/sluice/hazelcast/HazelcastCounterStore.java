@@ -22,6 +22,7 @@ import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverrides;
+import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
 import java.util.Objects;
@@ -459,6 +460,15 @@ public final class HazelcastCounterStore implements CounterStore {
     /** The newest wire format version every member reads, as last found. */
     int clusterWireVersion() {
         return wireVersion.current();
+    }
+
+    /**
+     * Entries in the map {@code <counters map>.<name>} (strings only: no Sluice class travels), seen by every node of
+     * the cluster; each entry expires after its time-to-live.
+     */
+    @Override
+    public SharedEntries sharedEntries(String name) {
+        return new ClusterSharedEntries(instance.getMap(options.mapName() + "." + name));
     }
 
     /** The Hazelcast member or client this store talks through. */

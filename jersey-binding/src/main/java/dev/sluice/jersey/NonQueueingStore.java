@@ -6,6 +6,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverrides;
+import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
 import java.util.concurrent.CompletionStage;
 
@@ -64,6 +65,11 @@ final class NonQueueingStore implements CounterStore {
     }
 
     /** The health of the store it wraps. */
+    @Override
+    public SharedEntries sharedEntries(String name) {
+        return delegate.sharedEntries(name);
+    }
+
     @Override
     public StoreHealth health() {
         return delegate.health();

@@ -1,45 +1,32 @@
 package dev.sluice.service;
 
+import dev.sluice.http.OperationsGuard;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Who may reset and read keys: a caller with the configured bearer token, or in the configured role. With neither
- * configured the operations are not there at all (404, as for any unknown path). Tokens are compared in constant time
- * (as SHA-256 digests, so that neither their content nor their length shows in the time taken), and never logged or
- * repeated. Immutable and thread-safe.
+ * Who may reset and read keys: the service's answers to an {@link OperationsGuard}'s verdicts. With neither a token
+ * nor a role configured the operations are not there at all (404, as for any unknown path). Immutable and
+ * thread-safe.
  */
 final class OperationsAccess {
 
-    private static final String BEARER = "bearer ";
-
-    private final byte @Nullable [] tokenDigest;
-    private final @Nullable String role;
+    private final OperationsGuard guard;
 
     OperationsAccess(@Nullable String token, @Nullable String role) {
-        this.tokenDigest = token == null ? null : sha256(token);
-        this.role = role;
+        this.guard = new OperationsGuard(token, role);
     }
 
     boolean enabled() {
-        return tokenDigest != null || role != null;
+        return guard.enabled();
     }
 
     /** For the start line: {@code off}, or on for whom (never the token). */
     String describe() {
-        if (!enabled()) {
-            return "off";
-        }
-        String byToken = tokenDigest != null ? "bearer token" : "";
-        String byRole = role != null ? "role '" + role + "'" : "";
-        return "on (" + byToken + (byToken.isEmpty() || byRole.isEmpty() ? "" : " or ") + byRole + ")";
+        return guard.describe();
     }
 
     /**
@@ -47,42 +34,26 @@ final class OperationsAccess {
      * {@code WWW-Authenticate}) or 403 (authenticated, but not in the role).
      */
     void check(HttpHeaders headers, SecurityContext security) {
-        if (!enabled()) {
-            throw Problems.notFound();
-        }
-        if (tokenDigest != null) {
-            @Nullable String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
-            if (authorization != null && authorization.length() > BEARER.length()
-                    && authorization.substring(0, BEARER.length()).toLowerCase(Locale.ROOT).equals(BEARER)
-                    && MessageDigest.isEqual(tokenDigest, sha256(authorization.substring(BEARER.length()).trim()))) {
+        switch (guard.check(headers.getHeaderString(HttpHeaders.AUTHORIZATION), security.getUserPrincipal() != null,
+                security::isUserInRole)) {
+            case ALLOWED -> {
                 return;
             }
-        }
-        if (role != null && security.getUserPrincipal() != null) {
-            if (security.isUserInRole(role)) {
-                return;
+            case OFF -> throw Problems.notFound();
+            case FORBIDDEN -> throw new WebApplicationException(Problems.response(403, Problems.FORBIDDEN,
+                    "Forbidden", "Resetting and reading keys needs the role that the service was configured with.",
+                    new JsonObject()));
+            case UNAUTHORIZED -> {
+                Response unauthorized = Problems.response(401, Problems.UNAUTHORIZED, "Unauthorized",
+                        "Resetting and reading keys needs " + (guard.byToken() ? "the operations bearer token"
+                                + (guard.byRole() ? " or the operations role" : "")
+                                : "an authenticated user in the operations role")
+                                + ".", new JsonObject());
+                throw new WebApplicationException(Response.fromResponse(unauthorized).header(
+                        HttpHeaders.WWW_AUTHENTICATE, guard.challenge(Problems.BEARER_CHALLENGE, "sluice-limiter"))
+                        .build());
             }
-            if (tokenDigest == null) {
-                throw new WebApplicationException(Problems.response(403, Problems.FORBIDDEN, "Forbidden",
-                        "Resetting and reading keys needs the role that the service was configured with.",
-                        new JsonObject()));
-            }
-        }
-        Response unauthorized = Problems.response(401, Problems.UNAUTHORIZED, "Unauthorized",
-                "Resetting and reading keys needs " + (tokenDigest != null ? "the operations bearer token"
-                        + (role != null ? " or the operations role" : "")
-                        : "an authenticated user in the operations role")
-                        + ".", new JsonObject());
-        throw new WebApplicationException(Response.fromResponse(unauthorized)
-                .header(HttpHeaders.WWW_AUTHENTICATE, tokenDigest != null ? Problems.BEARER_CHALLENGE
-                        : "Basic realm=\"sluice-limiter\"").build());
-    }
-
-    private static byte[] sha256(String text) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
+            default -> throw new IllegalStateException("unknown verdict");
         }
     }
 }

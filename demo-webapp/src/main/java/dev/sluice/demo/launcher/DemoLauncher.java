@@ -4,6 +4,8 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -23,6 +25,12 @@ import org.eclipse.jetty.server.ServerConnector;
  * instances started with the same cluster name and member list form one cluster and share every limit.
  */
 public final class DemoLauncher {
+
+    /** The demo application's context init-param for the console's token ({@code DemoApplication}). */
+    static final String CONSOLE_TOKEN_PARAM = "sluice-demo.console-token";
+
+    /** The environment variable of the operations token ({@code DemoApplication}). */
+    static final String OPERATIONS_TOKEN_VARIABLE = "SLUICE_DEMO_OPERATIONS_TOKEN";
 
     /**
      * Quiet by default, but for Hazelcast's member list, which shows a second instance joining; set when this class
@@ -61,6 +69,7 @@ public final class DemoLauncher {
         System.out.println("Sluice demo is running at " + demo.uri() + "  (Hazelcast member on 127.0.0.1:"
                 + options.hazelcastPort() + ", cluster '" + options.clusterName() + "', members "
                 + String.join(",", options.members()) + "; Ctrl-C stops it)");
+        System.out.println("The cluster's console: " + demo.consolePage());
         demo.server().join();
     }
 
@@ -82,6 +91,8 @@ public final class DemoLauncher {
         context.setInitParameter("sluice-filter.hazelcast-port", Integer.toString(options.hazelcastPort()));
         context.setInitParameter("sluice-filter.hazelcast-members", String.join(",", options.members()));
         context.setInitParameter("sluice-filter.hazelcast-cluster-name", options.clusterName());
+        String consoleToken = consoleToken();
+        context.setInitParameter(CONSOLE_TOKEN_PARAM, consoleToken);
 
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
@@ -98,7 +109,18 @@ public final class DemoLauncher {
         }
         String path = options.contextPath().equals("/") ? "/" : options.contextPath() + "/";
         return new RunningDemo(server, URI.create("http://" + DemoOptions.LOOPBACK + ":" + connector.getLocalPort()
-                + path));
+                + path), consoleToken);
+    }
+
+    /** The console's token: the operations token of the environment, or one drawn for this instance. */
+    private static String consoleToken() {
+        String given = System.getenv(OPERATIONS_TOKEN_VARIABLE);
+        if (given != null && !given.isBlank()) {
+            return given.strip();
+        }
+        byte[] random = new byte[16];
+        new SecureRandom().nextBytes(random);
+        return HexFormat.of().formatHex(random);
     }
 
     /** The exploded war, when the launcher is the jar in {@code target/lib}; else the module's web sources. */
@@ -118,8 +140,14 @@ public final class DemoLauncher {
      * A started instance of the demo. Thread-safe.
      *
      * @param uri the base address, ending in {@code /}
+     * @param consoleToken the bearer token that opens the console
      */
-    public record RunningDemo(Server server, URI uri) implements AutoCloseable {
+    public record RunningDemo(Server server, URI uri, String consoleToken) implements AutoCloseable {
+
+        /** The console's page, with the token in the fragment (which the page keeps and takes out of the address). */
+        public URI consolePage() {
+            return uri.resolve("api/console/#token=" + consoleToken);
+        }
 
         /** Stops the instance: Jetty, and with the application the Sluice filter's Hazelcast member. */
         @Override

@@ -1,0 +1,128 @@
+package dev.sluice.console;
+
+import dev.sluice.Limit;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.metrics.DecisionMetrics;
+import dev.sluice.metrics.Outcome;
+import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleDecision;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Records an instance's decisions for the {@link Console}: per rule, a count per {@link Outcome}, and the keys it
+ * limited most (a bounded top-k of {@value #TRACKED_KEYS} keys per rule). Give it to an adapter as its
+ * {@link DecisionMetrics}, beside others with {@link DecisionMetrics#all}, or through {@link ConsoleRecordingFilter}.
+ *
+ * <p>On the request path: a map lookup and a {@link LongAdder} increment per rule, no lock; a rejected request's key
+ * also goes to the rule's top-k, under that rule's lock. Thread-safe. See {@code docs/design/console.md}.
+ */
+public final class ConsoleRecorder implements DecisionMetrics {
+
+    /** How many keys per rule the top-k tracks. */
+    public static final int TRACKED_KEYS = 64;
+
+    /** How many of them a snapshot carries. */
+    public static final int PUBLISHED_KEYS = 10;
+
+    private final Map<String, RuleCounter> rules = new ConcurrentHashMap<>();
+
+    @Override
+    public void recorded(Evaluation evaluation, long decisionNanos) {
+        List<RuleDecision> outcomes = evaluation.outcomes();
+        for (int i = 0; i < outcomes.size(); i++) {
+            RuleDecision decision = outcomes.get(i);
+            Rule rule = decision.rule();
+            RuleCounter counter = rules.get(rule.id());
+            if (counter == null) {
+                counter = rules.computeIfAbsent(rule.id(), id -> new RuleCounter(rule));
+            }
+            counter.add(rule, decision);
+        }
+    }
+
+    /** Nothing: store failures are counted per instance, in the store's health that every snapshot carries. */
+    @Override
+    public void storeFailed(String ruleId) {
+    }
+
+    /** Every rule's totals since recording started, its latest definition and its most limited keys, now. */
+    List<Sample> sample() {
+        List<Sample> samples = new ArrayList<>(rules.size());
+        rules.values().forEach(counter -> samples.add(counter.sample()));
+        return samples;
+    }
+
+    /** One rule's figures at one moment. */
+    record Sample(String id, String mode, String limit, Counts totals, List<KeyFigures> keys) {
+    }
+
+    /** One rule's counters. */
+    private static final class RuleCounter {
+        /** The latest definition seen (a reload may change it); written only when it changes. */
+        private volatile Rule rule;
+        private final LongAdder allowed = new LongAdder();
+        private final LongAdder delayed = new LongAdder();
+        private final LongAdder rejected = new LongAdder();
+        private final LongAdder shadowRejected = new LongAdder();
+        private final TopKeys limited = new TopKeys(TRACKED_KEYS);
+
+        RuleCounter(Rule rule) {
+            this.rule = rule;
+        }
+
+        void add(Rule seen, RuleDecision decision) {
+            if (rule != seen) {
+                rule = seen;
+            }
+            switch (Outcome.of(decision)) {
+                case ALLOWED -> allowed.increment();
+                case DELAYED -> delayed.increment();
+                case REJECTED -> {
+                    rejected.increment();
+                    limited.add(decision.key());
+                }
+                case SHADOW_REJECTED -> {
+                    shadowRejected.increment();
+                    limited.add(decision.key());
+                }
+                // Outcome.of never answers it: a failure policy's decision is counted as what it decided.
+                case STORE_ERROR -> {
+                }
+            }
+        }
+
+        Sample sample() {
+            Rule now = rule;
+            Counts totals = new Counts(allowed.sum(), delayed.sum(), rejected.sum(), shadowRejected.sum());
+            List<KeyFigures> keys = new ArrayList<>();
+            for (TopKeys.Entry entry : limited.top(PUBLISHED_KEYS)) {
+                keys.add(new KeyFigures(entry.key(), entry.count(), entry.error()));
+            }
+            return new Sample(now.id(), now.mode().name().toLowerCase(Locale.ROOT), describe(now), totals,
+                    List.copyOf(keys));
+        }
+    }
+
+    /** A rule's limits as text: {@code token_bucket 5/30s}, tiers as {@code premium=...}, {@code 10 concurrent}. */
+    static String describe(Rule rule) {
+        List<String> parts = new ArrayList<>();
+        rule.policy().ifPresent(policy -> parts.add(describe(policy)));
+        rule.tiers().forEach((tier, policy) -> parts.add(tier + "=" + describe(policy)));
+        rule.concurrency().ifPresent(limit -> parts.add(limit.permits() + " concurrent"));
+        return String.join(", ", parts);
+    }
+
+    private static String describe(Policy policy) {
+        List<String> limits = new ArrayList<>();
+        for (Limit limit : policy.limits()) {
+            limits.add(limit.name());
+        }
+        return policy.algorithm().name().toLowerCase(Locale.ROOT) + " " + String.join(" + ", limits);
+    }
+}

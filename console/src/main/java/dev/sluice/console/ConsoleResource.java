@@ -1,0 +1,190 @@
+package dev.sluice.console;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.http.OperationsGuard;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.CacheControl;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The console's endpoints, under {@code console}: the page and its assets, and the JSON API (the cluster's figures,
+ * the overrides set and removed). Every answer passes the
+ * {@link OperationsGuard} first. Stateless apart from the console; thread-safe.
+ */
+@Path("console")
+public final class ConsoleResource {
+
+    private static final String PAGE = "page/";
+    private static final String BEARER_CHALLENGE = "Bearer realm=\"sluice-console\"";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Console console;
+    private final OperationsGuard guard;
+
+    ConsoleResource(Console console, OperationsGuard guard) {
+        this.console = console;
+        this.guard = guard;
+    }
+
+    /** The page; {@code console} without its slash is redirected to {@code console/}, so relative URLs resolve. */
+    @GET
+    public Response page(@Context UriInfo uri) {
+        checkPage();
+        URI request = uri.getRequestUri();
+        if (!request.getRawPath().endsWith("/")) {
+            return Response.seeOther(URI.create(request.getRawPath() + "/")).build();
+        }
+        return asset("console.html", MediaType.TEXT_HTML + ";charset=utf-8");
+    }
+
+    /** The page's script. */
+    @GET
+    @Path("console.js")
+    public Response script() {
+        checkPage();
+        return asset("console.js", "text/javascript;charset=utf-8");
+    }
+
+    /** The page's style. */
+    @GET
+    @Path("console.css")
+    public Response style() {
+        checkPage();
+        return asset("console.css", "text/css;charset=utf-8");
+    }
+
+    /** Every instance's figures summed ({@link ClusterView}). */
+    @GET
+    @Path("cluster")
+    public Response cluster(@Context HttpHeaders headers, @Context SecurityContext security) {
+        check(headers, security);
+        return json(200, console.cluster());
+    }
+
+    /**
+     * Sets an override ({@link OverrideRequest}), checked against the rules in force: 201 and the override, or 400
+     * naming what is wrong. Set by the authenticated user, or else by the body's {@code setBy}.
+     */
+    @POST
+    @Path("overrides")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response setOverride(String body, @Context HttpHeaders headers, @Context SecurityContext security) {
+        check(headers, security);
+        try {
+            OverrideRequest request = JSON.readValue(body, OverrideRequest.class);
+            @Nullable String who = security.getUserPrincipal() != null ? security.getUserPrincipal().getName()
+                    : request.setBy();
+            return json(201, console.setOverride(request.toBuilder(who == null ? "" : who)));
+        } catch (JsonProcessingException e) {
+            return problem(400, "Bad Request", "the body is not an override: " + e.getOriginalMessage());
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            return problem(400, "Bad Request", String.valueOf(e.getMessage()));
+        }
+    }
+
+    /**
+     * Removes the override of {@code rule} and {@code key} (in clear or as its mask; absent for the rule's own): 200
+     * and the override removed, or 404.
+     */
+    @DELETE
+    @Path("overrides")
+    public Response removeOverride(@QueryParam("rule") @Nullable String rule, @QueryParam("key") @Nullable String key,
+                                   @QueryParam("by") @Nullable String by, @Context HttpHeaders headers,
+                                   @Context SecurityContext security) {
+        check(headers, security);
+        if (rule == null || rule.isBlank()) {
+            return problem(400, "Bad Request", "the query parameter 'rule' names the override's rule");
+        }
+        String who = security.getUserPrincipal() != null ? security.getUserPrincipal().getName()
+                : by != null && !by.isBlank() ? by : "console";
+        return console.removeOverride(rule, key == null ? "" : key, who).map(removed -> json(200, removed))
+                .orElseGet(() -> problem(404, "Not Found", "no override of that rule and key is in force"));
+    }
+
+    private static Response json(int status, Object body) {
+        try {
+            return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(JSON.writeValueAsString(body))
+                    .cacheControl(noStore()).build();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("an answer is always writable", e);
+        }
+    }
+
+    /**
+     * The page and its assets hold no figures: they are served to anyone once the console is on, so that the page
+     * can ask for the token; the figures need it.
+     */
+    private void checkPage() {
+        if (!guard.enabled()) {
+            throw new WebApplicationException(problem(404, "Not Found", "No such resource."));
+        }
+    }
+
+    private void check(HttpHeaders headers, SecurityContext security) {
+        @Nullable String authorization = headers.getHeaderString(HttpHeaders.AUTHORIZATION);
+        switch (guard.check(authorization, security.getUserPrincipal() != null, security::isUserInRole)) {
+            case ALLOWED -> {
+            }
+            case OFF -> throw new WebApplicationException(problem(404, "Not Found", "No such resource."));
+            case FORBIDDEN -> throw new WebApplicationException(problem(403, "Forbidden",
+                    "The console needs the role that it was configured with."));
+            case UNAUTHORIZED -> throw new WebApplicationException(Response.fromResponse(problem(401,
+                    "Unauthorized", "The console needs " + (guard.byToken() ? "the operations bearer token"
+                            + (guard.byRole() ? " or the operations role" : "")
+                            : "an authenticated user in the operations role") + "."))
+                    .header(HttpHeaders.WWW_AUTHENTICATE, guard.challenge(BEARER_CHALLENGE, "sluice-console"))
+                    .build());
+            default -> throw new IllegalStateException("unknown verdict");
+        }
+    }
+
+    private static Response problem(int status, String title, String detail) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", "about:blank");
+        body.put("title", title);
+        body.put("status", status);
+        body.put("detail", detail);
+        try {
+            return Response.status(status).type("application/problem+json").entity(JSON.writeValueAsString(body))
+                    .build();
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a problem body is always writable", e);
+        }
+    }
+
+    private static Response asset(String name, String type) {
+        try (@Nullable InputStream in = ConsoleResource.class.getResourceAsStream(PAGE + name)) {
+            if (in == null) {
+                throw new IllegalStateException("the console jar lacks " + PAGE + name);
+            }
+            return Response.ok(in.readAllBytes(), type).cacheControl(noStore()).build();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + PAGE + name, e);
+        }
+    }
+
+    private static CacheControl noStore() {
+        CacheControl control = new CacheControl();
+        control.setNoStore(true);
+        return control;
+    }
+}
