@@ -341,9 +341,11 @@ public final class FailurePolicyStore implements CounterStore {
 
     /**
      * Takes a permit on the remote store within the timeout, as {@link #countAsync} counts; on failure the failure
-     * rule answers (the fallback store's permit, or an answer that holds nothing). Releasing a remote permit is
-     * bounded by the timeout too: when it fails or is late, the failure is logged and counted, and the permit returns
-     * when its maximum hold ends (or with its node).
+     * rule answers (the fallback store's permit, or an answer that holds nothing), and a remote permit granted after
+     * the timeout is released as it comes: no one holds it, and it would otherwise keep one of the key's permits until
+     * its maximum hold (a few late answers would spend the key for minutes). Releasing a remote permit is bounded by
+     * the timeout too: when it fails or is late, the failure is logged and counted, and the permit returns when its
+     * maximum hold ends (or with its node).
      */
     @Override
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
@@ -354,7 +356,10 @@ public final class FailurePolicyStore implements CounterStore {
         Function<Counted, CompletionStage<Counted>> guarded = held -> CompletableFuture.completedFuture(
                 held.guarded(release -> bounded(key, release.toCompletableFuture(), Function.identity(),
                         held::decision)));
-        return bounded(key, answer, guarded, () -> acquireWithout(key, limit)).thenCompose(Function.identity());
+        return bounded(key, answer, guarded, () -> {
+            answer.thenAccept(Counted::giveBack);
+            return acquireWithout(key, limit);
+        }).thenCompose(Function.identity());
     }
 
     /** What the failure rule holds: the fallback store's permit, or an answer that holds nothing. */

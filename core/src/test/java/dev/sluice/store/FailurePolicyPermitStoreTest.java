@@ -3,10 +3,13 @@ package dev.sluice.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
+import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 
 /** The permit contract for a {@link FailurePolicyStore} over a local store that never fails, and its failure rules. */
@@ -78,6 +81,49 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     void acquireAsync_downStoreAllowing_grantsNoPermitId() {
         try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
             assertThat(allowing.acquireAsync("k", TWO).toCompletableFuture().join().permit()).isEmpty();
+        }
+    }
+
+    /** A grant that comes after the timeout holds a permit nobody will release: it goes back as it comes. */
+    @Test
+    void acquireAsync_remoteGrantAfterTheTimeout_isReleasedAsItComes() {
+        LocalCounterStore local = new LocalCounterStore(time, 100, Runnable::run);
+        CompletableFuture<Void> late = new CompletableFuture<>();
+        CounterStore slow = new CounterStore() {
+            @Override
+            public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Decision peek(String key, Policy policy, long cost) {
+                throw new UnsupportedOperationException();
+            }
+
+            /** A call sent, as a remote store's is: cancelling it is refused, and it lands when {@code late} does. */
+            @Override
+            public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+                CompletableFuture<Counted> sent = new CompletableFuture<>() {
+                    @Override
+                    public boolean cancel(boolean mayInterruptIfRunning) {
+                        return false;
+                    }
+                };
+                late.thenRun(() -> local.acquireAsync(key, limit).thenAccept(sent::complete));
+                return sent;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (FailurePolicyStore allowing = FailurePolicyStore.allowing(slow, Duration.ofMillis(20))) {
+            Counted answered = allowing.acquireAsync("k", TWO).toCompletableFuture().join();
+            assertThat(answered.decision().storeUnavailable()).isTrue();
+
+            late.complete(null);
+
+            assertThat(local.permitsHeld()).isZero();
         }
     }
 
