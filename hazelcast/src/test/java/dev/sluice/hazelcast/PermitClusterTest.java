@@ -102,4 +102,22 @@ class PermitClusterTest {
         assertThat(acquire(members.get(0), "k", two).decision().allowed()).isTrue();
         assertThat(acquire(members.get(1), "k", two).decision().allowed()).isTrue();
     }
+
+    /**
+     * A caller that stops waiting cancels the answer: the call is sent, so cancelling is refused and the grant still
+     * comes, for the caller to release (the failure-policy store does at its timeout; a cancellable answer dropped the
+     * grant, and its permit stayed taken until its maximum hold).
+     */
+    @Test
+    void acquireAsync_answerCancelled_isRefusedAndTheGrantStillComesToBeReleased() {
+        ConcurrencyLimit one = ConcurrencyLimit.of(1, Duration.ofDays(1));
+        java.util.concurrent.CompletableFuture<Counted> answer = members.get(0).acquireAsync("k", one)
+                .toCompletableFuture();
+
+        assertThat(answer.cancel(false)).isFalse();
+        Counted held = answer.join();
+        assertThat(held.decision().allowed()).isTrue();
+        held.giveBack().toCompletableFuture().join();
+        assertThat(members.get(1).permitsHeld()).isZero();
+    }
 }

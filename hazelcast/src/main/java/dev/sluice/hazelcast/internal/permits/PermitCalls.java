@@ -9,12 +9,14 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
+import dev.sluice.hazelcast.internal.calls.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -100,13 +102,30 @@ public final class PermitCalls implements AutoCloseable {
                     + " format version " + WireFormat.PERMITS + ", which concurrency permits need"));
         }
         long number = numbers.incrementAndGet();
-        return map().submitToKey(key, new AcquirePermitProcessor(limit, node, number)).thenApply(answer -> {
+        return sent(map().submitToKey(key, new AcquirePermitProcessor(limit, node, number)).thenApply(answer -> {
             Decision decision = answer.decision(limit, false);
             if (!decision.allowed()) {
                 return Counted.kept(decision);
             }
             return Counted.permit(decision, node + ":" + number, () -> release(key, limit, node, number));
+        }));
+    }
+
+    /**
+     * {@code call}'s answer as a call already sent: cancelling it is refused, so that a caller that stops waiting
+     * (the failure-policy store at its timeout) still gets a late grant, and can release it.
+     */
+    private static <T> CompletableFuture<T> sent(CompletionStage<T> call) {
+        CallAnswer<T> answer = CallAnswer.sent();
+        call.whenComplete((value, failure) -> {
+            if (failure == null) {
+                answer.complete(value);
+            } else {
+                answer.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure);
+            }
         });
+        return answer;
     }
 
     /**
@@ -129,8 +148,8 @@ public final class PermitCalls implements AutoCloseable {
     }
 
     private CompletionStage<Decision> release(String key, ConcurrencyLimit limit, UUID holder, long number) {
-        return map().submitToKey(key, new ReleasePermitProcessor(holder, number))
-                .thenApply(after -> after.decision(limit, true));
+        return sent(map().submitToKey(key, new ReleasePermitProcessor(holder, number))
+                .thenApply(after -> after.decision(limit, true)));
     }
 
     /**
