@@ -1,16 +1,6 @@
 'use strict';
 
-// Errors end up in the page (#errors, data-count), so a headless browser's DOM dump shows them too.
-const errorList = document.getElementById('errors');
-function reportError(message) {
-    const item = document.createElement('li');
-    item.textContent = message;
-    errorList.appendChild(item);
-    errorList.dataset.count = String(errorList.children.length);
-    document.getElementById('errors-section').hidden = false;
-}
-window.addEventListener('error', event => reportError(event.message));
-window.addEventListener('unhandledrejection', event => reportError('unhandled rejection: ' + event.reason));
+// The error list, the charts and the rule cards come from the console's cards.js, loaded first (index.html).
 const consoleError = console.error.bind(console);
 console.error = (...args) => {
     reportError(args.map(String).join(' '));
@@ -37,97 +27,7 @@ const ENDPOINTS = [
       path: '/api/limits/nightly-export/acquire?maxWaitMs=10000' },
 ];
 
-const OUTCOMES = [
-    { field: 'allowed', css: 'allowed', label: 'allowed' },
-    { field: 'delayed', css: 'delayed', label: 'delayed' },
-    { field: 'rejected', css: 'rejected', label: 'rejected' },
-    { field: 'shadowRejected', css: 'shadow-rejected', label: 'would reject' },
-];
-
-const SVG = 'http://www.w3.org/2000/svg';
-const CHART_WIDTH = 600;
-const CHART_HEIGHT = 100;
-const AXIS_HEIGHT = 12;
 const REFRESH_MS = 2000;
-
-function svgElement(name, attributes) {
-    const element = document.createElementNS(SVG, name);
-    for (const [key, value] of Object.entries(attributes)) {
-        element.setAttribute(key, String(value));
-    }
-    return element;
-}
-
-function sum(values) {
-    return values.reduce((total, value) => total + value, 0);
-}
-
-function chart(rule, bucketSeconds) {
-    const series = rule.series;
-    const buckets = series.allowed.length;
-    const barWidth = CHART_WIDTH / buckets;
-    const totals = series.allowed.map((_, i) => sum(OUTCOMES.map(outcome => series[outcome.field][i])));
-    const scale = (CHART_HEIGHT - 4) / Math.max(1, ...totals);
-    const svg = svgElement('svg', { class: 'chart', viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT + AXIS_HEIGHT}`,
-        preserveAspectRatio: 'none', role: 'img', 'aria-label': `decisions of rule ${rule.id}` });
-    for (let i = 0; i < buckets; i++) {
-        let y = CHART_HEIGHT;
-        const secondsAgo = (buckets - 1 - i) * bucketSeconds;
-        for (const outcome of OUTCOMES) {
-            const count = series[outcome.field][i];
-            if (count === 0) {
-                continue;
-            }
-            const height = count * scale;
-            y -= height;
-            const bar = svgElement('rect', { class: `bar ${outcome.css}`, x: i * barWidth, y,
-                width: Math.max(1, barWidth - 1), height, 'data-count': count });
-            const title = svgElement('title', {});
-            title.textContent = `${count} ${outcome.label}, ${secondsAgo} s ago`;
-            bar.appendChild(title);
-            svg.appendChild(bar);
-        }
-    }
-    svg.appendChild(svgElement('line', { x1: 0, y1: CHART_HEIGHT, x2: CHART_WIDTH, y2: CHART_HEIGHT,
-        stroke: '#bbb' }));
-    const left = svgElement('text', { x: 2, y: CHART_HEIGHT + AXIS_HEIGHT - 2 });
-    left.textContent = `-${Math.round(buckets * bucketSeconds)} s`;
-    const right = svgElement('text', { x: CHART_WIDTH - 2, y: CHART_HEIGHT + AXIS_HEIGHT - 2, 'text-anchor': 'end' });
-    right.textContent = 'now';
-    svg.append(left, right);
-    return svg;
-}
-
-function paragraph(className, text) {
-    const element = document.createElement('p');
-    element.className = className;
-    element.textContent = text;
-    return element;
-}
-
-function card(rule, bucketSeconds) {
-    const element = document.createElement('article');
-    element.className = 'rule';
-    element.dataset.rule = rule.id;
-    const heading = document.createElement('h3');
-    heading.textContent = rule.id;
-    const badge = document.createElement('span');
-    badge.className = `badge ${rule.mode}`;
-    badge.textContent = rule.mode;
-    heading.appendChild(badge);
-    element.appendChild(heading);
-    element.appendChild(paragraph('meta', `limit: ${rule.limit}`));
-    element.appendChild(chart(rule, bucketSeconds));
-    const totals = OUTCOMES.map(outcome => {
-        const total = rule.totals[outcome.field];
-        element.dataset[outcome.field] = String(total);
-        return `${outcome.label} ${total}`;
-    });
-    element.appendChild(paragraph('totals', totals.join(' · ')));
-    const keys = rule.keys.map(key => `${key.key}: ${key.limited} over`);
-    element.appendChild(paragraph('keys', 'most limited keys ' + (keys.length ? keys.join('; ') : 'none')));
-    return element;
-}
 
 function renderStore(store) {
     const line = document.getElementById('store');

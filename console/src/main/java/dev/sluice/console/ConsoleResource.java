@@ -64,12 +64,30 @@ public final class ConsoleResource {
         return asset("console.js", "text/javascript;charset=utf-8");
     }
 
+    /**
+     * The rule cards and charts, shared by the page and other pages of the application (the demo's live page): code
+     * only, so served even while the console is off.
+     */
+    @GET
+    @Path("cards.js")
+    public Response cards() {
+        return asset("cards.js", "text/javascript;charset=utf-8");
+    }
+
     /** The page's style. */
     @GET
     @Path("console.css")
     public Response style() {
         checkPage();
         return asset("console.css", "text/css;charset=utf-8");
+    }
+
+    /** The JSON API's OpenAPI document (it holds no figures: served as the page is). */
+    @GET
+    @Path("openapi.json")
+    public Response openApi() {
+        checkPage();
+        return asset("openapi.json", MediaType.APPLICATION_JSON);
     }
 
     /** Every instance's figures summed ({@link ClusterView}). */

@@ -2,15 +2,22 @@ package dev.sluice.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.rules.KeyMask;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.LocalCounterStore;
+import java.lang.reflect.RecordComponent;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -72,6 +79,7 @@ class ConsoleResourceTest {
 
         assertThat(get("console/").statusCode()).isEqualTo(404);
         assertThat(get("console/console.js").statusCode()).isEqualTo(404);
+        assertThat(get("console/cards.js").statusCode()).as("code other pages share").isEqualTo(200);
         assertThat(get("console/cluster", "Authorization", "Bearer " + TOKEN).statusCode()).isEqualTo(404);
     }
 
@@ -117,6 +125,29 @@ class ConsoleResourceTest {
         assertThat(console.cluster().overrides()).isEmpty();
         assertThat(send(HttpRequest.newBuilder(base.resolve("console/overrides?rule=hello&key=" + mask
                 .replace("#", "%23"))).DELETE(), "Authorization", "Bearer " + TOKEN).statusCode()).isEqualTo(404);
+    }
+
+    /** The document names every operation, and each schema has exactly the fields of the type Jackson writes. */
+    @Test
+    void openApi_documentsTheOperationsAndTheFieldsOfEachBody() throws Exception {
+        start(ConsoleFeature.builder(console).operationsToken(TOKEN).build());
+
+        HttpResponse<String> answer = get("console/openapi.json");
+        assertThat(answer.statusCode()).isEqualTo(200);
+        JsonNode document = new ObjectMapper().readTree(answer.body());
+        assertThat(document.path("paths").path("/console/cluster").has("get")).isTrue();
+        assertThat(document.path("paths").path("/console/overrides").has("post")).isTrue();
+        assertThat(document.path("paths").path("/console/overrides").has("delete")).isTrue();
+        JsonNode schemas = document.path("components").path("schemas");
+        Map<String, Class<? extends Record>> types = Map.of("OverrideRequest", OverrideRequest.class,
+                "LimitText", OverrideRequest.LimitText.class, "Override", OverrideView.class,
+                "ClusterView", ClusterView.class);
+        types.forEach((schema, type) -> {
+            List<String> documented = new ArrayList<>();
+            schemas.path(schema).path("properties").fieldNames().forEachRemaining(documented::add);
+            assertThat(documented).as(schema).containsExactlyInAnyOrderElementsOf(
+                    Arrays.stream(type.getRecordComponents()).map(RecordComponent::getName).toList());
+        });
     }
 
     @Test
