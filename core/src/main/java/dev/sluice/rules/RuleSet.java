@@ -300,6 +300,9 @@ public final class RuleSet {
         }
         if (rejected) {
             giveBack(outcomes, counts);
+        }
+        if (rejected || holding.isEmpty()) {
+            // Most requests: no permit to take, so no taking state or continuation made per request.
             return CompletableFuture.completedFuture(Evaluation.of(outcomes, counts));
         }
         // Permits are taken once every rate limit granted: a request a rate limit rejects holds none, even briefly.
