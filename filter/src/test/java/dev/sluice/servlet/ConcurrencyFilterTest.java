@@ -2,14 +2,12 @@ package dev.sluice.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static dev.sluice.servlet.PathBehaviourServlet.await;
+import static dev.sluice.servlet.PathBehaviourServlet.sendAsync;
+
 import dev.sluice.ManualTimeSource;
 import dev.sluice.store.LocalCounterStore;
-import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.http.HttpServlet;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -23,13 +21,11 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -64,7 +60,7 @@ class ConcurrencyFilterTest {
 
     private final ManualTimeSource time = new ManualTimeSource();
     private final LocalCounterStore store = new LocalCounterStore(time, 10_000, Runnable::run);
-    private final Behaviour servlet = new Behaviour();
+    private final PathBehaviourServlet servlet = new PathBehaviourServlet();
 
     @AfterEach
     void releaseBlocked() {
@@ -85,14 +81,6 @@ class ConcurrencyFilterTest {
         return servers.add(JettyServer.start(50, context));
     }
 
-    /** Waits, boundedly, for {@code condition}: the bound is a time-out of the test, not a claim on speed. */
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 30 s").isLessThan(deadline);
-            Thread.sleep(5);
-        }
-    }
 
     private void awaitNoPermitHeld() throws InterruptedException {
         await(() -> store.permitsHeld() == 0);
@@ -233,81 +221,4 @@ class ConcurrencyFilterTest {
         assertThat(passed.get()).isPositive();
     }
 
-    private static CompletableFuture<HttpResponse<String>> sendAsync(JettyServer server, String path) {
-        return server.client().sendAsync(java.net.http.HttpRequest.newBuilder(server.uri(path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Ends each request its own way, by path, counting the requests in flight in it. */
-    private static final class Behaviour extends HttpServlet {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch unblock = new CountDownLatch(1);
-        final AtomicInteger inFlight = new AtomicInteger();
-        final AtomicInteger mostInFlight = new AtomicInteger();
-        final AtomicInteger streamFailed = new AtomicInteger();
-
-        @Override
-        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-            if (request.getDispatcherType() == DispatcherType.ASYNC) {
-                throw new IllegalStateException("the asynchronous dispatch fails");
-            }
-            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-            boolean asynchronous = false;
-            try {
-                switch (request.getPathInfo()) {
-                    case "/c/throw" -> throw new IllegalStateException("the servlet fails");
-                    case "/c/block" -> block();
-                    case "/c/slow" -> Thread.yield();
-                    case "/c/stream" -> stream(response);
-                    case "/c/async-complete" -> {
-                        asynchronous = true;
-                        AsyncContext async = request.startAsync();
-                        async.start(() -> {
-                            inFlight.decrementAndGet();
-                            async.complete();
-                        });
-                    }
-                    case "/c/async-timeout" -> {
-                        asynchronous = true;
-                        inFlight.decrementAndGet();
-                        request.startAsync().setTimeout(1);
-                    }
-                    case "/c/async-error" -> {
-                        asynchronous = true;
-                        inFlight.decrementAndGet();
-                        request.startAsync().dispatch();
-                    }
-                    default -> response.getWriter().write("ok");
-                }
-            } finally {
-                if (!asynchronous) {
-                    inFlight.decrementAndGet();
-                }
-            }
-        }
-
-        private void block() {
-            entered.countDown();
-            try {
-                unblock.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        /** Writes until the client has gone away. */
-        private void stream(HttpServletResponse response) throws IOException {
-            byte[] chunk = new byte[8192];
-            try {
-                OutputStream out = response.getOutputStream();
-                while (true) {
-                    out.write(chunk);
-                    out.flush();
-                }
-            } catch (IOException clientGone) {
-                streamFailed.incrementAndGet();
-                throw clientGone;
-            }
-        }
-    }
 }

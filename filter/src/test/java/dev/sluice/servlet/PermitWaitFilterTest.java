@@ -2,20 +2,18 @@ package dev.sluice.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static dev.sluice.servlet.PathBehaviourServlet.await;
+import static dev.sluice.servlet.PathBehaviourServlet.sendAsync;
+
 import dev.sluice.ManualTimeSource;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.store.LocalCounterStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.http.HttpServlet;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,15 +23,12 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -70,7 +65,7 @@ class PermitWaitFilterTest {
     private final ManualTimeSource time = new ManualTimeSource();
     private final LocalCounterStore store = new LocalCounterStore(time, 10_000, Runnable::run);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final Behaviour servlet = new Behaviour();
+    private final PathBehaviourServlet servlet = new PathBehaviourServlet();
     private RateLimitFilter filter;
 
     @AfterEach
@@ -98,14 +93,6 @@ class PermitWaitFilterTest {
         return servers.add(JettyServer.start(50, context));
     }
 
-    /** Waits, boundedly, for {@code condition}: the bound is a time-out of the test, not a claim on speed. */
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 30 s").isLessThan(deadline);
-            Thread.sleep(5);
-        }
-    }
 
     private double counter(String name) {
         var counter = registry.find(name).tag("rule", "exports").counter();
@@ -321,55 +308,4 @@ class PermitWaitFilterTest {
                 counter(MicrometerDecisionMetrics.WAITS_GRANTED) + counter(MicrometerDecisionMetrics.WAITS_TIMED_OUT));
     }
 
-    private static CompletableFuture<HttpResponse<String>> sendAsync(JettyServer server, String path) {
-        return server.client().sendAsync(HttpRequest.newBuilder(server.uri(path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Serves each request its own way, by path, counting those in flight and recording the order of some. */
-    private static final class Behaviour extends HttpServlet {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch unblock = new CountDownLatch(1);
-        final AtomicInteger inFlight = new AtomicInteger();
-        final AtomicInteger mostInFlight = new AtomicInteger();
-        final AtomicInteger served = new AtomicInteger();
-        final List<String> recorded = new CopyOnWriteArrayList<>();
-
-        @Override
-        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-            served.incrementAndGet();
-            boolean asynchronous = false;
-            try {
-                switch (request.getPathInfo()) {
-                    case "/c/throw" -> throw new IllegalStateException("the servlet fails");
-                    case "/c/block" -> block();
-                    case "/c/slow" -> Thread.yield();
-                    case "/c/record" -> recorded.add(request.getParameter("n"));
-                    case "/c/async-complete" -> {
-                        asynchronous = true;
-                        AsyncContext async = request.startAsync();
-                        async.start(() -> {
-                            inFlight.decrementAndGet();
-                            async.complete();
-                        });
-                    }
-                    default -> response.getWriter().write("ok");
-                }
-            } finally {
-                if (!asynchronous) {
-                    inFlight.decrementAndGet();
-                }
-            }
-        }
-
-        private void block() {
-            entered.countDown();
-            try {
-                unblock.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
 }

@@ -1,0 +1,120 @@
+package dev.sluice.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The servlet behind the filter's concurrency-permit tests: ends each request its own way, by the path under
+ * {@code /c/}, counting the requests in flight in it, the most at once, those served, and the order of {@code record}
+ * requests. Paths: {@code throw}, {@code block} (until {@link #unblock}), {@code slow}, {@code stream} (until the
+ * client goes), {@code record?n=}, {@code async-complete}, {@code async-timeout}, {@code async-error} (its asynchronous
+ * dispatch throws); any other answers {@code ok}. Thread-safe.
+ */
+final class PathBehaviourServlet extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+
+    final transient CountDownLatch entered = new CountDownLatch(1);
+    final transient CountDownLatch unblock = new CountDownLatch(1);
+    final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicInteger mostInFlight = new AtomicInteger();
+    final AtomicInteger served = new AtomicInteger();
+    final AtomicInteger streamFailed = new AtomicInteger();
+    final transient List<String> recorded = new CopyOnWriteArrayList<>();
+
+    /** Waits, boundedly, for {@code condition}: the bound is a time-out of the test, not a claim on speed. */
+    static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 30 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    /** A GET of {@code path} on {@code server}, answered later. */
+    static CompletableFuture<HttpResponse<String>> sendAsync(JettyServer server, String path) {
+        return server.client().sendAsync(HttpRequest.newBuilder(server.uri(path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (request.getDispatcherType() == DispatcherType.ASYNC && "/c/async-error".equals(request.getPathInfo())) {
+            throw new IllegalStateException("the asynchronous dispatch fails");
+        }
+        mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+        served.incrementAndGet();
+        boolean asynchronous = false;
+        try {
+            switch (request.getPathInfo()) {
+                case "/c/throw" -> throw new IllegalStateException("the servlet fails");
+                case "/c/block" -> block();
+                case "/c/slow" -> Thread.yield();
+                case "/c/stream" -> stream(response);
+                case "/c/record" -> recorded.add(request.getParameter("n"));
+                case "/c/async-complete" -> {
+                    asynchronous = true;
+                    AsyncContext async = request.startAsync();
+                    async.start(() -> {
+                        inFlight.decrementAndGet();
+                        async.complete();
+                    });
+                }
+                case "/c/async-timeout" -> {
+                    asynchronous = true;
+                    inFlight.decrementAndGet();
+                    request.startAsync().setTimeout(1);
+                }
+                case "/c/async-error" -> {
+                    asynchronous = true;
+                    inFlight.decrementAndGet();
+                    request.startAsync().dispatch();
+                }
+                default -> response.getWriter().write("ok");
+            }
+        } finally {
+            if (!asynchronous) {
+                inFlight.decrementAndGet();
+            }
+        }
+    }
+
+    private void block() {
+        entered.countDown();
+        try {
+            unblock.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Writes until the client has gone away. */
+    private void stream(HttpServletResponse response) throws IOException {
+        byte[] chunk = new byte[8192];
+        try {
+            OutputStream out = response.getOutputStream();
+            while (true) {
+                out.write(chunk);
+                out.flush();
+            }
+        } catch (IOException clientGone) {
+            streamFailed.incrementAndGet();
+            throw clientGone;
+        }
+    }
+}
