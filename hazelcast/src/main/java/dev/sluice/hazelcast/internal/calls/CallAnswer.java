@@ -1,6 +1,8 @@
 package dev.sluice.hazelcast.internal.calls;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -27,6 +29,23 @@ public final class CallAnswer<T> extends CompletableFuture<T> {
     /** The answer of a call sent now. */
     public static <T> CallAnswer<T> sent() {
         return new CallAnswer<>(true);
+    }
+
+    /**
+     * The answer of {@code call}, sent now: completed on the thread that completes {@code call}, with its value or its
+     * failure (unwrapped from a {@link CompletionException}).
+     */
+    public static <T> CallAnswer<T> of(CompletionStage<T> call) {
+        CallAnswer<T> answer = sent();
+        call.whenComplete((value, failure) -> {
+            if (failure == null) {
+                answer.complete(value);
+            } else {
+                answer.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure);
+            }
+        });
+        return answer;
     }
 
     /** Marks the decision sent; false when it was withdrawn first, and must not be sent. */

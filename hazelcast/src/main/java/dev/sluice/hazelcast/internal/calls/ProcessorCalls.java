@@ -6,7 +6,6 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.proxy.MapProxyImpl;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
@@ -57,18 +56,6 @@ public final class ProcessorCalls {
         } else {
             call = map.submitToKey(key, processor);
         }
-        CompletableFuture<R> answer = CallAnswer.sent();
-        call.whenCompleteAsync((result, failure) -> {
-            if (failure == null) {
-                answer.complete(result);
-            } else {
-                answer.completeExceptionally(unwrapped(failure));
-            }
-        }, Runnable::run);
-        return answer;
-    }
-
-    private static Throwable unwrapped(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        return CallAnswer.of(call);
     }
 }

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -102,30 +101,16 @@ public final class PermitCalls implements AutoCloseable {
                     + " format version " + WireFormat.PERMITS + ", which concurrency permits need"));
         }
         long number = numbers.incrementAndGet();
-        return sent(map().submitToKey(key, new AcquirePermitProcessor(limit, node, number)).thenApply(answer -> {
-            Decision decision = answer.decision(limit, false);
-            if (!decision.allowed()) {
-                return Counted.kept(decision);
-            }
-            return Counted.permit(decision, node + ":" + number, () -> release(key, limit, node, number));
-        }));
-    }
-
-    /**
-     * {@code call}'s answer as a call already sent: cancelling it is refused, so that a caller that stops waiting
-     * (the failure-policy store at its timeout) still gets a late grant, and can release it.
-     */
-    private static <T> CompletableFuture<T> sent(CompletionStage<T> call) {
-        CallAnswer<T> answer = CallAnswer.sent();
-        call.whenComplete((value, failure) -> {
-            if (failure == null) {
-                answer.complete(value);
-            } else {
-                answer.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure);
-            }
-        });
-        return answer;
+        // Cancelling is refused, as for a call already sent: a caller that stops waiting (the failure policy's timeout)
+        // still gets a late grant, and releases it.
+        return CallAnswer.of(map().submitToKey(key, new AcquirePermitProcessor(limit, node, number))
+                .thenApply(answer -> {
+                    Decision decision = answer.decision(limit, false);
+                    if (!decision.allowed()) {
+                        return Counted.kept(decision);
+                    }
+                    return Counted.permit(decision, node + ":" + number, () -> release(key, limit, node, number));
+                }));
     }
 
     /**
@@ -148,7 +133,7 @@ public final class PermitCalls implements AutoCloseable {
     }
 
     private CompletionStage<Decision> release(String key, ConcurrencyLimit limit, UUID holder, long number) {
-        return sent(map().submitToKey(key, new ReleasePermitProcessor(holder, number))
+        return CallAnswer.of(map().submitToKey(key, new ReleasePermitProcessor(holder, number))
                 .thenApply(after -> after.decision(limit, true)));
     }
 
