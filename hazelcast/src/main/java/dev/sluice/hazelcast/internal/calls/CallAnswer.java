@@ -33,18 +33,19 @@ public final class CallAnswer<T> extends CompletableFuture<T> {
 
     /**
      * The answer of {@code call}, sent now: completed on the thread that completes {@code call}, with its value or its
-     * failure (unwrapped from a {@link CompletionException}).
+     * failure (unwrapped from a {@link CompletionException}). The callback is given {@code Runnable::run} as its
+     * executor: Hazelcast's futures run a callback without one on Hazelcast's async executor, a hand-over per call.
      */
     public static <T> CallAnswer<T> of(CompletionStage<T> call) {
         CallAnswer<T> answer = sent();
-        call.whenComplete((value, failure) -> {
+        call.whenCompleteAsync((value, failure) -> {
             if (failure == null) {
                 answer.complete(value);
             } else {
                 answer.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure);
             }
-        });
+        }, Runnable::run);
         return answer;
     }
 
