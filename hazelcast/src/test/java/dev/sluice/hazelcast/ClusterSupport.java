@@ -9,8 +9,9 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
@@ -39,6 +41,13 @@ public final class ClusterSupport {
 
     /** What probe decisions count under: never exhausted by a test. */
     private static final Policy PROBE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000_000, Duration.ofHours(1)));
+
+    /** How many ports {@link #freePort()} tries: those below the ephemeral range, or below 32768 if that is lower. */
+    private static final int PORT_CANDIDATES = 16_384;
+
+    private static final int FIRST_PORT = Math.min(ephemeralPortsStart(), 32_768) - PORT_CANDIDATES;
+
+    private static final AtomicInteger NEXT_PORT = new AtomicInteger(new Random().nextInt(PORT_CANDIDATES));
 
     // Members leaving on purpose make Hazelcast warn at length; keep errors only. Held so the level sticks:
     // java.util.logging keeps loggers weakly.
@@ -56,11 +65,31 @@ public final class ClusterSupport {
         return "sluice-test-" + UUID.randomUUID();
     }
 
+    /**
+     * A port free now, for a member to bind a little later. Chosen below the kernel's ephemeral range: a port from that
+     * range (what {@code new ServerSocket(0)} answers) can be taken before the member binds it by the local end of any
+     * outgoing connection, even by one of the first member's own join attempts aimed at it (a TCP self-connect); a CI
+     * run lost a member to that. Each call answers another port, so one JVM never hands the same port out twice.
+     */
     public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (int attempt = 0; attempt < PORT_CANDIDATES; attempt++) {
+            int port = FIRST_PORT + Math.floorMod(NEXT_PORT.getAndIncrement(), PORT_CANDIDATES);
+            try (ServerSocket socket = new ServerSocket(port)) {
+                return socket.getLocalPort();
+            } catch (IOException inUse) {
+                // taken by something else: try the next one
+            }
+        }
+        throw new IllegalStateException("no free port in " + FIRST_PORT + ".." + (FIRST_PORT + PORT_CANDIDATES - 1));
+    }
+
+    /** Where the kernel starts choosing outgoing connections' local ports (Linux; elsewhere the IANA range's start). */
+    private static int ephemeralPortsStart() {
+        try {
+            String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            return Math.max(Integer.parseInt(range.split("\\s+")[0]), 1_024 + PORT_CANDIDATES);
+        } catch (IOException | RuntimeException notLinux) {
+            return 49_152;
         }
     }
 
