@@ -139,17 +139,26 @@ public final class Slices implements AutoCloseable {
             return toOwner(hold, policy, cost);
         }
         KeySlices taker = hold;
-        OwnerCall<Decision> taking = hold.callAlone(() -> owner.take(key, policy, cost, wanted,
-                lifetimeNanos).thenApply(answer -> {
-                    if (answer.permits() == 0) {
-                        taker.spent.set(Spent.after(policy, cost, answer.decision(), now).orElse(null));
-                        return answer.decision();
-                    }
-                    Slice fresh = new Slice(policy, answer, now, cost);
-                    taker.slice.set(fresh);
-                    slicesTaken.increment();
-                    return fresh.decision(fresh.left.get(), now, Optional.empty());
-                }));
+        OwnerCall<Decision> taking = hold.callAlone(() -> {
+            // The key's one call now, so no slice comes in meanwhile; but one taken ahead may have come in since
+            // current() looked. It is granted from: a slice taken now would be counted after it, and the decisions
+            // of the one in use would then leave the earlier one out of remaining.
+            Optional<Decision> arrived = taker.current(now).filter(slice -> slice.policy.equals(policy))
+                    .flatMap(slice -> take(taker, slice, cost, now));
+            if (arrived.isPresent()) {
+                return CompletableFuture.completedFuture(arrived.get());
+            }
+            return owner.take(key, policy, cost, wanted, lifetimeNanos).thenApply(answer -> {
+                if (answer.permits() == 0) {
+                    taker.spent.set(Spent.after(policy, cost, answer.decision(), now).orElse(null));
+                    return answer.decision();
+                }
+                Slice fresh = new Slice(policy, answer, now, cost);
+                taker.slice.set(fresh);
+                slicesTaken.increment();
+                return fresh.decision(fresh.left.get(), now, Optional.empty());
+            });
+        });
         if (taking instanceof OwnerCall.Started<Decision> started) {
             return new SliceAnswer.Decided(started.call());
         }

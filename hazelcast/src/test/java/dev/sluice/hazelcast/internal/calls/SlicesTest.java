@@ -18,6 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -327,6 +331,49 @@ class SlicesTest {
         assertThat(node.grant(KEY, policy, 1)).isEqualTo(SliceAnswer.TO_OWNER);
     }
 
+    /**
+     * One request after another, while each slice taken ahead comes in on another thread, as an owner's answer does,
+     * at any moment of the next request: one arriving just after that request found its slice used up must be granted
+     * from, not followed by one more slice taken at once (the owner would count that one after it, and its decisions
+     * said a slice fewer remaining). Every request says one fewer remaining, as unleased decisions would.
+     */
+    @Test
+    void grant_slicesAheadArrivingOnAnotherThread_remainingCountsDownOneByOne() throws Exception {
+        Policy policy = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000_000, Duration.ofHours(1))).leasing();
+        Slices node = new Slices(owner, clock, Duration.ofMillis(10), 1, 2, MAX_KEYS);
+        // The answering thread spins, so an answer comes within a microsecond or so: about when the next request runs.
+        ConcurrentLinkedQueue<Runnable> toAnswer = new ConcurrentLinkedQueue<>();
+        AtomicBoolean done = new AtomicBoolean();
+        Thread answering = new Thread(() -> {
+            while (!done.get()) {
+                Runnable answer = toAnswer.poll();
+                if (answer == null) {
+                    Thread.onSpinWait();
+                } else {
+                    answer.run();
+                }
+            }
+        });
+        answering.start();
+        owner.answerLeasesOn = toAnswer::add;
+        Random random = new Random(7);
+        try {
+            for (long expected = 1_000_000 - 1; expected >= 1_000_000 - 50_000; expected--) {
+                long until = System.nanoTime() + random.nextInt(3_000);
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                Decision decision = decide(node, policy, 1).get(10, TimeUnit.SECONDS);
+                assertThat(decision.remaining()).as("remaining after %d grants", 1_000_000 - expected)
+                        .isEqualTo(expected);
+            }
+        } finally {
+            done.set(true);
+            answering.join();
+        }
+        assertThat(node.slicesTaken()).isGreaterThan(10_000);
+    }
+
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW_COUNTER", "STEPPED_SLIDING_WINDOW"})
     void window_randomTrafficOnThreeNodes_everyGrantIsOneTheAlgorithmAdmits(Algorithm algorithm) {
@@ -497,6 +544,8 @@ class SlicesTest {
          * called.
          */
         boolean holdLeases;
+        /** While set, lease answers are completed there, on another thread, each computed when called. */
+        @Nullable Executor answerLeasesOn;
         /** While set, give-backs wait for {@link #releaseReturns()}, each counted when called. */
         boolean holdReturns;
         private final Map<CompletableFuture<SliceResult>, SliceResult> heldAnswers = new LinkedHashMap<>();
@@ -549,6 +598,9 @@ class SlicesTest {
             states.put(key, lease.transition().state());
             SliceResult answer = new SliceResult(lease.transition().decision(), lease.permits(), lease.validForNanos(),
                     now);
+            if (answerLeasesOn != null) {
+                return CompletableFuture.supplyAsync(() -> answer, answerLeasesOn);
+            }
             if (!holdLeases) {
                 return CompletableFuture.completedFuture(answer);
             }
