@@ -9,14 +9,17 @@ import java.util.List;
  * @param generatedAtMillis when the answer was made (epoch milliseconds)
  * @param intervalMillis how long one series slot covers
  * @param drift whether the instances enforce rules of more than one version
+ * @param clusterUnreachable whether the cluster's snapshots could not be read: then {@code instances} and
+ *     {@code rules} are the answering instance's own
  * @param clearKeys whether keys are shown in clear; otherwise each is its mask ({@link dev.sluice.rules.KeyMask})
  *     by the JVM that answers
  * @param instances the instances whose snapshots have not expired, by id
  * @param rules every rule any of them recorded, its figures summed, its series aligned on the newest snapshot
  * @param overrides the overrides in force, which the store shares with every instance
  */
-public record ClusterView(int format, long generatedAtMillis, long intervalMillis, boolean drift, boolean clearKeys,
-                          List<InstanceView> instances, List<RuleFigures> rules, List<OverrideView> overrides) {
+public record ClusterView(int format, long generatedAtMillis, long intervalMillis, boolean drift,
+                          boolean clusterUnreachable, boolean clearKeys, List<InstanceView> instances,
+                          List<RuleFigures> rules, List<OverrideView> overrides) {
 
     /**
      * One instance as the console shows it. Immutable.

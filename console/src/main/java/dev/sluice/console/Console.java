@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -78,6 +79,8 @@ public final class Console implements AutoCloseable {
     private final boolean clearKeys;
     private final Clock clock;
     private final History history = new History(SLOTS);
+    /** Whether the last read of the cluster's snapshots failed: a failure is logged when it starts and ends. */
+    private final AtomicBoolean readFailing = new AtomicBoolean();
     private final ScheduledExecutorService publisher;
     private final ScheduledFuture<?> publishing;
 
@@ -128,10 +131,26 @@ public final class Console implements AutoCloseable {
                 snapshot.rulesLoadedAtMillis(), snapshot.store(), snapshot.rules().stream().map(this::shown).toList());
     }
 
-    /** Every live instance's snapshot, summed; keys masked unless clear keys are on. */
+    /**
+     * Every live instance's snapshot, summed; keys masked unless clear keys are on. While the cluster cannot be read,
+     * this instance's own figures alone, flagged ({@link ClusterView#clusterUnreachable()}) and logged once.
+     */
     public ClusterView cluster() {
         List<InstanceSnapshot> snapshots = new ArrayList<>();
-        entries.entries().forEach((id, text) -> parse(id, text).ifPresent(snapshots::add));
+        boolean unreachable = false;
+        try {
+            entries.entries().forEach((id, text) -> parse(id, text).ifPresent(snapshots::add));
+            if (readFailing.getAndSet(false)) {
+                LOG.log(System.Logger.Level.INFO, "the console reads the cluster's snapshots again");
+            }
+        } catch (IllegalStateException e) {
+            unreachable = true;
+            snapshots.add(take(false));
+            if (!readFailing.getAndSet(true)) {
+                LOG.log(System.Logger.Level.WARNING, "the console cannot read the cluster's snapshots; it shows this "
+                        + "instance's own figures alone until it can", e);
+            }
+        }
         snapshots.sort(Comparator.comparing(InstanceSnapshot::instance));
         Map<String, List<InstanceSnapshot>> byHash = snapshots.stream()
                 .collect(Collectors.groupingBy(InstanceSnapshot::rulesHash));
@@ -146,7 +165,7 @@ public final class Console implements AutoCloseable {
                 !s.rulesHash().equals(common), s.store())).toList();
         List<RuleFigures> rules = sum(snapshots).stream().map(this::shown).toList();
         return new ClusterView(InstanceSnapshot.FORMAT, clock.millis(), interval.toMillis(), byHash.size() > 1,
-                clearKeys, instances, rules, overrides());
+                unreachable, clearKeys, instances, rules, overrides());
     }
 
     /** The overrides in force, as answers show them. */

@@ -12,6 +12,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -111,6 +116,48 @@ class ConsoleClusterTest {
                 "instance-1's snapshot to expire");
         assertThat(consoles[0].cluster().instances()).extracting(ClusterView.InstanceView::instance)
                 .containsExactly("instance-0");
+    }
+
+    @Test
+    void cluster_thisInstancesMemberGone_showsItsOwnFiguresFlaggedAndWarnsOnce() {
+        for (int request = 0; request < 7; request++) {
+            recorders[1].recorded(rules[1].get().evaluate(TestRequest.get("/hello").from("198.51.100.9"),
+                    members.get(1)), 0);
+        }
+        ClusterSupport.await(() -> consoles[1].cluster().instances().size() == 2, WAIT, "both instances");
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger consoleLog = Logger.getLogger(Console.class.getName());
+        consoleLog.addHandler(capture);
+        try {
+            members.get(1).instance().shutdown();
+
+            ClusterView view = consoles[1].cluster();
+            assertThat(view.clusterUnreachable()).isTrue();
+            assertThat(view.instances()).extracting(ClusterView.InstanceView::instance).containsExactly("instance-1");
+            assertThat(helloTotals(view)).isEqualTo(new Counts(5, 0, 2, 0));
+            assertThat(consoles[1].cluster().clusterUnreachable()).isTrue();
+            assertThat(warnings).extracting(LogRecord::getMessage).containsExactly("the console cannot read the "
+                    + "cluster's snapshots; it shows this instance's own figures alone until it can");
+            assertThat(consoles[0].cluster().clusterUnreachable()).isFalse();
+        } finally {
+            consoleLog.removeHandler(capture);
+        }
     }
 
     private static Counts helloTotals(ClusterView view) {

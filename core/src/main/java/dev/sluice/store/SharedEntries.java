@@ -19,7 +19,11 @@ public interface SharedEntries {
      */
     void put(String key, String value, Duration timeToLive);
 
-    /** Every entry not expired, as seen now; empty when none or when the store cannot be reached. */
+    /**
+     * Every entry not expired, as seen now.
+     *
+     * @throws IllegalStateException when the store cannot be reached now
+     */
     Map<String, String> entries();
 
     /** Entries this process alone sees, expiring by {@code time}: what a store with no cluster shares. */

@@ -7,9 +7,11 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.demo.launcher.DemoLauncher;
 import dev.sluice.demo.launcher.DemoOptions;
+import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.servlet.CanaryKeys;
 import dev.sluice.servlet.LogCapture;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * overflows too: every kind but the shadow rule's meets a 429); then its Hazelcast member shuts down and the same
  * requests meet the failure policy. No log record (from the first request on: Sluice's at every level, Hazelcast's
  * at {@code INFO}, Jetty's as the launcher sets them), no Sluice response part and no byte of the stats endpoint
- * holds a canary, while the stats do show each rule's keys, masked.
+ * or of the console's JSON (with the cluster, then without it) holds a canary, while both show the keys, masked.
  */
 @Tag("cluster")
 class KeysNotInClearDemoTest {
@@ -66,16 +68,22 @@ class KeysNotInClearDemoTest {
                 }
                 statusesPerRequest.add(statuses);
             }
+            String authorization = "Bearer " + demo.consoleToken();
+            ClusterSupport.await(() -> console(http, authorization).contains("\"limited\""), Duration.ofSeconds(30),
+                    "the limited keys in the console");
+            String console = console(http, authorization);
             member(options.clusterName()).shutdown();
             for (String[] request : REQUESTS) {
                 responses.add(CanaryKeys.rateLimitPart(send(http, request)));
             }
             String stats = http.get("/api/stats").body();
+            String consoleAlone = console(http, authorization);
 
             assertSoftly(soft -> {
                 soft.assertThat(CanaryKeys.leaks(logs.records())).as("log records").isEmpty();
                 soft.assertThat(CanaryKeys.leaks(responses)).as("responses").isEmpty();
                 soft.assertThat(CanaryKeys.leaks(List.of(stats))).as("stats").isEmpty();
+                soft.assertThat(CanaryKeys.leaks(List.of(console, consoleAlone))).as("console").isEmpty();
             });
             assertSoftly(soft -> {
                 for (int i = 0; i < REQUESTS.size(); i++) {
@@ -91,6 +99,20 @@ class KeysNotInClearDemoTest {
                     .contains("hello-per-ip", "login-per-user", "search-by-cost", "reports-by-plan", "catalog-shadow",
                             "orders-queued", "export");
             assertThat(stats).containsPattern("\"key\":\"#[0-9a-f]{8}\"");
+            assertThat(console).containsPattern("\"key\":\"#[0-9a-f]{8}\"");
+            assertThat(consoleAlone).contains("\"clusterUnreachable\":true")
+                    .containsPattern("\"key\":\"#[0-9a-f]{8}\"");
+        }
+    }
+
+    /** The console's {@code GET console/cluster} answer. */
+    private static String console(DemoHttp http, String authorization) {
+        try {
+            HttpResponse<String> answer = http.get("/api/console/cluster", "Authorization", authorization);
+            assertThat(answer.statusCode()).isEqualTo(200);
+            return answer.body();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@link SharedEntries} in a Hazelcast map of strings (no Sluice class on the wire), each entry with its own
  * time-to-live, so the entries of a node that stopped writing leave the map on their own. Writes are sent without
- * waiting; a read that fails sees nothing. Thread-safe.
+ * waiting; a read that fails says so. Thread-safe.
  */
 final class ClusterSharedEntries implements SharedEntries {
 
@@ -36,8 +36,7 @@ final class ClusterSharedEntries implements SharedEntries {
         try {
             return new HashMap<>(map);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "shared entries not read from map " + map.getName(), e);
-            return Map.of();
+            throw new IllegalStateException("shared entries not read from map " + map.getName(), e);
         }
     }
 }

@@ -22,6 +22,7 @@ function render(view) {
     document.getElementById('summary').textContent = `${view.instances.length} instance(s), `
         + `${view.rules.length} rule(s) seen; keys ${view.clearKeys ? 'in clear' : 'masked'}; `
         + `as of ${time(view.generatedAtMillis)}`;
+    document.getElementById('unreachable').hidden = !view.clusterUnreachable;
     const drift = document.getElementById('drift');
     drift.hidden = !view.drift;
     drift.dataset.drift = String(view.drift);
