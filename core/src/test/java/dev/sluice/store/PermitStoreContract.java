@@ -6,14 +6,7 @@ import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -204,40 +197,10 @@ public abstract class PermitStoreContract {
 
     @Test
     void acquireAsync_racingThreads_neverHoldMoreThanTheLimitAndEndWithNoneHeld() throws Exception {
-        ConcurrencyLimit three = ConcurrencyLimit.of(3);
-        int threads = racingThreads();
-        AtomicInteger inFlight = new AtomicInteger();
-        AtomicInteger mostInFlight = new AtomicInteger();
-        AtomicInteger granted = new AtomicInteger();
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                done.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = 0; i < 300; i++) {
-                        Counted held = acquire("hot", three);
-                        if (held.decision().allowed()) {
-                            granted.incrementAndGet();
-                            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-                            Thread.yield();
-                            inFlight.decrementAndGet();
-                            held.giveBack().toCompletableFuture().join();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> each : done) {
-                each.get(5, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        assertThat(mostInFlight.get()).isBetween(1, 3);
-        assertThat(granted.get()).isPositive();
+        PermitRace.Outcome race = PermitRace.run(List.of(store), racingThreads(), 300, "hot", ConcurrencyLimit.of(3));
+
+        assertThat(race.mostInFlight()).isBetween(1, 3);
+        assertThat(race.granted()).isPositive();
         assertThat(permitsHeld()).isZero();
     }
 }

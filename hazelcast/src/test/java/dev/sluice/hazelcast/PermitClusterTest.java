@@ -5,15 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.TimeSource;
 import dev.sluice.store.Counted;
+import dev.sluice.store.PermitRace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -45,41 +40,11 @@ class PermitClusterTest {
 
     @Test
     void acquireAsync_threeMembersEightThreadsEach_neverHoldMoreThanTheLimit() throws Exception {
-        ConcurrencyLimit five = ConcurrencyLimit.of(5);
-        AtomicInteger inFlight = new AtomicInteger();
-        AtomicInteger mostInFlight = new AtomicInteger();
-        AtomicInteger granted = new AtomicInteger();
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(3 * THREADS_PER_MEMBER);
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < 3 * THREADS_PER_MEMBER; t++) {
-                HazelcastCounterStore member = members.get(t % 3);
-                done.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = 0; i < 100; i++) {
-                        Counted held = acquire(member, "hot", five);
-                        if (held.decision().allowed()) {
-                            granted.incrementAndGet();
-                            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-                            Thread.yield();
-                            inFlight.decrementAndGet();
-                            held.giveBack().toCompletableFuture().join();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> each : done) {
-                each.get(5, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        PermitRace.Outcome race = PermitRace.run(members, THREADS_PER_MEMBER, 100, "hot", ConcurrencyLimit.of(5));
+
         System.out.printf("PERMITS 3 members x %d threads: granted=%d, most in flight=%d of 5%n", THREADS_PER_MEMBER,
-                granted.get(), mostInFlight.get());
-        assertThat(mostInFlight.get()).isBetween(1, 5);
+                race.granted(), race.mostInFlight());
+        assertThat(race.mostInFlight()).isBetween(1, 5);
         assertThat(members.get(1).permitsHeld()).isZero();
     }
 
