@@ -22,20 +22,28 @@ import java.util.function.UnaryOperator;
  */
 public final class Counted {
 
+    /** The id of what is not a permit: never asked for ({@link #isPermit} is false). */
+    private static final Supplier<String> NO_ID = () -> {
+        throw new IllegalStateException("a count has no permit id");
+    };
+
     private final Decision decision;
     private final Supplier<CompletionStage<Decision>> giveBack;
-    private final Optional<String> permit;
+    private final boolean isPermit;
+    private final Supplier<String> permitId;
 
-    private Counted(Decision decision, Supplier<CompletionStage<Decision>> giveBack, Optional<String> permit) {
+    private Counted(Decision decision, Supplier<CompletionStage<Decision>> giveBack, boolean isPermit,
+                    Supplier<String> permitId) {
         this.decision = Objects.requireNonNull(decision, "decision");
         this.giveBack = giveBack;
-        this.permit = permit;
+        this.isPermit = isPermit;
+        this.permitId = permitId;
     }
 
     /** A decision with nothing to take back: a rejection, an answer that counted nothing, or a store that cannot. */
     public static Counted kept(Decision decision) {
         CompletionStage<Decision> same = CompletableFuture.completedFuture(decision);
-        return new Counted(decision, () -> same, Optional.empty());
+        return new Counted(decision, () -> same, false, NO_ID);
     }
 
     /**
@@ -43,18 +51,17 @@ public final class Counted {
      * {@link CounterStore#peek peek} of cost 0 answers).
      */
     public static Counted undoable(Decision decision, Supplier<CompletionStage<Decision>> giveBack) {
-        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), Optional.empty());
+        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), false, NO_ID);
     }
 
     /**
-     * A granted concurrency permit: {@code release} releases it, as {@link CounterStore#releaseAsync} of {@code id}
-     * does from any node sharing the store.
+     * A granted concurrency permit: {@code release} releases it, as {@link CounterStore#releaseAsync} of its id does
+     * from any node sharing the store. The id is made by {@code id} when asked for (most permits are released by
+     * {@link #giveBack()} and never need theirs), never empty.
      */
-    public static Counted permit(Decision decision, String id, Supplier<CompletionStage<Decision>> release) {
-        if (id.isEmpty()) {
-            throw new IllegalArgumentException("a permit id must not be empty");
-        }
-        return new Counted(decision, Objects.requireNonNull(release, "release"), Optional.of(id));
+    public static Counted permit(Decision decision, Supplier<String> id, Supplier<CompletionStage<Decision>> release) {
+        Objects.requireNonNull(id, "id");
+        return new Counted(decision, Objects.requireNonNull(release, "release"), true, id);
     }
 
     /**
@@ -62,7 +69,14 @@ public final class Counted {
      * for a count, a rejection, and a permit a failure policy granted without a counter (nothing to release).
      */
     public Optional<String> permit() {
-        return permit;
+        if (!isPermit) {
+            return Optional.empty();
+        }
+        String id = permitId.get();
+        if (id.isEmpty()) {
+            throw new IllegalStateException("a store made an empty permit id");
+        }
+        return Optional.of(id);
     }
 
     /** The store's decision on the request. */
@@ -81,12 +95,12 @@ public final class Counted {
 
     /** This count, its give-back's answer or failure passed through {@code guard}. */
     Counted guarded(UnaryOperator<CompletionStage<Decision>> guard) {
-        return new Counted(decision, () -> guard.apply(giveBack.get()), permit);
+        return new Counted(decision, () -> guard.apply(giveBack.get()), isPermit, permitId);
     }
 
     /** This count, its permit's id (if any) passed through {@code rename}. */
     Counted withPermitId(UnaryOperator<String> rename) {
-        return new Counted(decision, giveBack, permit.map(rename));
+        return isPermit ? new Counted(decision, giveBack, true, () -> rename.apply(permitId.get())) : this;
     }
 
     @Override

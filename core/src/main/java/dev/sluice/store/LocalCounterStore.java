@@ -6,7 +6,6 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.state.Transition;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -114,14 +113,14 @@ public final class LocalCounterStore implements CounterStore {
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
         long now = time.nanos();
         scheduleSweep(now);
-        Long permit = permitIds.incrementAndGet();
+        long permit = permitIds.incrementAndGet();
         Holders.Taking taking = new Holders.Taking(permit, now, limit);
         permits.compute(key, (k, held) -> (held != null ? held : new Holders()).take(taking));
         Decision decision = taking.decision();
         if (!decision.allowed()) {
             return CompletableFuture.completedFuture(Counted.kept(decision));
         }
-        return CompletableFuture.completedFuture(Counted.permit(decision, storeId + ":" + permit,
+        return CompletableFuture.completedFuture(Counted.permit(decision, () -> storeId + ":" + permit,
                 () -> release(key, limit, permit)));
     }
 
@@ -144,14 +143,17 @@ public final class LocalCounterStore implements CounterStore {
         return release(key, limit, number);
     }
 
-    private CompletionStage<Decision> release(String key, ConcurrencyLimit limit, Long permit) {
-        permits.computeIfPresent(key, (k, held) -> held.release(permit));
-        return CompletableFuture.completedFuture(lookAt(key, limit));
+    private CompletionStage<Decision> release(String key, ConcurrencyLimit limit, long permit) {
+        return CompletableFuture.completedFuture(lookAt(limit, permits.computeIfPresent(key,
+                (k, held) -> held.release(permit))));
     }
 
     /** A bare look at the key's permits: what a release answers. */
     private Decision lookAt(String key, ConcurrencyLimit limit) {
-        @Nullable Holders held = permits.get(key);
+        return lookAt(limit, permits.get(key));
+    }
+
+    private static Decision lookAt(ConcurrencyLimit limit, @Nullable Holders held) {
         long free = limit.permits() - (held == null ? 0 : held.count);
         return new Decision(true, limit.permits(), Math.max(0, free), 0, 0, 0, 0, limit.name(), false);
     }
@@ -299,7 +301,7 @@ public final class LocalCounterStore implements CounterStore {
      * {@code compute} for the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
      */
     private static final class Holders {
-        private final LinkedHashMap<Long, Long> endsAt = new LinkedHashMap<>();
+        private final PermitEnds endsAt = new PermitEnds();
         /** No held permit ends before: exact after {@link #scan}, lower when the earliest was released since. */
         private long earliest = Long.MAX_VALUE;
         /** No held permit ends after: exact after {@link #scan}, higher when the latest was released since. */
@@ -308,12 +310,12 @@ public final class LocalCounterStore implements CounterStore {
 
         /** A permit being taken, and the decision on it. Used by one thread. */
         static final class Taking {
-            final Long permit;
+            final long permit;
             final long now;
             final ConcurrencyLimit limit;
             @Nullable Decision decision;
 
-            Taking(Long permit, long now, ConcurrencyLimit limit) {
+            Taking(long permit, long now, ConcurrencyLimit limit) {
                 this.permit = permit;
                 this.now = now;
                 this.limit = limit;
@@ -352,10 +354,10 @@ public final class LocalCounterStore implements CounterStore {
         }
 
         /** Releases the permit (nothing when it is not held); this, or null when nothing is held any more. */
-        @Nullable Holders release(Long permit) {
+        @Nullable Holders release(long permit) {
             endsAt.remove(permit);
             count = endsAt.size();
-            return endsAt.isEmpty() ? null : this;
+            return endsAt.size() == 0 ? null : this;
         }
 
         /** Drops the permits whose maximum hold has ended; this, or null when nothing is held any more. */
@@ -363,25 +365,14 @@ public final class LocalCounterStore implements CounterStore {
             if (earliest <= now) {
                 scan(now);
             }
-            return endsAt.isEmpty() ? null : this;
+            return endsAt.size() == 0 ? null : this;
         }
 
         /** Drops the permits ended by {@code now}, and makes {@link #earliest} and {@link #latest} exact. */
         private void scan(long now) {
-            long first = Long.MAX_VALUE;
-            long last = Long.MIN_VALUE;
-            Iterator<Long> ends = endsAt.values().iterator();
-            while (ends.hasNext()) {
-                long end = ends.next();
-                if (end <= now) {
-                    ends.remove();
-                } else {
-                    first = Math.min(first, end);
-                    last = Math.max(last, end);
-                }
-            }
-            earliest = first;
-            latest = last;
+            endsAt.dropEndedBy(now);
+            earliest = endsAt.earliestEnd();
+            latest = endsAt.latestEnd();
             count = endsAt.size();
         }
     }

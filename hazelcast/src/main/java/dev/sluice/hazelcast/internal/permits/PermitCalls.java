@@ -109,7 +109,7 @@ public final class PermitCalls implements AutoCloseable {
                     if (!decision.allowed()) {
                         return Counted.kept(decision);
                     }
-                    return Counted.permit(decision, node + ":" + number, () -> release(key, limit, node, number));
+                    return Counted.permit(decision, () -> node + ":" + number, () -> release(key, limit, node, number));
                 }));
     }
 
