@@ -32,8 +32,8 @@ public interface DecisionMetrics extends PermitEvents {
     };
 
     /**
-     * Metrics that report to each of {@code metrics} in turn (such as Micrometer's and the console's recorder); a
-     * watch of the health is one watch of each, closed together.
+     * Metrics that report to each of {@code metrics} in turn (such as Micrometer's and the console's recorder), their
+     * permit events included; a watch of the health is one watch of each, closed together.
      */
     static DecisionMetrics all(DecisionMetrics... metrics) {
         List<DecisionMetrics> each = List.of(metrics);
@@ -50,6 +50,31 @@ public interface DecisionMetrics extends PermitEvents {
                 for (DecisionMetrics one : each) {
                     one.storeFailed(ruleId);
                 }
+            }
+
+            @Override
+            public void taken(String ruleId) {
+                each.forEach(one -> one.taken(ruleId));
+            }
+
+            @Override
+            public void released(String ruleId) {
+                each.forEach(one -> one.released(ruleId));
+            }
+
+            @Override
+            public void waitStarted(String ruleId) {
+                each.forEach(one -> one.waitStarted(ruleId));
+            }
+
+            @Override
+            public void waitGranted(String ruleId) {
+                each.forEach(one -> one.waitGranted(ruleId));
+            }
+
+            @Override
+            public void waitTimedOut(String ruleId) {
+                each.forEach(one -> one.waitTimedOut(ruleId));
             }
 
             @Override

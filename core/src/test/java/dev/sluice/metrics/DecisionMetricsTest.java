@@ -36,6 +36,31 @@ class DecisionMetricsTest {
         }
 
         @Override
+        public void taken(String ruleId) {
+            events.add(name + " took " + ruleId);
+        }
+
+        @Override
+        public void released(String ruleId) {
+            events.add(name + " released " + ruleId);
+        }
+
+        @Override
+        public void waitStarted(String ruleId) {
+            events.add(name + " waits " + ruleId);
+        }
+
+        @Override
+        public void waitGranted(String ruleId) {
+            events.add(name + " granted " + ruleId);
+        }
+
+        @Override
+        public void waitTimedOut(String ruleId) {
+            events.add(name + " timed out " + ruleId);
+        }
+
+        @Override
         public Watch watch(Supplier<StoreHealth> health) {
             events.add(name + " watches " + health.get().mode());
             return () -> events.add(name + " closed");
@@ -56,9 +81,16 @@ class DecisionMetricsTest {
 
         both.recorded(evaluation, 7);
         both.storeFailed("r");
+        both.taken("p");
+        both.released("p");
+        both.waitStarted("q");
+        both.waitGranted("q");
+        both.waitTimedOut("q");
         both.watch(() -> StoreHealth.LOCAL).close();
 
         assertThat(events).containsExactly("a recorded 1 in 7", "b recorded 1 in 7", "a failed r", "b failed r",
-                "a watches local", "b watches local", "a closed", "b closed");
+                "a took p", "b took p", "a released p", "b released p", "a waits q", "b waits q", "a granted q",
+                "b granted q", "a timed out q", "b timed out q", "a watches local", "b watches local", "a closed",
+                "b closed");
     }
 }
