@@ -192,9 +192,10 @@ public final class Console implements AutoCloseable {
      * @return the override removed; empty when none is in force
      */
     public Optional<OverrideView> removeOverride(String rule, String key, String removedBy) {
+        String resolved = key.isEmpty() ? key : overrides.resolvedKey(rule, key);
         for (LimitOverride override : overrides.list()) {
-            if (OverrideView.names(override, rule, key)) {
-                return overrides.remove(override.target(), removedBy).map(o -> OverrideView.of(o, clearKeys, true));
+            if (OverrideView.names(override, rule, key) || OverrideView.names(override, rule, resolved)) {
+                return overrides.removeListed(override, removedBy).map(o -> OverrideView.of(o, clearKeys, true));
             }
         }
         return Optional.empty();

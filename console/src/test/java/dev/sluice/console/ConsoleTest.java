@@ -6,6 +6,7 @@ import dev.sluice.rules.KeyMask;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.TestRequest;
+import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LocalCounterStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -101,6 +102,19 @@ class ConsoleTest {
                     .containsExactly(KeyMask.of("198.51.100.9"));
             assertThat(console.local().rules().get(0).keys()).extracting(KeyFigures::key)
                     .containsExactly(KeyMask.of("198.51.100.9"));
+        }
+    }
+
+    @Test
+    void removeOverride_keyThatRequestsResolveEscaped_removesIt() throws Exception {
+        ReloadingRuleSet rules = file("rules.json", ConsoleRecorderTest.RULES);
+        try (LocalCounterStore store = new LocalCounterStore();
+             Console console = console(store, new ConsoleRecorder(), rules, "a", true)) {
+            console.setOverride(LimitOverride.forKey("hello", "50%|off").blocked().lasting(Duration.ofMinutes(10))
+                    .reason("ticket 7").setBy("alice"));
+
+            assertThat(console.removeOverride("hello", "50%|off", "bob")).isPresent();
+            assertThat(console.overrides()).isEmpty();
         }
     }
 

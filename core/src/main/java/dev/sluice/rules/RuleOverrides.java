@@ -53,6 +53,16 @@ public final class RuleOverrides {
         return overrides.remove(asResolved(target), removedBy);
     }
 
+    /**
+     * Removes {@code listed}, an override {@link #list()} answered (its key already as requests resolve it, so not
+     * resolved again), logging who removed it.
+     *
+     * @return the override removed; empty when it was no longer in force
+     */
+    public Optional<LimitOverride> removeListed(LimitOverride listed, String removedBy) {
+        return overrides.remove(listed.target(), removedBy);
+    }
+
     /** The overrides in force, by rule id, then key; those of rules no longer in force too ({@link #unmatched}). */
     public List<LimitOverride> list() {
         return overrides.list();
@@ -67,13 +77,18 @@ public final class RuleOverrides {
         return overrides.list().stream().filter(o -> current.rule(o.ruleId()).isEmpty()).toList();
     }
 
+    /**
+     * {@code key} of rule {@code ruleId} as requests resolve it (escaped and bounded), which is how the overrides in
+     * force name it; as given when no such rule is in force.
+     */
+    public String resolvedKey(String ruleId, String key) {
+        return rules.get().rule(ruleId).map(rule -> RuleSet.keyValue(rule, key)).orElse(key);
+    }
+
     /** {@code target} with its key as requests resolve it under the rule in force; as given without that rule. */
     private LimitOverride.Target asResolved(LimitOverride.Target target) {
-        Optional<Rule> rule = rules.get().rule(target.ruleId());
-        if (target.key().isEmpty() || rule.isEmpty()) {
-            return target;
-        }
-        return LimitOverride.Target.key(target.ruleId(), RuleSet.keyValue(rule.get(), target.key().get()));
+        return target.key().map(key -> LimitOverride.Target.key(target.ruleId(), resolvedKey(target.ruleId(), key)))
+                .orElse(target);
     }
 
     @Override
