@@ -102,7 +102,9 @@ public final class PermitCalls implements AutoCloseable {
         }
         long number = numbers.incrementAndGet();
         // Cancelling is refused, as for a call already sent: a caller that stops waiting (the failure policy's timeout)
-        // still gets a late grant, and releases it.
+        // still gets a late grant, and releases it. The answer is mapped on Hazelcast's future, so on its async
+        // executor, not on a response thread: what follows a permit (that release, a queue's next take) calls the
+        // cluster again, which Hazelcast refuses on a response thread (IllegalThreadStateException).
         return CallAnswer.of(map().submitToKey(key, new AcquirePermitProcessor(limit, node, number))
                 .thenApply(answer -> {
                     Decision decision = answer.decision(limit, false);
