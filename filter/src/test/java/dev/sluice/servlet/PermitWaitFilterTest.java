@@ -22,13 +22,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -258,9 +259,7 @@ class PermitWaitFilterTest {
         List<String> paths = List.of("/c/ok", "/c/throw", "/c/async-complete", "/c/slow", "/c/leave");
         ExecutorService clients = Executors.newFixedThreadPool(12);
         AtomicBoolean running = new AtomicBoolean(true);
-        AtomicInteger passed = new AtomicInteger();
-        AtomicInteger rejected = new AtomicInteger();
-        AtomicInteger left = new AtomicInteger();
+        Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
         Thread clock = new Thread(() -> {
             // Ends some waits: the manual clock jumps past them now and then.
             while (running.get()) {
@@ -282,11 +281,9 @@ class PermitWaitFilterTest {
                         String path = paths.get((client + i) % paths.size());
                         if (path.equals("/c/leave")) {
                             leave(server, "/c/slow");
-                            left.incrementAndGet();
                             continue;
                         }
-                        int status = server.get(path).statusCode();
-                        (status == 429 ? rejected : passed).incrementAndGet();
+                        statuses.merge(server.get(path).statusCode(), 1, Integer::sum);
                     }
                     return null;
                 }));
@@ -302,8 +299,8 @@ class PermitWaitFilterTest {
 
         awaitNothingHeldOrWaiting();
         assertThat(servlet.mostInFlight.get()).isBetween(1, 2);
-        assertThat(passed.get() + rejected.get() + left.get()).isEqualTo(12 * 30);
-        assertThat(passed.get()).isPositive();
+        // Served, the servlet's own failure (/c/throw), or over the limit: nothing else, such as a filter error.
+        assertThat(statuses.keySet()).isSubsetOf(200, 500, 429).contains(200);
         assertThat(counter(MicrometerDecisionMetrics.WAITS_STARTED)).isGreaterThanOrEqualTo(
                 counter(MicrometerDecisionMetrics.WAITS_GRANTED) + counter(MicrometerDecisionMetrics.WAITS_TIMED_OUT));
     }
