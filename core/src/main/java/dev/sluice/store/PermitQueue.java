@@ -74,18 +74,22 @@ public final class PermitQueue implements AutoCloseable {
         });
         boolean[] queued = {false};
         AtomicReference<@Nullable Counted> behindWaiters = new AtomicReference<>();
-        lines.compute(key, (k, line) -> {
-            if (line == null || line.waiters.isEmpty()) {
+        // Most keys have no line: a plain read then spares the locking compute (a line made after it is the same race
+        // as one made just after the compute).
+        if (lines.get(key) != null) {
+            lines.compute(key, (k, line) -> {
+                if (line == null || line.waiters.isEmpty()) {
+                    return line;
+                }
+                if (wait.isZero()) {
+                    behindWaiters.set(line.lastRejection);
+                } else {
+                    enqueue(line, waiter);
+                    queued[0] = true;
+                }
                 return line;
-            }
-            if (wait.isZero()) {
-                behindWaiters.set(line.lastRejection);
-            } else {
-                enqueue(line, waiter);
-                queued[0] = true;
-            }
-            return line;
-        });
+            });
+        }
         Counted rejection = behindWaiters.get();
         if (rejection != null) {
             // Earlier requests wait for this key here, and this one would not: rejected without overtaking them.

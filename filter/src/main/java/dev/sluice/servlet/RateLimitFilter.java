@@ -201,22 +201,11 @@ public class RateLimitFilter implements Filter {
     private void answer(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
                         FilterChain chain, Evaluation evaluation, long decisionNanos)
             throws IOException, ServletException {
-        request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
-        if (current.metrics() != DecisionMetrics.NONE) {
-            try {
-                current.metrics().recorded(evaluation, decisionNanos);
-            } catch (RuntimeException e) {
-                // The request is counted and decided: a broken metrics sink must not undo that.
-                LOG.log(System.Logger.Level.WARNING, "Sluice could not record metrics for a " + request.getMethod()
-                        + " request to " + servletOf(request), e);
-            }
-        }
-        RateLimitResponse answer = RateLimitResponse.of(evaluation).orElse(null);
+        RateLimitResponse answer = recorded(current, request, response, evaluation, decisionNanos).orElse(null);
         if (answer == null) {
             chain.doFilter(request, response);
             return;
         }
-        answer.writeHeaders(current.headerStyle(), response::setHeader);
         if (answer.rejected()) {
             reject(answer.problem(), response);
         } else if (!evaluation.holdsPermits()) {
@@ -235,6 +224,28 @@ public class RateLimitFilter implements Filter {
                 }
             }
         }
+    }
+
+    /**
+     * Records the request's evaluation (the request attribute, the metrics) and writes its rate-limit headers; the
+     * answer they belong to, empty when no rule counted the request.
+     */
+    private Optional<RateLimitResponse> recorded(FilterRuntime current, HttpServletRequest request,
+                                                 HttpServletResponse response, Evaluation evaluation,
+                                                 long decisionNanos) {
+        request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
+        if (current.metrics() != DecisionMetrics.NONE) {
+            try {
+                current.metrics().recorded(evaluation, decisionNanos);
+            } catch (RuntimeException e) {
+                // The request is counted and decided: a broken metrics sink must not undo that.
+                LOG.log(System.Logger.Level.WARNING, "Sluice could not record metrics for a " + request.getMethod()
+                        + " request to " + servletOf(request), e);
+            }
+        }
+        Optional<RateLimitResponse> answer = RateLimitResponse.of(evaluation);
+        answer.ifPresent(headers -> headers.writeHeaders(current.headerStyle(), response::setHeader));
+        return answer;
     }
 
     /**
@@ -257,8 +268,7 @@ public class RateLimitFilter implements Filter {
                 Thread.currentThread().interrupt();
                 throw new ServletException("interrupted while waiting for a concurrency permit", e);
             } catch (ExecutionException e) {
-                LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
-                        + " request to " + servletOf(request) + " after its wait; letting it through", e.getCause());
+                warnFailedAfterWait(request, e.getCause());
                 chain.doFilter(request, response);
                 return;
             }
@@ -274,8 +284,7 @@ public class RateLimitFilter implements Filter {
             }
             try {
                 if (evaluation == null) {
-                    LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
-                            + " request to " + servletOf(request) + " after its wait; letting it through", failure);
+                    warnFailedAfterWait(request, failure);
                     async.dispatch();
                 } else {
                     answerAfterWait(current, request, response, async, evaluation, decisionNanos);
@@ -296,26 +305,14 @@ public class RateLimitFilter implements Filter {
      */
     private void answerAfterWait(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
                                  AsyncContext async, Evaluation evaluation, long decisionNanos) throws IOException {
-        request.setAttribute(EVALUATION_ATTRIBUTE, evaluation);
-        try {
-            current.metrics().recorded(evaluation, decisionNanos);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "Sluice could not record metrics for a " + request.getMethod()
-                    + " request to " + servletOf(request), e);
-        }
-        RateLimitResponse answer = RateLimitResponse.of(evaluation).orElseThrow();
-        answer.writeHeaders(current.headerStyle(), response::setHeader);
+        RateLimitResponse answer = recorded(current, request, response, evaluation, decisionNanos).orElseThrow();
         if (answer.rejected()) {
             reject(answer.problem(), response);
             async.complete();
             return;
         }
         async.addListener(new ReleasingListener(evaluation));
-        if (evaluation.delay().isZero()) {
-            async.dispatch();
-        } else {
-            current.scheduler().schedule(() -> async.dispatch(), evaluation.delay().toNanos(), TimeUnit.NANOSECONDS);
-        }
+        dispatchAfter(current, async, evaluation.delay());
     }
 
     /**
@@ -408,6 +405,12 @@ public class RateLimitFilter implements Filter {
         response.getOutputStream().write(body);
     }
 
+    /** Logs that a request's evaluation failed after its wait for a permit, and that it goes through. */
+    private static void warnFailedAfterWait(HttpServletRequest request, @Nullable Throwable failure) {
+        LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod() + " request to "
+                + servletOf(request) + " after its wait; letting it through", failure);
+    }
+
     /** Warns once that requests to the servlet wait on a container thread ({@code what} they wait for). */
     private void warnOnce(HttpServletRequest request, String what) {
         if (!warnedAboutBlockingWait) {
@@ -422,7 +425,7 @@ public class RateLimitFilter implements Filter {
         if (request.isAsyncSupported()) {
             AsyncContext async = request.startAsync(request, response);
             async.setTimeout(0);
-            current.scheduler().schedule(() -> async.dispatch(), delay.toNanos(), TimeUnit.NANOSECONDS);
+            dispatchAfter(current, async, delay);
             return;
         }
         warnOnce(request, "delays requests");
@@ -433,6 +436,15 @@ public class RateLimitFilter implements Filter {
             throw new ServletException("interrupted while delaying the request", e);
         }
         chain.doFilter(request, response);
+    }
+
+    /** Dispatches {@code async} again (the filter then lets it through) after {@code delay}; at once for none. */
+    private static void dispatchAfter(FilterRuntime current, AsyncContext async, Duration delay) {
+        if (delay.isZero()) {
+            async.dispatch();
+        } else {
+            current.scheduler().schedule(() -> async.dispatch(), delay.toNanos(), TimeUnit.NANOSECONDS);
+        }
     }
 
     @Override
