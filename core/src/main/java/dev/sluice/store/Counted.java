@@ -22,28 +22,26 @@ import java.util.function.UnaryOperator;
  */
 public final class Counted {
 
-    /** The id of what is not a permit: never asked for ({@link #isPermit} is false). */
+    /** The id of what is not a permit: never asked for ({@link #permit()} answers empty). */
     private static final Supplier<String> NO_ID = () -> {
         throw new IllegalStateException("a count has no permit id");
     };
 
     private final Decision decision;
     private final Supplier<CompletionStage<Decision>> giveBack;
-    private final boolean isPermit;
+    /** {@link #NO_ID} for what is not a permit. */
     private final Supplier<String> permitId;
 
-    private Counted(Decision decision, Supplier<CompletionStage<Decision>> giveBack, boolean isPermit,
-                    Supplier<String> permitId) {
+    private Counted(Decision decision, Supplier<CompletionStage<Decision>> giveBack, Supplier<String> permitId) {
         this.decision = Objects.requireNonNull(decision, "decision");
         this.giveBack = giveBack;
-        this.isPermit = isPermit;
         this.permitId = permitId;
     }
 
     /** A decision with nothing to take back: a rejection, an answer that counted nothing, or a store that cannot. */
     public static Counted kept(Decision decision) {
         CompletionStage<Decision> same = CompletableFuture.completedFuture(decision);
-        return new Counted(decision, () -> same, false, NO_ID);
+        return new Counted(decision, () -> same, NO_ID);
     }
 
     /**
@@ -51,7 +49,7 @@ public final class Counted {
      * {@link CounterStore#peek peek} of cost 0 answers).
      */
     public static Counted undoable(Decision decision, Supplier<CompletionStage<Decision>> giveBack) {
-        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), false, NO_ID);
+        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), NO_ID);
     }
 
     /**
@@ -61,7 +59,7 @@ public final class Counted {
      */
     public static Counted permit(Decision decision, Supplier<String> id, Supplier<CompletionStage<Decision>> release) {
         Objects.requireNonNull(id, "id");
-        return new Counted(decision, Objects.requireNonNull(release, "release"), true, id);
+        return new Counted(decision, Objects.requireNonNull(release, "release"), id);
     }
 
     /**
@@ -69,7 +67,7 @@ public final class Counted {
      * for a count, a rejection, and a permit a failure policy granted without a counter (nothing to release).
      */
     public Optional<String> permit() {
-        if (!isPermit) {
+        if (permitId == NO_ID) {
             return Optional.empty();
         }
         String id = permitId.get();
@@ -95,12 +93,12 @@ public final class Counted {
 
     /** This count, its give-back's answer or failure passed through {@code guard}. */
     Counted guarded(UnaryOperator<CompletionStage<Decision>> guard) {
-        return new Counted(decision, () -> guard.apply(giveBack.get()), isPermit, permitId);
+        return new Counted(decision, () -> guard.apply(giveBack.get()), permitId);
     }
 
     /** This count, its permit's id (if any) passed through {@code rename}. */
     Counted withPermitId(UnaryOperator<String> rename) {
-        return isPermit ? new Counted(decision, giveBack, true, () -> rename.apply(permitId.get())) : this;
+        return permitId == NO_ID ? this : new Counted(decision, giveBack, () -> rename.apply(permitId.get()));
     }
 
     @Override

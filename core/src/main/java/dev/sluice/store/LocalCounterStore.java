@@ -302,10 +302,6 @@ public final class LocalCounterStore implements CounterStore {
      */
     private static final class Holders {
         private final PermitEnds endsAt = new PermitEnds();
-        /** No held permit ends before: exact after {@link #scan}, lower when the earliest was released since. */
-        private long earliest = Long.MAX_VALUE;
-        /** No held permit ends after: exact after {@link #scan}, higher when the latest was released since. */
-        private long latest = Long.MIN_VALUE;
         volatile int count;
 
         /** A permit being taken, and the decision on it. Used by one thread. */
@@ -333,23 +329,20 @@ public final class LocalCounterStore implements CounterStore {
             long limit = taking.limit.permits();
             String name = taking.limit.name();
             if (endsAt.size() < limit) {
-                long end = now + taking.limit.maxHoldNanos();
-                endsAt.put(taking.permit, end);
-                earliest = Math.min(earliest, end);
-                latest = Math.max(latest, end);
+                endsAt.put(taking.permit, now + taking.limit.maxHoldNanos());
                 count = endsAt.size();
                 long remaining = limit - endsAt.size();
                 if (remaining == 0) {
                     scan(now);
                 }
-                taking.decision = new Decision(true, limit, remaining, 0, remaining == 0 ? earliest - now : 0,
-                        latest - now, 0, name, false);
+                taking.decision = new Decision(true, limit, remaining, 0,
+                        remaining == 0 ? endsAt.earliestEnd() - now : 0, endsAt.latestEnd() - now, 0, name, false);
                 return this;
             }
             scan(now);
-            long firstEnd = Math.max(1, earliest - now);
-            taking.decision = new Decision(false, limit, 0, firstEnd, firstEnd, Math.max(firstEnd, latest - now),
-                    0, name, false);
+            long firstEnd = Math.max(1, endsAt.earliestEnd() - now);
+            taking.decision = new Decision(false, limit, 0, firstEnd, firstEnd,
+                    Math.max(firstEnd, endsAt.latestEnd() - now), 0, name, false);
             return this;
         }
 
@@ -362,17 +355,15 @@ public final class LocalCounterStore implements CounterStore {
 
         /** Drops the permits whose maximum hold has ended; this, or null when nothing is held any more. */
         @Nullable Holders dropExpired(long now) {
-            if (earliest <= now) {
+            if (endsAt.earliestEnd() <= now) {
                 scan(now);
             }
             return endsAt.size() == 0 ? null : this;
         }
 
-        /** Drops the permits ended by {@code now}, and makes {@link #earliest} and {@link #latest} exact. */
+        /** Drops the permits ended by {@code now}, and makes the earliest and latest end exact. */
         private void scan(long now) {
             endsAt.dropEndedBy(now);
-            earliest = endsAt.earliestEnd();
-            latest = endsAt.latestEnd();
             count = endsAt.size();
         }
     }

@@ -32,6 +32,8 @@ final class PermitEnds {
         ids[slot] = id;
         ends[slot] = end;
         size++;
+        earliestEnd = Math.min(earliestEnd, end);
+        latestEnd = Math.max(latestEnd, end);
     }
 
     /** Drops permit {@code id}; false when it is not held. */
@@ -84,12 +86,18 @@ final class PermitEnds {
         latestEnd = last;
     }
 
-    /** The earliest end of a permit held at the last {@link #dropEndedBy}; {@code Long.MAX_VALUE} when none was. */
+    /**
+     * No permit held ends before: exact after {@link #dropEndedBy}, lower when the earliest was removed since;
+     * {@code Long.MAX_VALUE} when none was held.
+     */
     long earliestEnd() {
         return earliestEnd;
     }
 
-    /** The latest end of a permit held at the last {@link #dropEndedBy}; {@code Long.MIN_VALUE} when none was. */
+    /**
+     * No permit held ends after: exact after {@link #dropEndedBy}, higher when the latest was removed since;
+     * {@code Long.MIN_VALUE} when none was held.
+     */
     long latestEnd() {
         return latestEnd;
     }

@@ -1,7 +1,6 @@
 package dev.sluice.store;
 
 import dev.sluice.ConcurrencyLimit;
-import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.internal.Durations;
 import java.time.Duration;
@@ -11,7 +10,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -177,10 +175,9 @@ public final class PermitQueue implements AutoCloseable {
         }
     }
 
-    /** {@code counted}, whose release also offers the key's next permit to its head waiter here. */
+    /** {@code counted} (its permit id kept), whose release also offers the key's next permit to its head waiter here. */
     private Counted offeringOnRelease(String key, Counted counted) {
-        return Counted.undoable(counted.decision(), () -> {
-            CompletionStage<Decision> released = counted.giveBack();
+        return counted.guarded(released -> {
             released.whenComplete((after, failure) -> offer(key));
             return released;
         });

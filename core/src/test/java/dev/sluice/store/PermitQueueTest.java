@@ -65,6 +65,7 @@ class PermitQueueTest {
         assertThat(granted(permit)).isTrue();
         assertThat(waited[0]).isFalse();
         assertThat(store.permitsHeld()).isEqualTo(1);
+        assertThat(permit.join().permit()).as("the store's permit id, which releases it from anywhere").isPresent();
     }
 
     @Test
