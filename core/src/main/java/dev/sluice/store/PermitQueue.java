@@ -175,7 +175,7 @@ public final class PermitQueue implements AutoCloseable {
         }
     }
 
-    /** {@code counted} (its permit id kept), whose release also offers the key's next permit to its head waiter here. */
+    /** {@code counted} (its permit id kept), whose release also offers the next permit to the key's head waiter. */
     private Counted offeringOnRelease(String key, Counted counted) {
         return counted.guarded(released -> {
             released.whenComplete((after, failure) -> offer(key));
