@@ -143,8 +143,7 @@ public final class AnnotationRules {
             }
             concurrency.forEach(rule::concurrency);
             if (!first.permitWait().isEmpty()) {
-                rule.permitWait(DurationText.parse(first.permitWait()).orElseThrow(() -> new IllegalArgumentException(
-                        "permitWait: expected " + DurationText.EXPECTED + ", got \"" + first.permitWait() + "\"")));
+                rule.permitWait(duration("permitWait", first.permitWait()));
             }
             if (!limits.isEmpty()) {
                 rule.policy(Policy.of(first.algorithm(), limits));
@@ -160,13 +159,17 @@ public final class AnnotationRules {
             throw new IllegalArgumentException("permits must be at least 1 (or name a rules file rule with rule = ...),"
                     + " got " + annotation.permits());
         }
-        Duration period = DurationText.parse(annotation.period()).orElseThrow(() -> new IllegalArgumentException(
-                "period: expected " + DurationText.EXPECTED + ", got \"" + annotation.period() + "\""));
-        Limit limit = Limit.of(annotation.permits(), period);
+        Limit limit = Limit.of(annotation.permits(), duration("period", annotation.period()));
         if (annotation.capacity() != 0) {
             limit = limit.withCapacity(annotation.capacity());
         }
         return Rule.defaultName(limit, id, null);
+    }
+
+    /** The annotation element {@code element}'s duration {@code text}; a clear error naming it otherwise. */
+    private static Duration duration(String element, String text) {
+        return DurationText.parse(text).orElseThrow(() -> new IllegalArgumentException(element + ": expected "
+                + DurationText.EXPECTED + ", got \"" + text + "\""));
     }
 
     private static ConcurrencyLimit concurrency(RateLimited annotation, String id) {
@@ -176,9 +179,7 @@ public final class AnnotationRules {
         }
         ConcurrencyLimit limit = ConcurrencyLimit.of(annotation.concurrency());
         if (!annotation.maxHold().isEmpty()) {
-            Duration maxHold = DurationText.parse(annotation.maxHold()).orElseThrow(() -> new IllegalArgumentException(
-                    "maxHold: expected " + DurationText.EXPECTED + ", got \"" + annotation.maxHold() + "\""));
-            limit = ConcurrencyLimit.of(annotation.concurrency(), maxHold);
+            limit = ConcurrencyLimit.of(annotation.concurrency(), duration("maxHold", annotation.maxHold()));
         }
         return Rule.defaultName(limit, id);
     }

@@ -115,7 +115,8 @@ public interface CounterStore extends AutoCloseable {
      * belong to one limit: callers give distinct limits distinct keys; only the maximum hold may differ between the
      * acquisitions of a key (a lease shorter than the limit's: {@code ConcurrencyLimit.of(n, lease).named(name)}),
      * each permit then returning at its own. A grant's {@link Counted#permit()} is its id for {@link #releaseAsync}.
-     * See {@code docs/design/concurrency.md}.
+     * A remote store's answer must refuse {@code cancel} once its call is sent: a caller that stops waiting (the
+     * failure policy's timeout) then still gets a late grant, and releases it. See {@code docs/design/concurrency.md}.
      *
      * <p>The default throws {@link UnsupportedOperationException}; every Sluice store implements it.
      */

@@ -337,11 +337,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-        if (decider() != processors) {
-            return CompletableFuture.failedFuture(new IllegalStateException("Sluice: concurrency permits need the"
-                    + " members to run Sluice's entry processors"));
-        }
-        return permits.acquireAsync(key, limit);
+        return decider() == processors ? permits.acquireAsync(key, limit) : permitsRefused();
     }
 
     /**
@@ -350,11 +346,13 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
-        if (decider() != processors) {
-            return CompletableFuture.failedFuture(new IllegalStateException("Sluice: concurrency permits need the"
-                    + " members to run Sluice's entry processors"));
-        }
-        return permits.releaseAsync(key, limit, permit);
+        return decider() == processors ? permits.releaseAsync(key, limit, permit) : permitsRefused();
+    }
+
+    /** The answer to a permit call without Sluice's entry processors (compare-and-set mode, or while refusing). */
+    private static <T> CompletionStage<T> permitsRefused() {
+        return CompletableFuture.failedFuture(new IllegalStateException("Sluice: concurrency permits need the members"
+                + " to run Sluice's entry processors"));
     }
 
     /**

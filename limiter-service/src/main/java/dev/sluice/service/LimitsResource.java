@@ -452,12 +452,7 @@ public final class LimitsResource {
             detail = "No slot of limit '" + entry.id() + "' within the longest wait; the next is in "
                     + millisCeil(decision.retryAfterNanos()) + " ms. Nothing was counted.";
         }
-        JsonObject extra = refusal(answer(entry, key), decision, now).putRaw("policies",
-                JsonObject.array(problem.policies().stream().map(name -> {
-                    StringBuilder quoted = new StringBuilder();
-                    Json.appendString(quoted, name);
-                    return quoted;
-                }).toList()));
+        JsonObject extra = refusal(answer(entry, key), decision, now).putRaw("policies", policies(problem));
         Response response = Problems.response(problem.status(), problem.type(), problem.title(), detail, extra);
         Response.ResponseBuilder builder = Response.fromResponse(response);
         if (decision.canSucceed()) {
@@ -476,13 +471,18 @@ public final class LimitsResource {
                 decision.storeUnavailable() ? null : "All " + decision.limit() + " permits of limit '" + entry.id()
                         + "' are held. Retry when a holder has released one. Nothing was taken.");
         JsonObject extra = counts(answer(entry, key).put("granted", false), decision, decision.remaining())
-                .putRaw("policies", JsonObject.array(problem.policies().stream().map(name -> {
-                    StringBuilder quoted = new StringBuilder();
-                    Json.appendString(quoted, name);
-                    return quoted;
-                }).toList()));
+                .putRaw("policies", policies(problem));
         return new WebApplicationException(Problems.response(problem.status(), problem.type(), problem.title(),
                 problem.detail(), extra));
+    }
+
+    /** The policies {@code problem} names, as a JSON array of strings. */
+    private static String policies(ProblemDetails problem) {
+        return JsonObject.array(problem.policies().stream().map(name -> {
+            StringBuilder quoted = new StringBuilder();
+            Json.appendString(quoted, name);
+            return quoted;
+        }).toList());
     }
 
     /** The same problem with {@code prefix} before its detail, for an item of a batch. */

@@ -196,6 +196,11 @@ public final class Slices implements AutoCloseable {
      */
     private SliceAnswer afterSlice(CompletableFuture<?> inFlight, KeySlices hold, Policy policy, long cost) {
         waitedForSlices.increment();
+        return waitFor(inFlight, hold, policy, cost);
+    }
+
+    /** {@link #afterSlice}'s wait, again for each call of the key that started meanwhile. */
+    private SliceAnswer waitFor(CompletableFuture<?> inFlight, KeySlices hold, Policy policy, long cost) {
         return new SliceAnswer.Waiting(inFlight.handle((done, failure) -> {
             long now = time.nanos();
             Optional<Decision> granted = hold.current(now).filter(slice -> slice.policy.equals(policy))
@@ -208,7 +213,7 @@ public final class Slices implements AutoCloseable {
             }
             CompletableFuture<?> next = hold.taking.get();
             if (next != null) {
-                return afterSlice(next, hold, policy, cost);
+                return waitFor(next, hold, policy, cost);
             }
             waitedInVain.increment();
             return SliceAnswer.TO_OWNER;
@@ -333,12 +338,15 @@ public final class Slices implements AutoCloseable {
         return rejectedWhileSpent.sum();
     }
 
-    /** Requests that waited for a slice on its way, since the start. */
+    /** Requests that waited for a call of their key in flight (each counted once), since the start. */
     public long waitedForSlices() {
         return waitedForSlices.sum();
     }
 
-    /** Requests that waited for a slice on its way and then went to the owner (it brought too few), since the start. */
+    /**
+     * Requests that waited for a call of their key (a slice on its way, or permits going back) and then went to the
+     * owner, since the start.
+     */
     public long waitedInVain() {
         return waitedInVain.sum();
     }
