@@ -80,7 +80,7 @@ public class RuleMatchingBenchmark {
     }
 
     /** A GET with an API key, from 192.0.2.1. */
-    private record Request(String rawPath, String apiKey) implements RequestView {
+    record Request(String rawPath, String apiKey) implements RequestView {
         @Override
         public String method() {
             return "GET";
