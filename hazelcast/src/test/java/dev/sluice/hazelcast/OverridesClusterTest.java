@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
@@ -118,6 +119,23 @@ class OverridesClusterTest {
 
         assertThat(members.get(1).overrides().active().find("api", "k")).as("checked at decision time").isEmpty();
         assertThat(admittedAcrossBoth("k", 10)).isEqualTo(3);
+    }
+
+    @Test
+    void overrides_memberCutOffFromTheCluster_keepsItsLastCopyAndRefusesChanges() throws Exception {
+        overridesOf(0).set(forKey("k").blocked());
+        ClusterSupport.await(() -> !admitted(1, "k"), PROPAGATION_BOUND, "the block on member 1");
+
+        members.get(1).instance().getLifecycleService().terminate();
+        // Three of the copy's half-second re-reads, each failing now.
+        Thread.sleep(1_500);
+
+        assertThat(members.get(1).overrides().active().find("api", "k")).isPresent();
+        assertThat(admitted(1, "k")).as("still blocked, with no store call").isFalse();
+        assertThatThrownBy(() -> overridesOf(1).set(forKey("other").blocked())).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> overridesOf(1).remove(LimitOverride.Target.key("api", "k"), "bob"))
+                .isInstanceOf(RuntimeException.class);
+        assertThat(members.get(1).overrides().active().find("api", "k")).isPresent();
     }
 
     @Test
