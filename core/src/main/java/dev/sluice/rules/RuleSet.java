@@ -321,8 +321,6 @@ public final class RuleSet {
         private final CounterStore store;
         private final Permits permits;
         private final CompletableFuture<Evaluation> result = new CompletableFuture<>();
-        /** The wait under way, which a cancelled result cancels. */
-        private volatile @Nullable CompletableFuture<Counted> waiting;
 
         Taking(List<CompiledRule> rules, List<String> keys, List<RuleDecision> outcomes, List<Counted> counts,
                CounterStore store, Permits permits) {
@@ -332,12 +330,6 @@ public final class RuleSet {
             this.counts = counts;
             this.store = store;
             this.permits = permits;
-            result.whenComplete((evaluation, failure) -> {
-                CompletableFuture<Counted> wait = waiting;
-                if (result.isCancelled() && wait != null) {
-                    wait.cancel(false);
-                }
-            });
         }
 
         /** Takes the permits from rule {@code first} on; returns the result, complete unless the request waits. */
@@ -351,13 +343,15 @@ public final class RuleSet {
                     AtomicBoolean waited = new AtomicBoolean();
                     CompletableFuture<Counted> wait = rule.enqueue(key, store, queue, permits.events(), waited);
                     if (!wait.isDone()) {
-                        waiting = wait;
                         int waitingRule = i;
                         wait.whenCompleteAsync((held, failure) -> resume(held, failure, waitingRule, waited.get()),
                                 permits.continuation());
-                        if (result.isCancelled()) {
-                            wait.cancel(false);
-                        }
+                        // A result cancelled (the request went away) cancels the wait, at once if it already is.
+                        result.whenComplete((evaluation, failure) -> {
+                            if (result.isCancelled()) {
+                                wait.cancel(false);
+                            }
+                        });
                         return result;
                     }
                     counting = rule.waited(key, CompiledRule.join(wait, key), permits.events(), waited.get());
