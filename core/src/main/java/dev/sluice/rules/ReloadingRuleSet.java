@@ -233,12 +233,10 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
     }
 
     private static void warnAboutUnmatched(List<LimitOverride> overrides, RuleSet rules) {
-        for (LimitOverride override : overrides) {
-            if (rules.rule(override.ruleId()).isEmpty()) {
-                OVERRIDES_LOG.log(System.Logger.Level.WARNING, "override of rule {0} ({1}) names no rule in force;"
-                        + " it applies to nothing until it ends at {2}, is removed, or a reload brings the rule back",
-                        override.ruleId(), override.key().isPresent() ? "a key" : "every key", override.expiresAt());
-            }
+        for (LimitOverride override : rules.unmatched(overrides)) {
+            OVERRIDES_LOG.log(System.Logger.Level.WARNING, "override of rule {0} ({1}) names no rule in force;"
+                    + " it applies to nothing until it ends at {2}, is removed, or a reload brings the rule back",
+                    override.ruleId(), override.key().isPresent() ? "a key" : "every key", override.expiresAt());
         }
     }
 

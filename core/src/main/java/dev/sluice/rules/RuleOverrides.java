@@ -73,8 +73,7 @@ public final class RuleOverrides {
      * expire, are removed, or a reload brings their rule back.
      */
     public List<LimitOverride> unmatched() {
-        RuleSet current = rules.get();
-        return overrides.list().stream().filter(o -> current.rule(o.ruleId()).isEmpty()).toList();
+        return rules.get().unmatched(overrides.list());
     }
 
     /**

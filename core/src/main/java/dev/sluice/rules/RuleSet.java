@@ -194,6 +194,11 @@ public final class RuleSet {
         return CompiledRule.asKeyValue(rule.key(), key);
     }
 
+    /** The overrides of {@code overrides} that name no rule of these: they apply to nothing here. */
+    public List<LimitOverride> unmatched(List<LimitOverride> overrides) {
+        return overrides.stream().filter(override -> rule(override.ruleId()).isEmpty()).toList();
+    }
+
     /** The rules matching {@code request}, in rule order, without counting anything. */
     public List<Rule> match(RequestView request) {
         List<Rule> matched = new ArrayList<>();
