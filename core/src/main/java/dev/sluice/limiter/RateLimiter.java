@@ -15,7 +15,6 @@ import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.PermitQueue;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -56,8 +55,8 @@ public final class RateLimiter {
     /** The id of a limiter built without one ({@link Builder#id}). */
     public static final String DEFAULT_ID = "rate-limiter";
 
-    /** The most distinct override limits whose policies are kept made; more empty the cache. */
-    private static final int MAX_OVERRIDE_POLICIES = 64;
+    /** The most distinct override limits whose counters are kept made; more empty the cache. */
+    private static final int MAX_OVERRIDE_COUNTERS = 64;
 
     /** The id overrides name this limiter by. */
     private final String id;
@@ -70,8 +69,8 @@ public final class RateLimiter {
     private final TimeSource time;
     /** Where {@link #acquirePermitAsync} waits; it schedules nothing while no one waits. */
     private final PermitQueue waiters;
-    /** The policies of override limits, made once per distinct limits. */
-    private final Map<List<Limit>, Policy> overridePolicies = new ConcurrentHashMap<>();
+    /** The counter of each distinct override limits (its policy, and its keys' suffix), made once. */
+    private final Map<List<Limit>, OverrideCounter> overrideCounters = new ConcurrentHashMap<>();
 
     private RateLimiter(String id, @Nullable Policy policy, @Nullable ConcurrencyLimit concurrency, CounterStore store,
                         TimeSource time) {
@@ -138,19 +137,7 @@ public final class RateLimiter {
             throw new IllegalArgumentException("this limiter's id is '" + id + "'; the override names '"
                     + built.ruleId() + "'");
         }
-        if (built.kind() == LimitOverride.Kind.LIMITS) {
-            if (policy == null) {
-                throw new IllegalArgumentException("limiter '" + id + "' has a concurrency limit alone: an override"
-                        + " can block or exempt its keys, not give it rate limits");
-            }
-            try {
-                policy.withLimits(built.limits());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("limiter '" + id + "' counts with the "
-                        + policy.algorithm().name().toLowerCase(Locale.ROOT) + ", which cannot take the override's"
-                        + " limits: " + e.getMessage(), e);
-            }
-        }
+        built.checkAppliesTo("limiter '" + id + "'", Optional.ofNullable(policy));
         return overrides.set(built);
     }
 
@@ -272,6 +259,19 @@ public final class RateLimiter {
     private record Counter(String key, Policy policy) {
     }
 
+    /** Where the keys under override limits count: the limits' policy, and the suffix of their counter keys. */
+    private record OverrideCounter(Policy policy, String suffix) {
+
+        static OverrideCounter of(Policy rates, List<Limit> limits) {
+            StringBuilder suffix = new StringBuilder("|override");
+            for (Limit limit : limits) {
+                suffix.append(' ').append(limit.permits()).append('/').append(limit.periodNanos()).append("ns/")
+                        .append(limit.capacity());
+            }
+            return new OverrideCounter(rates.withLimits(limits), suffix.toString());
+        }
+    }
+
     /**
      * Where {@code key} is counted: under {@code rates} at {@code key}, or under an override's limits at {@code key}
      * followed by {@code |override } and the limits (permits, period in nanoseconds and capacity of each), so that
@@ -282,19 +282,14 @@ public final class RateLimiter {
             return new Counter(key, rates);
         }
         List<Limit> limits = override.get().limits();
-        Policy other = overridePolicies.get(limits);
+        OverrideCounter other = overrideCounters.get(limits);
         if (other == null) {
-            if (overridePolicies.size() >= MAX_OVERRIDE_POLICIES) {
-                overridePolicies.clear();
+            if (overrideCounters.size() >= MAX_OVERRIDE_COUNTERS) {
+                overrideCounters.clear();
             }
-            other = overridePolicies.computeIfAbsent(limits, rates::withLimits);
+            other = overrideCounters.computeIfAbsent(limits, l -> OverrideCounter.of(rates, l));
         }
-        StringBuilder counterKey = new StringBuilder(key).append("|override");
-        for (Limit limit : limits) {
-            counterKey.append(' ').append(limit.permits()).append('/').append(limit.periodNanos()).append("ns/")
-                    .append(limit.capacity());
-        }
-        return new Counter(counterKey.toString(), other);
+        return new Counter(key + other.suffix(), other.policy());
     }
 
     /** The key's state now (remaining permits, reset time), without counting anything. */

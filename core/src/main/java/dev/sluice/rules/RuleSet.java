@@ -2,7 +2,6 @@ package dev.sluice.rules;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
@@ -16,7 +15,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -162,18 +160,7 @@ public final class RuleSet {
     public LimitOverride check(LimitOverride override) {
         Rule rule = rule(override.ruleId()).orElseThrow(() -> new IllegalArgumentException("no rule '"
                 + override.ruleId() + "' among the rules in force " + rules.stream().map(Rule::id).toList()));
-        if (override.kind() == LimitOverride.Kind.LIMITS) {
-            Policy policy = rule.policy().orElseThrow(() -> new IllegalArgumentException("rule '" + rule.id()
-                    + "' has a concurrency limit alone: an override can block or exempt its keys, not give it rate"
-                    + " limits"));
-            try {
-                Policy.of(policy.algorithm(), override.limits());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("rule '" + rule.id() + "' counts with the "
-                        + policy.algorithm().name().toLowerCase(Locale.ROOT) + ", which cannot take the override's"
-                        + " limits: " + e.getMessage(), e);
-            }
-        }
+        override.checkAppliesTo("rule '" + rule.id() + "'", rule.policy());
         LimitOverride named = override.kind() != LimitOverride.Kind.LIMITS ? override
                 : override.withLimits(override.limits().stream().map(limit -> ruleNamed(limit, rule.id())).toList());
         return named.key().map(key -> named.withTarget(LimitOverride.Target.key(rule.id(), keyValue(rule, key))))

@@ -2,6 +2,7 @@ package dev.sluice.store;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.KeyHash;
 import java.time.Duration;
 import java.time.Instant;
@@ -178,6 +179,28 @@ public final class LimitOverride {
     /** This override for {@code newTarget} (the same rule's key as requests resolve it), everything else the same. */
     public LimitOverride withTarget(Target newTarget) {
         return new LimitOverride(newTarget, kind, limits, reason, setBy, setAt, expiresAt);
+    }
+
+    /**
+     * Checks that this override can apply to {@code owner} (such as {@code rule 'api'}), which counts under
+     * {@code policy}, empty for a concurrency limit alone: only a blocked or exempt override applies to that, and
+     * other limits must be ones the policy's algorithm takes.
+     *
+     * @throws IllegalArgumentException naming the owner and the problem
+     */
+    public void checkAppliesTo(String owner, Optional<Policy> policy) {
+        if (kind() != Kind.LIMITS) {
+            return;
+        }
+        Policy own = policy.orElseThrow(() -> new IllegalArgumentException(owner + " has a concurrency limit alone: an"
+                + " override can block or exempt its keys, not give it rate limits"));
+        try {
+            own.withLimits(limits());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(owner + " counts with the "
+                    + own.algorithm().name().toLowerCase(Locale.ROOT) + ", which cannot take the override's limits: "
+                    + e.getMessage(), e);
+        }
     }
 
     /** This override with {@code newLimits} (an override of limits, its limits renamed), everything else the same. */
