@@ -13,14 +13,12 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * One instance of the concurrency-limit HTTP run ({@link ConcurrencyHttpRun}): Jetty 12 with Sluice's filter holding
@@ -66,9 +64,8 @@ public final class ConcurrencyHttpServer {
         Path rules = Files.writeString(Files.createTempFile("sluice-concurrency-bench", ".json"), rules(permits));
         rules.toFile().deleteOnExit();
         FilterSettings.Builder settings = FilterSettings.builder().rules("file:" + rules);
-        int members = 1;
-        if (mode.equals("hazelcast")) {
-            members = 2;
+        boolean hazelcast = mode.equals("hazelcast");
+        if (hazelcast) {
             settings.storeProvider("hazelcast", Map.of(
                     "hazelcast-port", args[3],
                     "hazelcast-members", "127.0.0.1:" + args[3] + ",127.0.0.1:" + args[4],
@@ -116,20 +113,9 @@ public final class ConcurrencyHttpServer {
             }
         }), "/clock");
         context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
-        Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(port);
-        server.addConnector(connector);
-        server.setHandler(context);
-        server.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (mode.equals("hazelcast") && filter.health().membersSeen() < members) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the store saw " + filter.health().membersSeen() + " of " + members
-                        + " members after 120 s");
-            }
-            Thread.sleep(100);
+        Server server = HttpOverheadServer.serve(context, port);
+        if (hazelcast) {
+            HttpOverheadServer.awaitMembers(filter, 2);
         }
         System.out.println(READY + " http://127.0.0.1:" + port + "/api/export (" + mode + ", " + permits
                 + " permits)");

@@ -131,13 +131,7 @@ public final class HttpOverheadServer {
             filter = new RateLimitFilter(settings.build());
             context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
         }
-        Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(port);
-        server.addConnector(connector);
-        server.setHandler(context);
-        server.start();
+        Server server = serve(context, port);
         if (console && filter != null) {
             Console.builder(filter.store(), recorder).health(filter::health)
                     .rules((ReloadingRuleSet) context.getServletContext().getAttribute(RateLimitFilter.RULES_ATTRIBUTE),
@@ -152,7 +146,20 @@ public final class HttpOverheadServer {
         server.join();
     }
 
-    private static void awaitMembers(RateLimitFilter filter, int members) throws InterruptedException {
+    /** Jetty serving {@code context} on 127.0.0.1:{@code port}, started. */
+    static Server serve(ServletContextHandler context, int port) throws Exception {
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(port);
+        server.addConnector(connector);
+        server.setHandler(context);
+        server.start();
+        return server;
+    }
+
+    /** Waits until {@code filter}'s store sees {@code members} members, at most 120 s. */
+    static void awaitMembers(RateLimitFilter filter, int members) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (filter.health().membersSeen() < members) {
             if (System.nanoTime() > deadline) {
