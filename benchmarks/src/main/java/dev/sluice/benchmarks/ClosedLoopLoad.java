@@ -87,6 +87,24 @@ final class ClosedLoopLoad implements AutoCloseable {
         return new Phase(answered, ok, stoppedAt - start);
     }
 
+    /** A measured phase, when it started ({@link System#nanoTime()}), and the servers' CPU per answer during it. */
+    record Measured(Phase phase, long startedAt, double cpuMicrosPerAnswer) {
+    }
+
+    /**
+     * A warm-up of {@code warmupNanos}, then a phase of {@code nanos} (at most {@code limit} answers) measured with the
+     * CPU time {@code servers} used meanwhile.
+     */
+    Measured warmThenMeasure(long warmupNanos, long nanos, long limit, List<Process> servers) throws IOException {
+        phase(warmupNanos, Long.MAX_VALUE);
+        List<ProcessHandle> handles = servers.stream().map(Process::toHandle).toList();
+        long cpuBefore = OpenLoopLoad.cpuNanos(handles);
+        long startedAt = System.nanoTime();
+        Phase measured = phase(nanos, limit);
+        return new Measured(measured, startedAt, (OpenLoopLoad.cpuNanos(handles) - cpuBefore) / 1e3
+                / measured.answered());
+    }
+
     @Override
     public void close() throws IOException {
         for (KeepAliveConnection connection : open) {

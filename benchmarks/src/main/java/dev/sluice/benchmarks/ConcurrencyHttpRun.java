@@ -42,8 +42,7 @@ public final class ConcurrencyHttpRun {
         RunOptions options = RunOptions.parse(DEFAULTS, args);
         System.out.println("ConcurrencyHttpRun " + options);
         int permits = Integer.parseInt(options.get("permits"));
-        String jvmOptions = options.get("jvm").trim();
-        List<String> jvm = new ArrayList<>(jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+")));
+        List<String> jvm = new ArrayList<>(options.words("jvm"));
         jvm.addAll(ServerProcesses.HAZELCAST_JVM);
         StringBuilder table = new StringBuilder("\n| store | admitted/s | rejected/s | server CPU µs per request"
                 + " | most in flight, both instances | most in flight, one instance | most in flight, both, warm-up"
@@ -77,17 +76,13 @@ public final class ConcurrencyHttpRun {
             List<InetSocketAddress> servers = Arrays.stream(ports)
                     .mapToObj(port -> new InetSocketAddress("127.0.0.1", port)).toList();
             byte[][] requests = {KeepAliveConnection.request("GET", "/api/export", "X-Tenant: acme\r\n")};
-            ClosedLoopLoad.Phase measured;
-            double cpuMicros;
-            long measuredFrom;
+            ClosedLoopLoad.Measured run;
             try (ClosedLoopLoad load = new ClosedLoopLoad(servers, connections, requests)) {
-                load.phase(warmupNanos, Long.MAX_VALUE);
-                List<ProcessHandle> handles = processes.started().stream().map(Process::toHandle).toList();
-                long cpuBefore = OpenLoopLoad.cpuNanos(handles);
-                measuredFrom = System.nanoTime();
-                measured = load.phase(measureNanos, Long.MAX_VALUE);
-                cpuMicros = (OpenLoopLoad.cpuNanos(handles) - cpuBefore) / 1e3 / measured.answered();
+                run = load.warmThenMeasure(warmupNanos, measureNanos, Long.MAX_VALUE, processes.started());
             }
+            ClosedLoopLoad.Phase measured = run.phase();
+            double cpuMicros = run.cpuMicrosPerAnswer();
+            long measuredFrom = run.startedAt();
             HttpClient client = HttpClient.newHttpClient();
             for (InetSocketAddress server : servers) {
                 requireOneClock(client, server);

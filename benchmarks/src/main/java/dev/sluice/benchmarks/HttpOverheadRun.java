@@ -64,8 +64,7 @@ public final class HttpOverheadRun {
                 TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("warmup"))),
                 TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("seconds"))),
                 Long.parseLong(options.get("requests")));
-        String jvmOptions = options.get("jvm").trim();
-        List<String> jvm = jvmOptions.isEmpty() ? List.of() : List.of(jvmOptions.split("\\s+"));
+        List<String> jvm = options.words("jvm");
         System.out.println("HttpOverheadRun " + options);
 
         Map<String, Figures[]> figures = new LinkedHashMap<>();
@@ -145,11 +144,9 @@ public final class HttpOverheadRun {
                         "X-Forwarded-For: " + HttpOverheadServer.clientAddress(i) + "\r\n");
             }
             try (ClosedLoopLoad load = new ClosedLoopLoad(List.of(address), connections, requests)) {
-                load.phase(warmupNanos, Long.MAX_VALUE);
-                List<ProcessHandle> handles = processes.stream().map(Process::toHandle).toList();
-                long cpuBefore = OpenLoopLoad.cpuNanos(handles);
-                ClosedLoopLoad.Phase measured = load.phase(measureNanos, maxRequests);
-                double cpuMicros = (OpenLoopLoad.cpuNanos(handles) - cpuBefore) / 1e3 / measured.answered();
+                ClosedLoopLoad.Measured run = load.warmThenMeasure(warmupNanos, measureNanos, maxRequests, processes);
+                ClosedLoopLoad.Phase measured = run.phase();
+                double cpuMicros = run.cpuMicrosPerAnswer();
                 System.out.printf(Locale.ROOT, "%s, %d client keys: %,d requests in %.1f s: %,.0f/s, server CPU"
                                 + " %.1f µs per request (%d not 200)%n", server, keys, measured.answered(),
                         measured.nanos() / 1e9, measured.rate(), cpuMicros, measured.notOk());

@@ -2,6 +2,7 @@ package dev.sluice.benchmarks;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.List;
 import java.util.Objects;
 import java.util.TreeMap;
 
@@ -25,6 +26,12 @@ record RunOptions(Map<String, String> values) {
     /** The option {@code name}: given, or its default. */
     String get(String name) {
         return Objects.requireNonNull(values.get(name), name);
+    }
+
+    /** The option's value split at blanks; empty for a blank value. */
+    List<String> words(String name) {
+        String value = get(name).trim();
+        return value.isEmpty() ? List.of() : List.of(value.split("\\s+"));
     }
 
     @Override
