@@ -7,7 +7,6 @@ import static dev.sluice.servlet.PathBehaviourServlet.sendAsync;
 
 import dev.sluice.ManualTimeSource;
 import dev.sluice.store.LocalCounterStore;
-import jakarta.servlet.DispatcherType;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -18,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -26,9 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.jetty.ee10.servlet.FilterHolder;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -69,16 +64,9 @@ class ConcurrencyFilterTest {
 
     private JettyServer start(String rulesJson) throws Exception {
         Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesJson);
-        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
-        context.setContextPath("/");
-        FilterHolder filter = new FilterHolder(new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
-                .rulesReloadInterval(Duration.ZERO).store(store).build()));
-        filter.setAsyncSupported(true);
-        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
-        ServletHolder holder = new ServletHolder(servlet);
-        holder.setAsyncSupported(true);
-        context.addServlet(holder, "/*");
-        return servers.add(JettyServer.start(50, context));
+        RateLimitFilter filter = new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
+                .rulesReloadInterval(Duration.ZERO).store(store).build());
+        return servers.add(JettyServer.start(context -> servlet.mount(context, filter, true)));
     }
 
 

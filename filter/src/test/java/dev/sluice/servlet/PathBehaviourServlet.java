@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -18,6 +19,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 /**
  * The servlet behind the filter's concurrency-permit tests: ends each request its own way, by the path under
@@ -116,5 +120,18 @@ final class PathBehaviourServlet extends HttpServlet {
             streamFailed.incrementAndGet();
             throw clientGone;
         }
+    }
+
+    /**
+     * Mounts {@code filter} (on the request and asynchronous dispatches) in front of this servlet at {@code /*} in
+     * {@code context}, both async-supported or neither.
+     */
+    void mount(ServletContextHandler context, RateLimitFilter filter, boolean asyncSupported) {
+        FilterHolder filterHolder = new FilterHolder(filter);
+        filterHolder.setAsyncSupported(asyncSupported);
+        context.addFilter(filterHolder, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+        ServletHolder servletHolder = new ServletHolder(this);
+        servletHolder.setAsyncSupported(asyncSupported);
+        context.addServlet(servletHolder, "/*");
     }
 }

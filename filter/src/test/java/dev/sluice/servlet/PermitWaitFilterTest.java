@@ -9,7 +9,6 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.store.LocalCounterStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -20,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -30,9 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.eclipse.jetty.ee10.servlet.FilterHolder;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -80,18 +75,10 @@ class PermitWaitFilterTest {
 
     private JettyServer start(String rulesJson, boolean asyncSupported) throws Exception {
         Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesJson);
-        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
-        context.setContextPath("/");
         filter = new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
                 .rulesReloadInterval(Duration.ZERO).store(store).timeSource(time)
                 .metrics(new MicrometerDecisionMetrics(registry)).build());
-        FilterHolder holder = new FilterHolder(filter);
-        holder.setAsyncSupported(asyncSupported);
-        context.addFilter(holder, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
-        ServletHolder servletHolder = new ServletHolder(servlet);
-        servletHolder.setAsyncSupported(asyncSupported);
-        context.addServlet(servletHolder, "/*");
-        return servers.add(JettyServer.start(50, context));
+        return servers.add(JettyServer.start(context -> servlet.mount(context, filter, asyncSupported)));
     }
 
 
