@@ -1,9 +1,8 @@
 package dev.sluice.servlet;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import static dev.sluice.servlet.PathBehaviourServlet.await;
 import static dev.sluice.servlet.PathBehaviourServlet.sendAsync;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ManualTimeSource;
 import dev.sluice.store.LocalCounterStore;
