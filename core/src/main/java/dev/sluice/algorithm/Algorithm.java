@@ -6,7 +6,6 @@ import dev.sluice.internal.state.Lease;
 import dev.sluice.internal.state.Transition;
 import java.util.List;
 import java.util.Objects;
-import java.util.Locale;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -75,10 +74,10 @@ public enum Algorithm {
     }
 
     /**
-     * Whether {@link #record} can count a request at another time than now: the window algorithms, which keep what
+     * Whether {@link #record} counts a past request at the instant it was made: the window algorithms, which keep what
      * was taken in which window ({@link #FIXED_WINDOW}, {@link #SLIDING_WINDOW_LOG}, {@link #SLIDING_WINDOW_COUNTER},
      * {@link #STEPPED_SLIDING_WINDOW}). The buckets and GCRA keep only a level or a time, from which a request made
-     * earlier cannot be placed.
+     * earlier cannot be placed: they count it now, as a debt, which is never more permissive.
      */
     public boolean countsPastRequests() {
         return this == FIXED_WINDOW || this == SLIDING_WINDOW_LOG || this == SLIDING_WINDOW_COUNTER
@@ -178,14 +177,9 @@ public enum Algorithm {
      * Throws what {@link #record} throws for these arguments, without counting anything: stores call it before they
      * send a record elsewhere, so that a caller's mistake is not taken for the store's failure.
      *
-     * @throws IllegalArgumentException when this algorithm cannot count past requests, {@code cost} is below 1 or
-     *     {@code ageNanos} is negative
+     * @throws IllegalArgumentException when {@code cost} is below 1 or {@code ageNanos} is negative
      */
     public void checkRecord(long cost, long ageNanos) {
-        if (!countsPastRequests()) {
-            throw new IllegalArgumentException(name().toLowerCase(Locale.ROOT) + " cannot count a request after the"
-                    + " fact (it keeps no record of when its permits were taken); a window algorithm can");
-        }
         if (cost < 1 || ageNanos < 0) {
             throw new IllegalArgumentException("a recorded request needs a cost of at least 1 and an age of 0 or more,"
                     + " got cost " + cost + " and age " + ageNanos + " ns");

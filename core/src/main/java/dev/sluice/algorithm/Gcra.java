@@ -19,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  * {@code TAT - now}; the next one comes when the room reaches the next whole interval, within one T. The leaky bucket
  * can also reject a request while slots remain (its slot is further away than the caller accepts); that caller's next
  * permit is the slot it can take, so the next permit of a rejection is never later than its retry.
+ *
+ * <p>A {@linkplain #record recorded} request moves TAT forward whatever room is left, possibly beyond the burst: a debt
+ * that passing time pays back before the next grant.
  */
 final class Gcra implements Strategy {
 
@@ -62,6 +65,19 @@ final class Gcra implements Strategy {
         next[index] = new long[] {now + busyFor};
         return new Decision(true, capacity, remaining(full - busyFor, interval), 0,
                 nextSlot(full - busyFor, interval, capacity), busyFor, queue ? wait : 0, limit.name(), false);
+    }
+
+    /**
+     * TAT moved forward by {@code cost * T} from {@code max(TAT, now)}, whatever room is left (saturating). The
+     * request's instant {@code at} is not used: TAT cannot place a past request, and counting it from now is never
+     * more permissive than from {@code at} ({@code max(TAT, now) >= max(TAT, at)}).
+     */
+    @Override
+    public long[] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
+        long start = state != null && state.length == 1 ? Math.max(state[0], now) : now;
+        long interval = Durations.ceilDiv(limit.periodNanos(), limit.permits());
+        long counted = cost > Long.MAX_VALUE / interval ? Long.MAX_VALUE : cost * interval;
+        return new long[] {Durations.saturatedAdd(start, counted)};
     }
 
     /** GCRA: the lifetime, as the token bucket's. The queue never leases: each request gets a slot of its own. */

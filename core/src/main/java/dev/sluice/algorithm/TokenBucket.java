@@ -9,6 +9,10 @@ import org.jspecify.annotations.Nullable;
  * permit-nanoseconds earned since then that do not yet make a whole token ({@code 0 <= carry < period}). Carrying
  * the fraction keeps the refill exact over any sequence of calls; a full bucket discards it. The next permit is the
  * next whole token: with the carried fraction, sooner than one full interval after the last refill.
+ *
+ * <p>A {@linkplain #record recorded} request is taken whatever is left, so tokens may go below zero: a debt that the
+ * refill pays back before the next grant (no permit remains, and none is granted, until the level is above zero
+ * again).
  */
 final class TokenBucket implements Strategy {
 
@@ -41,19 +45,37 @@ final class TokenBucket implements Strategy {
         }
         if (cost > capacity) {
             next[index] = state;
-            return Strategy.never(limit, tokens, nextToken(tokens, carry, limit),
+            return Strategy.never(limit, Math.max(0, tokens), nextToken(tokens, carry, limit),
                     refillTime(capacity - tokens, carry, limit));
         }
-        if (tokens < cost) {
+        if (cost > 0 && tokens < cost) {
             next[index] = state;
-            return new Decision(false, capacity, tokens, refillTime(cost - tokens, carry, limit),
+            return new Decision(false, capacity, Math.max(0, tokens), refillTime(cost - tokens, carry, limit),
                     nextToken(tokens, carry, limit), refillTime(capacity - tokens, carry, limit), 0, limit.name(),
                     false);
         }
         tokens -= cost;
         next[index] = new long[] {tokens, last, carry};
-        return new Decision(true, capacity, tokens, 0, nextToken(tokens, carry, limit),
+        return new Decision(true, capacity, Math.max(0, tokens), 0, nextToken(tokens, carry, limit),
                 refillTime(capacity - tokens, carry, limit), 0, limit.name(), false);
+    }
+
+    /**
+     * The bucket refilled to {@code now} with {@code cost} tokens taken, whatever is left: below zero is a debt. The
+     * request's instant {@code at} is not used: a level cannot place a past request, and taking it now is never more
+     * permissive than taking it then (the refill between the two instants is capped at the capacity either way, and
+     * taken first it can only be lost to a full bucket). The debt saturates where {@code capacity - tokens} would
+     * overflow.
+     */
+    @Override
+    public long[] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
+        // A decision of cost 0 keeps the bucket refilled to now (a fresh one when the state is of another shape).
+        long[][] refilled = new long[1][];
+        decide(state, now, 0, 0, limit, refilled, 0);
+        long[] bucket = refilled[0];
+        long floor = limit.capacity() - Long.MAX_VALUE;
+        long tokens = bucket[0] - Math.min(cost, bucket[0] - floor);
+        return new long[] {tokens, bucket[1], bucket[2]};
     }
 
     /**
@@ -113,9 +135,12 @@ final class TokenBucket implements Strategy {
         return new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2])};
     }
 
-    /** Nanoseconds until the bucket holding {@code tokens} gains one; zero when it is full. */
+    /**
+     * Nanoseconds until the permits remaining ({@code max(0, tokens)}) grow by one: until one more token, or, in debt,
+     * until the level reaches one; zero when the bucket is full.
+     */
     private static long nextToken(long tokens, long carry, Limit limit) {
-        return refillTime(Math.min(1, limit.capacity() - tokens), carry, limit);
+        return tokens >= limit.capacity() ? 0 : refillTime(Math.max(0, tokens) + 1 - tokens, carry, limit);
     }
 
     /** Nanoseconds until {@code missing} more whole tokens have been earned, given the carried fraction. */

@@ -102,13 +102,51 @@ class RecordTest {
 
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA"})
-    void record_algorithmWithoutWindows_throwsIllegalArgument(Algorithm algorithm) {
-        Policy policy = Policy.of(algorithm, Limit.of(3, Duration.ofSeconds(10)));
+    void record_bucketBeyondItsLevel_isADebtPaidBackBeforeTheNextGrant(Algorithm algorithm) {
+        Policy threePerThreeSeconds = Policy.of(algorithm, Limit.of(3, Duration.ofSeconds(3)));
         assertThat(algorithm.countsPastRequests()).isFalse();
-        assertThatThrownBy(() -> policy.record(null, START, 1, 0))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(algorithm.name().toLowerCase(java.util.Locale.ROOT))
-                .hasMessageContaining("after the fact");
+
+        // Five taken from a full bucket of three: two owed, paid back at one per second, then one more earned.
+        long[][] state = threePerThreeSeconds.record(null, START, 5, 0).state();
+
+        Decision owing = threePerThreeSeconds.apply(state, START, 1, Long.MAX_VALUE).decision();
+        assertThat(owing.allowed()).isFalse();
+        assertThat(owing.remaining()).isZero();
+        assertThat(owing.retryAfterNanos()).isEqualTo(3 * SECOND);
+        assertThat(owing.nextPermitNanos()).isEqualTo(3 * SECOND);
+        assertThat(threePerThreeSeconds.apply(state, START + 3 * SECOND - 1, 1, Long.MAX_VALUE).decision().allowed())
+                .isFalse();
+        assertThat(threePerThreeSeconds.apply(state, START + 3 * SECOND, 1, Long.MAX_VALUE).decision().allowed())
+                .isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA"})
+    void record_bucketPastRequest_neverLeavesMoreThanCountingItAtItsInstant(Algorithm algorithm) {
+        Random random = new Random(31_337L + algorithm.id());
+        for (int run = 0; run < 2_000; run++) {
+            long permits = 1 + random.nextInt(20);
+            long period = (1 + random.nextInt(10_000)) * MILLI;
+            Policy policy = Policy.of(algorithm, Limit.of(permits, Duration.ofNanos(period)));
+            long[][] state = null;
+            long now = START;
+            for (int i = random.nextInt(12); i > 0; i--) {
+                now += (long) (random.nextDouble() * period / permits * 2);
+                state = random.nextInt(4) == 0
+                        ? policy.record(state, now, 1 + random.nextInt(3), 0).state()
+                        : policy.apply(state, now, 1 + random.nextInt((int) permits), 0).state();
+            }
+            long at = now + (long) (random.nextDouble() * period);
+            long later = at + (long) (random.nextDouble() * period);
+            long cost = 1 + random.nextInt(2 * (int) permits);
+            long[][] countedThen = policy.record(state, at, cost, 0).state();
+            long[][] countedNow = policy.record(state, later, cost, later - at).state();
+            for (long t : new long[] {later, later + period / 3, later + period}) {
+                assertThat(policy.apply(countedNow, t, 0, Long.MAX_VALUE).decision().remaining())
+                        .as("run %d at +%d ns", run, t - later)
+                        .isLessThanOrEqualTo(policy.apply(countedThen, t, 0, Long.MAX_VALUE).decision().remaining());
+            }
+        }
     }
 
     @Test

@@ -1,7 +1,6 @@
 package dev.sluice.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
@@ -257,10 +256,17 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void record_algorithmThatKeepsNoWindows_throwsAndCountsNothing() {
-        assertThatThrownBy(() -> store.record("k", TOKEN_BUCKET, 1, 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("token_bucket");
-        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(10);
+    void record_tokenBucketBeyondItsLevel_owesTheDebtBeforeTheNextGrant() {
+        // Made 30 s ago, counted now: 13 from a full bucket of 10 owes 3, and one more permit takes 4 tokens (24 s).
+        Decision after = store.record("k", TOKEN_BUCKET, 13, 30 * SECOND);
+
+        assertThat(after.allowed()).isFalse();
+        assertThat(after.retryAfterNanos()).isEqualTo(24 * SECOND);
+        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isZero();
+        time.advanceNanos(24 * SECOND - 1);
+        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).allowed()).isFalse();
+        time.advanceNanos(1);
+        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).allowed()).isTrue();
     }
 
     @Test

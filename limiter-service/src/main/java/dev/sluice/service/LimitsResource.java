@@ -142,10 +142,6 @@ public final class LimitsResource {
         LimitsFile.Entry entry = entry(id, key);
         Policy policy = rates(entry);
         long permits = Parameters.cost(cost, entry);
-        if (!policy.algorithm().countsPastRequests()) {
-            throw Problems.invalid("id", "limit '" + id + "' uses " + algorithm(policy) + ", which keeps no record of"
-                    + " when its permits were taken and cannot count a request after it was made; use acquire");
-        }
         long now = time.nanos();
         long age = Parameters.ageNanos(at, entry, now, maxFutureSkewNanos);
         Decision next = call(() -> store.record(entry.counterKey(keyOf(key)), policy, permits, age));

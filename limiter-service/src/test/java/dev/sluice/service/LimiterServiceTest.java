@@ -141,10 +141,13 @@ class LimiterServiceTest {
     }
 
     @Test
-    void increment_algorithmWithoutWindows_is400SayingToAcquire() throws Exception {
-        HttpResponse<String> response = server.post("limits/bucket/increment", "");
-        assertThat(response.statusCode()).isEqualTo(400);
-        assertThat(response.body()).contains("token_bucket", "use acquire");
+    void increment_tokenBucketBeyondItsLevel_isOwedBeforeTheNextGrant() {
+        // Seven made against a bucket of five: counted now, two owed, so nothing is left until they are paid back.
+        client.increment("bucket", null, 4, null);
+        client.increment("bucket", null, 3, null);
+        LimiterClient.Delay next = client.delay("bucket", null, 1);
+        assertThat(next.remaining()).hasValue(0);
+        assertThat(next.delay()).as("three tokens at 5 per second").isEqualTo(Duration.ofMillis(600));
     }
 
     @Test
