@@ -5,8 +5,8 @@ import dev.sluice.Quota;
 import dev.sluice.internal.state.Lease;
 import dev.sluice.internal.state.Transition;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +33,8 @@ public final class Policy implements Quota {
     private final long capacity;
     private final boolean leased;
     private final boolean synced;
+    /** The synchronised mode's budget per node and key; empty for the store's ({@link #syncBudget()}). */
+    private final OptionalLong syncBudget;
     /** Computed on first use and kept (as {@code String} does): a policy is a map key in cached rejections. */
     private int hash;
 
@@ -54,14 +56,16 @@ public final class Policy implements Quota {
         this.capacity = smallest;
         this.leased = false;
         this.synced = false;
+        this.syncBudget = OptionalLong.empty();
     }
 
-    private Policy(Policy policy, boolean leased, boolean synced) {
+    private Policy(Policy policy, boolean leased, boolean synced, OptionalLong syncBudget) {
         this.algorithm = policy.algorithm;
         this.limits = policy.limits;
         this.capacity = policy.capacity;
         this.leased = leased;
         this.synced = synced;
+        this.syncBudget = syncBudget;
     }
 
     /** A policy of {@code algorithm} over {@code limits}; throws {@link IllegalArgumentException} when the algorithm
@@ -96,7 +100,7 @@ public final class Policy implements Quota {
         if (synced) {
             throw new IllegalArgumentException("a synchronised policy cannot also be leased: choose one");
         }
-        return leased ? this : new Policy(this, true, false);
+        return leased ? this : new Policy(this, true, false, OptionalLong.empty());
     }
 
     /**
@@ -107,7 +111,7 @@ public final class Policy implements Quota {
      */
     public Policy withLimits(List<Limit> newLimits) {
         Policy other = new Policy(algorithm, newLimits);
-        return leased ? other.leasing() : synced ? other.synchronised() : other;
+        return leased ? other.leasing() : synced ? new Policy(other, false, true, syncBudget) : other;
     }
 
     /** Whether this policy asks to be leased ({@link #leasing()}). */
@@ -116,29 +120,50 @@ public final class Policy implements Quota {
     }
 
     /**
-     * This policy, asking stores that synchronise (the Hazelcast store) to decide its keys from each node's view and
-     * send the hits admitted to the key's owner at an interval, with a stated bound on over-admission
-     * ({@code docs/design/synchronised.md}); stores with one node decide it as any other. The owner merges hits with
-     * {@link #record}, so only algorithms that {@linkplain Algorithm#countsPastRequests() count past requests} can.
+     * This policy, asking stores that synchronise (the Hazelcast store) to decide its keys on each node first, from the
+     * node's view of the key, admitting at most a budget of permits the key's owner has not yet counted, and to send
+     * the hits admitted to the owner, which merges them as debts ({@link #record}); the over-admission is bounded by
+     * the budget ({@code docs/design/synchronised.md}). The budget is the store's; see {@link #synchronised(long)}.
+     * Stores with one node decide it as any other. Every algorithm can be synchronised.
      *
-     * @throws IllegalArgumentException when the algorithm cannot count past requests, or the policy is
-     *     {@linkplain #leased() leased}, saying why
+     * @throws IllegalArgumentException when the policy is {@linkplain #leased() leased}
      */
     public Policy synchronised() {
-        if (!algorithm.countsPastRequests()) {
-            throw new IllegalArgumentException("the " + algorithm.name().toLowerCase(Locale.ROOT)
-                    + " cannot be synchronised (the owner merges hits by counting past requests, which only the"
-                    + " window algorithms can)");
+        return synchronised(OptionalLong.empty());
+    }
+
+    /**
+     * {@link #synchronised()} with a budget of its own: at most {@code budget} permits of a key admitted on one node
+     * and not yet counted by the key's owner (0: every decision on the owner). Over-admission is at most
+     * {@code (nodes - 1) * budget} per window.
+     *
+     * @throws IllegalArgumentException when {@code budget} is negative, or the policy is {@linkplain #leased() leased}
+     */
+    public Policy synchronised(long budget) {
+        if (budget < 0) {
+            throw new IllegalArgumentException("a synchronised policy's budget is 0 or more permits, got " + budget);
         }
+        return synchronised(OptionalLong.of(budget));
+    }
+
+    private Policy synchronised(OptionalLong budget) {
         if (leased) {
             throw new IllegalArgumentException("a leased policy cannot also be synchronised: choose one");
         }
-        return synced ? this : new Policy(this, false, true);
+        return synced && syncBudget.equals(budget) ? this : new Policy(this, false, true, budget);
     }
 
     /** Whether this policy asks to be synchronised ({@link #synchronised()}). */
     public boolean synced() {
         return synced;
+    }
+
+    /**
+     * The synchronised mode's budget, in permits per node and key, when this policy sets one
+     * ({@link #synchronised(long)}); empty for the store's (and for a policy that is not synchronised).
+     */
+    public OptionalLong syncBudget() {
+        return syncBudget;
     }
 
     /** The largest cost that can ever be granted: the smallest capacity among the limits. */
@@ -235,14 +260,15 @@ public final class Policy implements Quota {
     @Override
     public boolean equals(@Nullable Object o) {
         return o == this || o instanceof Policy other && algorithm == other.algorithm && leased == other.leased
-                && synced == other.synced && limits.equals(other.limits);
+                && synced == other.synced && syncBudget.equals(other.syncBudget) && limits.equals(other.limits);
     }
 
     @Override
     public int hashCode() {
         int h = hash;
         if (h == 0) {
-            h = 31 * (31 * algorithm.hashCode() + limits.hashCode()) + (leased ? 1 : 0) + (synced ? 2 : 0);
+            h = 31 * (31 * (31 * algorithm.hashCode() + limits.hashCode()) + syncBudget.hashCode()) + (leased ? 1 : 0)
+                    + (synced ? 2 : 0);
             hash = h;
         }
         return h;
@@ -250,6 +276,7 @@ public final class Policy implements Quota {
 
     @Override
     public String toString() {
-        return "Policy[" + algorithm + " " + limits + (leased ? " leased" : "") + (synced ? " synced" : "") + "]";
+        return "Policy[" + algorithm + " " + limits + (leased ? " leased" : "")
+                + (synced ? " synced" + (syncBudget.isPresent() ? " budget " + syncBudget.getAsLong() : "") : "") + "]";
     }
 }

@@ -83,9 +83,15 @@ public @interface RateLimited {
 
     /**
      * How this rule's counters are kept in step across nodes; {@link Sync#EXACT} by default. {@link Sync#PERIODIC}
-     * only with a window algorithm and without {@link #lease()}, nor with {@link #rule()} (the rules file says).
+     * only without {@link #lease()}, nor with {@link #rule()} (the rules file says).
      */
     Sync sync() default Sync.EXACT;
+
+    /**
+     * With {@link Sync#PERIODIC}, the most permits of a key one node admits before the key's owner has counted them
+     * (0: every decision on the owner); -1 (the default) for the store's. See {@code docs/design/synchronised.md}.
+     */
+    long syncBudget() default -1;
 
     /**
      * At most this many of the key's requests in flight at once, across every node sharing the store; 0 (the

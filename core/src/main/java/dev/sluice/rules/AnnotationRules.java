@@ -97,10 +97,11 @@ public final class AnnotationRules {
                     && other.cost() == first.cost() && other.shadow() == first.shadow()
                     && other.rule().equals(first.rule()) && other.onMissingKey() == first.onMissingKey()
                     && other.fallbackKey().equals(first.fallbackKey()) && other.lease() == first.lease()
-                    && other.sync() == first.sync() && other.permitWait().equals(first.permitWait());
+                    && other.sync() == first.sync() && other.syncBudget() == first.syncBudget()
+                    && other.permitWait().equals(first.permitWait());
             if (!agree) {
                 throw new RulesException(origin + ": annotations sharing an id must agree on rule, algorithm, key,"
-                        + " onMissingKey, fallbackKey, cost, shadow, lease, sync and permitWait");
+                        + " onMissingKey, fallbackKey, cost, shadow, lease, sync, syncBudget and permitWait");
             }
         }
         try {
@@ -117,12 +118,12 @@ public final class AnnotationRules {
                 }
                 for (RateLimited annotation : group) {
                     if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0
-                            || annotation.lease() || annotation.sync() != Sync.EXACT
+                            || annotation.lease() || annotation.sync() != Sync.EXACT || annotation.syncBudget() != -1
                             || annotation.concurrency() != 0 || !annotation.maxHold().isEmpty()
                             || !annotation.permitWait().isEmpty()) {
                         throw new IllegalArgumentException("rule = \"" + first.rule() + "\" takes its limits from the"
-                                + " rules file; give no permits, period, capacity, lease, sync, concurrency, maxHold"
-                                + " or permitWait");
+                                + " rules file; give no permits, period, capacity, lease, sync, syncBudget,"
+                                + " concurrency, maxHold or permitWait");
                     }
                 }
                 return rule.build();
@@ -147,6 +148,9 @@ public final class AnnotationRules {
             }
             if (!limits.isEmpty()) {
                 rule.policy(Policy.of(first.algorithm(), limits));
+            }
+            if (first.syncBudget() != -1) {
+                rule.syncBudget(first.syncBudget());
             }
             return rule.lease(first.lease()).sync(first.sync()).build();
         } catch (IllegalArgumentException e) {

@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -83,6 +84,7 @@ public final class Rule {
     private final Duration permitWait;
     private final boolean lease;
     private final Sync sync;
+    private final OptionalLong syncBudget;
 
     private Rule(Builder b) {
         this.id = b.id;
@@ -95,6 +97,11 @@ public final class Rule {
         this.key = b.key;
         this.lease = b.lease;
         this.sync = b.sync;
+        this.syncBudget = b.syncBudget;
+        if (syncBudget.isPresent() && sync != Sync.PERIODIC) {
+            throw new InvalidValueException("syncBudget", "none, as only a rule with \"sync\": \"periodic\" has one",
+                    Long.toString(syncBudget.getAsLong()));
+        }
         this.policy = b.policy == null ? null : distributed(b.policy);
         this.concurrency = b.concurrency;
         if (lease && policy == null) {
@@ -169,6 +176,7 @@ public final class Rule {
         this.permitWait = rule.permitWait;
         this.lease = rule.lease;
         this.sync = rule.sync;
+        this.syncBudget = rule.syncBudget;
     }
 
     /**
@@ -188,7 +196,7 @@ public final class Rule {
             return leasing;
         }
         try {
-            return leasing.synchronised();
+            return syncBudget.isPresent() ? leasing.synchronised(syncBudget.getAsLong()) : leasing.synchronised();
         } catch (IllegalArgumentException e) {
             throw new InvalidValueException("sync", "\"exact\", as " + e.getMessage(),
                     InvalidValueException.quoted(sync.name().toLowerCase(Locale.ROOT)));
@@ -335,6 +343,14 @@ public final class Rule {
         return sync;
     }
 
+    /**
+     * The synchronised mode's budget, in permits per node and key ({@link Policy#synchronised(long)}), when the rule
+     * sets one; empty for the store's.
+     */
+    public OptionalLong syncBudget() {
+        return syncBudget;
+    }
+
     /** The longest delay a leaky-bucket rule gives a request before rejecting it instead; zero by default. */
     public Duration maxDelay() {
         return maxDelay;
@@ -450,6 +466,7 @@ public final class Rule {
         private Duration permitWait = Duration.ZERO;
         private boolean lease;
         private Sync sync = Sync.EXACT;
+        private OptionalLong syncBudget = OptionalLong.empty();
 
         private Builder(String id) {
             this.id = id;
@@ -649,10 +666,25 @@ public final class Rule {
 
         /**
          * How the rule's policies (default and tiers) are kept in step across nodes; {@link Sync#EXACT} by default.
-         * Checked by {@link #build()}: only window algorithms synchronise, and a rule that leases cannot.
+         * Checked by {@link #build()}: a rule that leases cannot be synchronised, nor a rule without rate limits.
          */
         public Builder sync(Sync mode) {
             this.sync = Objects.requireNonNull(mode, "sync");
+            return this;
+        }
+
+        /**
+         * A synchronised rule's budget: at most {@code permits} of a key admitted on one node and not yet counted by
+         * the key's owner ({@link Policy#synchronised(long)}); the store's by default. Checked by {@link #build()}:
+         * only with {@link Sync#PERIODIC}.
+         *
+         * @throws IllegalArgumentException when {@code permits} is negative
+         */
+        public Builder syncBudget(long permits) {
+            if (permits < 0) {
+                throw new IllegalArgumentException("syncBudget must be 0 or more permits, got " + permits);
+            }
+            this.syncBudget = OptionalLong.of(permits);
             return this;
         }
 
@@ -661,7 +693,7 @@ public final class Rule {
          *
          * @throws IllegalArgumentException when the fields do not combine: tiers without a tier key or default
          *     policy, a cost above the smallest capacity, a lease of an algorithm that cannot lease, a
-         *     synchronised rule whose algorithm cannot be or that leases
+         *     synchronised rule that leases, a budget on a rule that is not synchronised
          */
         public Rule build() {
             return new Rule(this);

@@ -43,7 +43,7 @@ public final class RulesFile {
     private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header");
     private static final List<String> RULE_FIELDS = List.of("id", "match", "key", "limits", "algorithm", "cost", "mode",
             "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay",
-            "lease", "sync", "concurrency", "maxHold", "wait");
+            "lease", "sync", "syncBudget", "concurrency", "maxHold", "wait");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
     static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name");
@@ -257,6 +257,9 @@ public final class RulesFile {
         if (fields.has("sync")) {
             rule.sync(Sync.valueOf(choice(fields.required("sync"), List.of("exact", "periodic"))
                     .toUpperCase(Locale.ROOT)));
+        }
+        if (fields.has("syncBudget")) {
+            rule.syncBudget(integer(fields.required("syncBudget"), 0, Limit.MAX_PERMITS));
         }
         try {
             return rule.build();

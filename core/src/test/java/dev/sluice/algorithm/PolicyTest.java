@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -53,12 +55,28 @@ class PolicyTest {
         assertThat(synced.toString()).endsWith(" synced]");
     }
 
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void synchronised_everyAlgorithm_isSynchronisedWithTheStoresBudget(Algorithm algorithm) {
+        Policy synced = Policy.of(algorithm, TEN_PER_SECOND).synchronised();
+
+        assertThat(synced.synced()).isTrue();
+        assertThat(synced.syncBudget()).isEmpty();
+    }
+
     @Test
-    void synchronised_tokenBucket_throwsSayingWhy() {
-        assertThatThrownBy(() -> Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_SECOND).synchronised())
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("the token_bucket cannot be synchronised (the owner merges hits by counting past"
-                        + " requests, which only the window algorithms can)");
+    void synchronisedWithABudget_carriesItAndDiffersFromTheStoresBudget() {
+        Policy plain = Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_SECOND);
+        Policy five = plain.synchronised(5);
+
+        assertThat(five.syncBudget()).hasValue(5);
+        assertThat(five).isEqualTo(plain.synchronised(5)).isNotEqualTo(plain.synchronised())
+                .isNotEqualTo(plain.synchronised(6));
+        assertThat(five.hashCode()).isEqualTo(plain.synchronised(5).hashCode());
+        assertThat(five.withLimits(List.of(Limit.of(20, Duration.ofSeconds(1)))).syncBudget()).hasValue(5);
+        assertThat(five.toString()).endsWith(" synced budget 5]");
+        assertThatThrownBy(() -> plain.synchronised(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a synchronised policy's budget is 0 or more permits, got -1");
     }
 
     @Test

@@ -113,8 +113,12 @@ class AnnotationRulesTest {
         public void cold() {
         }
 
-        @RateLimited(id = "bucket", permits = 100, period = "1s", sync = Sync.PERIODIC)
+        @RateLimited(id = "bucket", permits = 100, period = "1s", sync = Sync.PERIODIC, syncBudget = 2)
         public void bucket() {
+        }
+
+        @RateLimited(id = "exactBudget", permits = 100, period = "1s", syncBudget = 2)
+        public void exactBudget() {
         }
 
         @RateLimited(id = "both", permits = 100, period = "1s", algorithm = Algorithm.FIXED_WINDOW, lease = true,
@@ -262,12 +266,19 @@ class AnnotationRulesTest {
     }
 
     @Test
-    void forMethod_syncOfAnAlgorithmThatCannotMerge_namesTheMethodAndWhy() throws Exception {
-        assertThatThrownBy(() -> AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("bucket")))
+    void forMethod_syncedTokenBucketWithABudget_carriesTheBudgetToThePolicy() throws Exception {
+        Rule rule = AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("bucket")).get(0);
+        assertThat(rule.syncBudget()).hasValue(2);
+        assertThat(rule.policy().orElseThrow().syncBudget()).hasValue(2);
+        assertThat(rule.policy().orElseThrow().algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
+    }
+
+    @Test
+    void forMethod_budgetWithoutSync_namesTheMethodAndWhy() throws Exception {
+        assertThatThrownBy(() -> AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("exactBudget")))
                 .isInstanceOf(RulesException.class)
-                .hasMessage("@RateLimited(id = \"bucket\") on " + Synced.class.getName() + "#bucket: sync: expected"
-                        + " \"exact\", as the token_bucket cannot be synchronised (the owner merges hits by counting"
-                        + " past requests, which only the window algorithms can), got \"periodic\"");
+                .hasMessage("@RateLimited(id = \"exactBudget\") on " + Synced.class.getName() + "#exactBudget:"
+                        + " syncBudget: expected none, as only a rule with \"sync\": \"periodic\" has one, got 2");
     }
 
     @Test

@@ -118,7 +118,7 @@ class RulesFileTest {
                    "algorithm": "sliding_window_counter", "limits": [{"permits": 100, "period": "1s"}],
                    "tiers": {"key": {"type": "header", "name": "X-Plan"},
                              "levels": {"gold": [{"permits": 1000, "period": "1s"}]}},
-                   "sync": "periodic"},
+                   "sync": "periodic", "syncBudget": 3},
                   {"id": "plain", "match": {"paths": ["/**"]}, "limits": [{"permits": 1, "period": "1s"}],
                    "sync": "exact"},
                   {"id": "unsaid", "match": {"paths": ["/**"]}, "limits": [{"permits": 1, "period": "1s"}]}
@@ -128,6 +128,8 @@ class RulesFileTest {
         assertThat(cold.sync()).isEqualTo(Sync.PERIODIC);
         assertThat(cold.policy().orElseThrow().synced()).isTrue();
         assertThat(cold.tiers().get("gold").synced()).isTrue();
+        assertThat(cold.policy().orElseThrow().syncBudget()).hasValue(3);
+        assertThat(cold.tiers().get("gold").syncBudget()).hasValue(3);
         assertThat(file.rules().get(1).sync()).isEqualTo(Sync.EXACT);
         assertThat(file.rules().get(1).policy().orElseThrow().synced()).isFalse();
         assertThat(file.rules().get(2).sync()).isEqualTo(Sync.EXACT);
