@@ -74,10 +74,11 @@ public enum Algorithm {
     }
 
     /**
-     * Whether {@link #record} counts a past request at the instant it was made: the window algorithms, which keep what
-     * was taken in which window ({@link #FIXED_WINDOW}, {@link #SLIDING_WINDOW_LOG}, {@link #SLIDING_WINDOW_COUNTER},
-     * {@link #STEPPED_SLIDING_WINDOW}). The buckets and GCRA keep only a level or a time, from which a request made
-     * earlier cannot be placed: they count it now, as a debt, which is never more permissive.
+     * Whether {@link #record} counts a past request in the window it was made in, whatever was counted after it: the
+     * window algorithms, which keep what was taken in which window ({@link #FIXED_WINDOW}, {@link #SLIDING_WINDOW_LOG},
+     * {@link #SLIDING_WINDOW_COUNTER}, {@link #STEPPED_SLIDING_WINDOW}). The buckets and GCRA keep only a level or a
+     * time: they count it at its instant while their state is no later, else at their state's time, as a debt, which
+     * is never more permissive; and a window slice's permits given back find them where they were.
      */
     public boolean countsPastRequests() {
         return this == FIXED_WINDOW || this == SLIDING_WINDOW_LOG || this == SLIDING_WINDOW_COUNTER

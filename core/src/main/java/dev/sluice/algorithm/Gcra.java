@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  * can also reject a request while slots remain (its slot is further away than the caller accepts); that caller's next
  * permit is the slot it can take, so the next permit of a rejection is never later than its retry.
  *
- * <p>A {@linkplain #record recorded} request moves TAT forward whatever room is left, possibly beyond the burst: a debt
- * that passing time pays back before the next grant.
+ * <p>A {@linkplain #record recorded} request moves TAT forward from its instant whatever room is left, possibly beyond
+ * the burst: a debt that passing time pays back before the next grant.
  */
 final class Gcra implements Strategy {
 
@@ -68,13 +68,12 @@ final class Gcra implements Strategy {
     }
 
     /**
-     * TAT moved forward by {@code cost * T} from {@code max(TAT, now)}, whatever room is left (saturating). The
-     * request's instant {@code at} is not used: TAT cannot place a past request, and counting it from now is never
-     * more permissive than from {@code at} ({@code max(TAT, now) >= max(TAT, at)}).
+     * TAT moved forward by {@code cost * T} from {@code max(TAT, at)}, whatever room is left (saturating): exactly the
+     * request at its instant {@code at}; counted after a later request, it moves TAT at least as far as in order.
      */
     @Override
     public long[] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
-        long start = state != null && state.length == 1 ? Math.max(state[0], now) : now;
+        long start = state != null && state.length == 1 ? Math.max(state[0], at) : at;
         long interval = Durations.ceilDiv(limit.periodNanos(), limit.permits());
         long counted = cost > Long.MAX_VALUE / interval ? Long.MAX_VALUE : cost * interval;
         return new long[] {Durations.saturatedAdd(start, counted)};

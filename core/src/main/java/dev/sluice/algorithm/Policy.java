@@ -188,10 +188,10 @@ public final class Policy implements Quota {
      * Counts a request of {@code cost} made {@code ageNanos} before now against every limit, whether or not it fits:
      * the request was made (or cost more than it reserved), and the counters must say so. The window algorithms count
      * it in the window (or step) where it was made, and a limit whose window it has already left does not count it;
-     * the buckets and GCRA, which cannot place a past request, count it now, below zero if need be: a <em>debt</em>
-     * that the refill (or passing time) pays back before the next grant ({@link Algorithm#countsPastRequests()}).
-     * Either way nothing is forgiven and nothing is counted more permissively than at the request's instant. Exact
-     * integer arithmetic; counts beyond a limit's permits saturate ({@code docs/design/algorithms.md}).
+     * the buckets and GCRA count it at its instant (at their state's time when that is later), below zero if need be:
+     * a <em>debt</em> that the refill (or passing time) pays back before the next grant. Either way nothing is
+     * forgiven and nothing is counted more permissively than at the request's instant. Exact integer arithmetic;
+     * counts beyond a limit's permits saturate ({@code docs/design/algorithms.md}).
      *
      * <p>The transition's decision is what a request of one permit would get right after (as a cost-1 {@link #apply}
      * that counts nothing): allowed when one more fits now, else when it will. Its {@link Transition#changed()} is

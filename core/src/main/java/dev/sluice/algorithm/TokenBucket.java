@@ -10,9 +10,9 @@ import org.jspecify.annotations.Nullable;
  * the fraction keeps the refill exact over any sequence of calls; a full bucket discards it. The next permit is the
  * next whole token: with the carried fraction, sooner than one full interval after the last refill.
  *
- * <p>A {@linkplain #record recorded} request is taken whatever is left, so tokens may go below zero: a debt that the
- * refill pays back before the next grant (no permit remains, and none is granted, until the level is above zero
- * again).
+ * <p>A {@linkplain #record recorded} request is taken at its instant whatever is left, so tokens may go below zero: a
+ * debt that the refill pays back before the next grant (no permit remains, and none is granted, until the level is
+ * above zero again).
  */
 final class TokenBucket implements Strategy {
 
@@ -61,17 +61,18 @@ final class TokenBucket implements Strategy {
     }
 
     /**
-     * The bucket refilled to {@code now} with {@code cost} tokens taken, whatever is left: below zero is a debt. The
-     * request's instant {@code at} is not used: a level cannot place a past request, and taking it now is never more
-     * permissive than taking it then (the refill between the two instants is capped at the capacity either way, and
-     * taken first it can only be lost to a full bucket). The debt saturates where {@code capacity - tokens} would
-     * overflow.
+     * The bucket refilled to the request's instant {@code at} with {@code cost} tokens taken there, whatever is left:
+     * below zero is a debt. When the state is already later than {@code at} (a later request counted first), the
+     * tokens are taken at the state's time instead: never more permissive than at the instant, since the refill between
+     * the two is capped at the capacity either way and can only be lost to a full bucket when taken first. The debt
+     * saturates where {@code capacity - tokens} would overflow.
      */
     @Override
     public long[] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
-        // A decision of cost 0 keeps the bucket refilled to now (a fresh one when the state is of another shape).
+        long since = state != null && state.length == 3 && state[0] < limit.capacity() ? state[1] : at;
+        // A decision of cost 0 keeps the bucket refilled to its time (a fresh one when the state is of another shape).
         long[][] refilled = new long[1][];
-        decide(state, now, 0, 0, limit, refilled, 0);
+        decide(state, Math.max(at, since), 0, 0, limit, refilled, 0);
         long[] bucket = refilled[0];
         long floor = limit.capacity() - Long.MAX_VALUE;
         long tokens = bucket[0] - Math.min(cost, bucket[0] - floor);

@@ -149,6 +149,33 @@ class RecordTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA"})
+    void record_bucketRequestsCountedOutOfOrder_neverLeaveMoreThanInOrder(Algorithm algorithm) {
+        Random random = new Random(4_242L + algorithm.id());
+        for (int run = 0; run < 2_000; run++) {
+            long permits = 1 + random.nextInt(20);
+            long period = (1 + random.nextInt(10_000)) * MILLI;
+            Policy policy = Policy.of(algorithm, Limit.of(permits, Duration.ofNanos(period)));
+            long[][] state = random.nextBoolean() ? null
+                    : policy.apply(null, START, 1 + random.nextInt((int) permits), 0).state();
+            long first = START + (long) (random.nextDouble() * period);
+            long second = first + (long) (random.nextDouble() * period);
+            long now = second + (long) (random.nextDouble() * period);
+            long firstCost = 1 + random.nextInt(2 * (int) permits);
+            long secondCost = 1 + random.nextInt(2 * (int) permits);
+            long[][] inOrder = policy.record(policy.record(state, now, firstCost, now - first).state(), now,
+                    secondCost, now - second).state();
+            long[][] outOfOrder = policy.record(policy.record(state, now, secondCost, now - second).state(), now,
+                    firstCost, now - first).state();
+            for (long t : new long[] {now, now + period / 3, now + period, now + 3 * period}) {
+                assertThat(policy.apply(outOfOrder, t, 0, Long.MAX_VALUE).decision().remaining())
+                        .as("run %d at +%d ns", run, t - now)
+                        .isLessThanOrEqualTo(policy.apply(inOrder, t, 0, Long.MAX_VALUE).decision().remaining());
+            }
+        }
+    }
+
     @Test
     void record_noCostOrNegativeAge_throwsIllegalArgument() {
         Policy policy = Policy.of(Algorithm.STEPPED_SLIDING_WINDOW, Limit.of(3, Duration.ofSeconds(10)));

@@ -235,6 +235,14 @@ public abstract class CounterStoreContract {
     }
 
     @Test
+    void record_tokenBucketPastRequest_isTakenAtItsInstantAndRefilledSince() {
+        // Made 30 s ago from a full bucket: 13 owed 3 then, and 30 s at one token per 6 s refilled 5 since.
+        store.record("k", TOKEN_BUCKET, 13, 30 * SECOND);
+
+        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(2);
+    }
+
+    @Test
     void record_olderThanTheWindow_countsNothing() {
         store.record("k", STEPPED, 3, 61 * SECOND);
         assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(10);
@@ -257,8 +265,8 @@ public abstract class CounterStoreContract {
 
     @Test
     void record_tokenBucketBeyondItsLevel_owesTheDebtBeforeTheNextGrant() {
-        // Made 30 s ago, counted now: 13 from a full bucket of 10 owes 3, and one more permit takes 4 tokens (24 s).
-        Decision after = store.record("k", TOKEN_BUCKET, 13, 30 * SECOND);
+        // 13 from a full bucket of 10 owes 3, and one more permit takes 4 tokens (24 s at one per 6 s).
+        Decision after = store.record("k", TOKEN_BUCKET, 13, 0);
 
         assertThat(after.allowed()).isFalse();
         assertThat(after.retryAfterNanos()).isEqualTo(24 * SECOND);
