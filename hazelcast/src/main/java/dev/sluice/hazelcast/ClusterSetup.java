@@ -9,6 +9,7 @@ import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.InvalidConfigurationException;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.ListenerConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.core.LifecycleListener;
@@ -195,15 +196,17 @@ final class ClusterSetup {
     }
 
     /**
-     * Adds the counters map's configuration to the running cluster (Hazelcast's dynamic configuration), unless the
-     * cluster already has its own for that name.
+     * Adds the store's maps' configurations to the running cluster (Hazelcast's dynamic configuration), unless the
+     * cluster already has its own for a name.
      */
     static void addMapConfig(HazelcastInstance instance, StoreOptions store) {
-        try {
-            instance.getConfig().addMapConfig(store.toMapConfig());
-        } catch (InvalidConfigurationException e) {
-            // The cluster already has its own configuration for this map (static, or added by another node with other
-            // settings): that one stands.
+        for (MapConfig map : store.toMapConfigs()) {
+            try {
+                instance.getConfig().addMapConfig(map);
+            } catch (InvalidConfigurationException e) {
+                // The cluster already has its own configuration for this map (static, or added by another node with
+                // other settings): that one stands.
+            }
         }
     }
 }

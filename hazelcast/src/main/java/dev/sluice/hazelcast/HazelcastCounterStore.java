@@ -110,12 +110,13 @@ public final class HazelcastCounterStore implements CounterStore {
         this.wireVersion = new ClusterWireVersion(instance).following();
         TimeSource time = MemberClock.given(instance).orElseGet(TimeSource::system);
         this.processors = new ProcessorDecider(instance, options.mapName(), wireVersion::current,
-                options.batching() ? Optional.of(new ProcessorDecider.Batching(options.maxBatch(),
-                        options.memberBatching())) : Optional.empty(),
+                options.batching() ? Optional.of(new ProcessorDecider.Batching(options.maxBatch()))
+                        : Optional.empty(),
                 options.leasing() ? Optional.of(new ProcessorDecider.Leasing(time, options.leaseLifetime(),
                         options.hotKeyRate(), options.maxSlice(), StoreOptions.DEFAULT_MAX_LEASED_KEYS))
                         : Optional.empty(),
-                new ProcessorDecider.Syncing(time, options.syncInterval(), StoreOptions.DEFAULT_MAX_SYNCED_KEYS));
+                new ProcessorDecider.Syncing(time, options.syncInterval(), options.syncBudget(),
+                        StoreOptions.DEFAULT_MAX_SYNCED_KEYS));
         this.decider = processors;
         this.membership = new MembershipWatch(instance, this::membersChanged);
         this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
@@ -430,11 +431,6 @@ public final class HazelcastCounterStore implements CounterStore {
     /** How many calls carried more than one decision on one key, since the store started. */
     long batchesSent() {
         return processors.batchesSent();
-    }
-
-    /** How many messages carried decisions on several keys to the member that owns them, since the store started. */
-    long memberBatchesSent() {
-        return processors.memberBatchesSent();
     }
 
     /** This node's slices, when leasing is on. */

@@ -30,16 +30,16 @@ final class InitParams {
     static final String INTERFACE = "hazelcast-interface";
     static final String INCOMPATIBLE_MEMBERS = "hazelcast-incompatible-members";
     static final String BATCHING = "hazelcast-batching";
-    static final String MEMBER_BATCHING = "hazelcast-member-batching";
     static final String LEASING = "hazelcast-leasing";
     static final String LEASE_LIFETIME = "hazelcast-lease-lifetime";
     static final String MAX_SLICE = "hazelcast-max-slice";
     static final String HOT_KEY_RATE = "hazelcast-hot-key-rate";
     static final String SYNC_INTERVAL = "hazelcast-sync-interval";
+    static final String SYNC_BUDGET = "hazelcast-sync-budget";
 
     /** The init-params of the store, which both providers take. */
-    private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, MEMBER_BATCHING, LEASING,
-            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL);
+    private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, LEASING,
+            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL, SYNC_BUDGET);
 
     /**
      * Every init-param the providers read: a client reads {@link #PORT} and {@link #INTERFACE} too, to refuse them
@@ -98,7 +98,8 @@ final class InitParams {
      * The counters map of the context's namespace (one map per application sharing the cluster), and
      * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, {@link #BATCHING} and
      * {@link #LEASING}: {@code true} or {@code false}, and the leases' {@link #LEASE_LIFETIME}, {@link #MAX_SLICE}
-     * and {@link #HOT_KEY_RATE}, and the synchronised keys' {@link #SYNC_INTERVAL}.
+     * and {@link #HOT_KEY_RATE}, and the synchronised keys' {@link #SYNC_INTERVAL} and {@link #SYNC_BUDGET}
+     * ({@code auto} or a number of permits).
      */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
@@ -108,7 +109,6 @@ final class InitParams {
                 StoreOptions.OnIncompatibleMembers.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'))),
                 "one of refuse, compare-and-set");
         context.setting(BATCHING, value -> options.batching(bool(value)), "true or false");
-        context.setting(MEMBER_BATCHING, value -> options.memberBatching(bool(value)), "true or false");
         context.setting(LEASING, value -> options.leasing(bool(value)), "true or false");
         context.setting(LEASE_LIFETIME, value -> options.leaseLifetime(DurationText.parse(value.trim())
                 .orElseThrow()), "a duration from 1ms to " + StoreOptions.MAX_LEASE_LIFETIME.toMillis() + "ms");
@@ -118,6 +118,8 @@ final class InitParams {
                 "a number of permits per second, at least 1");
         context.setting(SYNC_INTERVAL, value -> options.syncInterval(DurationText.parse(value.trim())
                 .orElseThrow()), "a duration from 1ms to " + StoreOptions.MAX_SYNC_INTERVAL.toMillis() + "ms");
+        context.setting(SYNC_BUDGET, value -> value.trim().equals("auto") ? options.automaticSyncBudget()
+                : options.syncBudget(Long.parseLong(value.trim())), "auto, or a number of permits, 0 or more");
         return options.build();
     }
 

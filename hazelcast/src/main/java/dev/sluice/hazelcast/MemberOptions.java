@@ -2,6 +2,7 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import dev.sluice.TimeSource;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
@@ -56,7 +57,7 @@ public final class MemberOptions {
 
     /**
      * The configuration the member starts with: the simple settings', the file's (read now) or the given one (this
-     * very object), with the counters map added unless it has a map of that name, and the properties and time source
+     * very object), with the store's maps added unless it has maps of their names, and the properties and time source
      * of these options. For tests and tools that change a setting before starting the member with
      * {@link Builder#config}.
      *
@@ -66,8 +67,10 @@ public final class MemberOptions {
         Config given = config();
         Path file = configFile();
         Config config = given != null ? given : file != null ? loadMemberConfig(file) : simpleMemberConfig();
-        if (config.getMapConfigOrNull(store().mapName()) == null) {
-            config.addMapConfig(store().toMapConfig());
+        for (MapConfig map : store().toMapConfigs()) {
+            if (config.getMapConfigOrNull(map.getName()) == null) {
+                config.addMapConfig(map);
+            }
         }
         properties().forEach(config::setProperty);
         if (timeSource() != null) {

@@ -6,14 +6,15 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import com.hazelcast.spi.merge.MergingValue;
 import com.hazelcast.spi.merge.SplitBrainMergePolicy;
 import dev.sluice.hazelcast.internal.wire.CounterState;
+import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The split-brain merge policy of the counters map: when two sub-clusters that counted the same key apart heal, the
- * key keeps a state at least as restrictive as either side's, limit by limit ({@link
+ * The split-brain merge policy of the counters map and the synchronised keys' map: when two sub-clusters that counted
+ * the same key apart heal, the key keeps a state at least as restrictive as either side's, limit by limit ({@link
  * dev.sluice.algorithm.Algorithm#merge}), so the merge never grants a permit that either side had already spent.
  * Permits granted by both sides during the split are not added up: each side enforced the limit on its own.
  *
@@ -32,6 +33,9 @@ public final class MoreConsumedMergePolicy
         Object existingValue = existing.getDeserializedValue();
         if (mergingValue instanceof CounterState a && existingValue instanceof CounterState b) {
             return CounterState.moreConsumed(a, b);
+        }
+        if (mergingValue instanceof Shard a && existingValue instanceof Shard b) {
+            return Shard.moreConsumed(a, b);
         }
         return existing.getRawValue();
     }

@@ -6,9 +6,12 @@ import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
+import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * The counters map of a {@link HazelcastCounterStore}: its name, its synchronous backups and how many keys one member
@@ -39,7 +42,7 @@ public final class StoreOptions {
     /** How often a node sends the hits it admitted on synchronised keys to their owners, unless set: 20 ms. */
     public static final Duration DEFAULT_SYNC_INTERVAL = Duration.ofMillis(20);
 
-    /** The longest sync interval: the bound on a synchronised rule's over-admission grows with it. */
+    /** The longest sync interval: how long the hits this node admitted may wait at most before they travel. */
     public static final Duration MAX_SYNC_INTERVAL = Duration.ofSeconds(1);
 
     /** The rate (permits per second, on one node) above which a key is hot and leased, unless set: 1,000. */
@@ -78,12 +81,12 @@ public final class StoreOptions {
     private final OnIncompatibleMembers onIncompatibleMembers;
     private final boolean batching;
     private final int maxBatch;
-    private final boolean memberBatching;
     private final boolean leasing;
     private final Duration leaseLifetime;
     private final int maxSlice;
     private final int hotKeyRate;
     private final Duration syncInterval;
+    private final OptionalLong syncBudget;
 
     private StoreOptions(Builder builder) {
         this.mapName = builder.mapName;
@@ -92,12 +95,12 @@ public final class StoreOptions {
         this.onIncompatibleMembers = builder.onIncompatibleMembers;
         this.batching = builder.batching;
         this.maxBatch = builder.maxBatch;
-        this.memberBatching = builder.memberBatching;
         this.leasing = builder.leasing;
         this.leaseLifetime = builder.leaseLifetime;
         this.maxSlice = builder.maxSlice;
         this.hotKeyRate = builder.hotKeyRate;
         this.syncInterval = builder.syncInterval;
+        this.syncBudget = builder.syncBudget;
     }
 
     /** The map {@value #DEFAULT_MAP_NAME}, with the default backups and bound. */
@@ -143,14 +146,6 @@ public final class StoreOptions {
     }
 
     /**
-     * Whether, with batching on, decisions on keys another member owns also wait while a message to that member is in
-     * flight and go together in the next (one message per member instead of one call per key); false unless set.
-     */
-    public boolean memberBatching() {
-        return memberBatching;
-    }
-
-    /**
      * Whether this node grants hot keys of policies that ask for it ({@link dev.sluice.algorithm.Policy#leased()})
      * from slices taken from each key's owner; false unless set. See the README's Leasing for the bounds.
      */
@@ -174,12 +169,21 @@ public final class StoreOptions {
     }
 
     /**
-     * How often this node sends the hits it admitted on synchronised keys ({@link
-     * dev.sluice.algorithm.Policy#synced()}) to their owners, one message per member; a node's view of a key older
-     * than two intervals is not used. See {@code docs/design/synchronised.md} for the bound.
+     * How often, at the latest, this node sends the hits it admitted on synchronised keys ({@link
+     * dev.sluice.algorithm.Policy#synced()}) to their owners, one call per shard of keys; a key that has used half its
+     * budget goes at once. See {@code docs/design/synchronised.md}.
      */
     public Duration syncInterval() {
         return syncInterval;
+    }
+
+    /**
+     * The budget of synchronised policies that set none ({@link dev.sluice.algorithm.Policy#syncBudget()}): the most
+     * permits of a key one node admits before the key's owner has counted them; empty (unless set) for the automatic
+     * one, the smallest limit's permits / (100 * (nodes - 1)), which keeps the over-admission under 1 % of the limit.
+     */
+    public OptionalLong syncBudget() {
+        return syncBudget;
     }
 
     /** The map the compare-and-set mode counts in: apart from the processors' map, whose values it cannot read. */
@@ -188,19 +192,32 @@ public final class StoreOptions {
     }
 
     /**
-     * The counters map's configuration: these backups, this per-member bound (least recently used keys evicted
-     * first, forgetting what they had consumed), objects in memory and the {@link MoreConsumedMergePolicy}.
+     * The configurations of the store's maps: the counters map (these backups, this per-member bound, least recently
+     * used keys evicted first, forgetting what they had consumed), and the synchronised keys' map
+     * ({@code synced-<counters map>}: the same backups, no bound, since one entry holds a shard of many keys and each
+     * key leaves it once back to full capacity); both with objects in memory and the {@link MoreConsumedMergePolicy}.
      */
-    MapConfig toMapConfig() {
-        return new MapConfig(mapName)
-                .setBackupCount(backupCount)
-                .setAsyncBackupCount(0)
-                // Processors read and replace whole values: storing objects saves a deserialization per call.
-                .setInMemoryFormat(InMemoryFormat.OBJECT)
+    List<MapConfig> toMapConfigs() {
+        MapConfig counters = mapConfig(mapName)
                 .setEvictionConfig(new EvictionConfig()
                         .setEvictionPolicy(EvictionPolicy.LRU)
                         .setMaxSizePolicy(MaxSizePolicy.PER_NODE)
-                        .setSize(maxKeysPerMember))
+                        .setSize(maxKeysPerMember));
+        return List.of(counters, mapConfig(syncedMapName()));
+    }
+
+    /** The name of the synchronised keys' map. */
+    String syncedMapName() {
+        return ProcessorDecider.SYNCED_MAP_PREFIX + mapName;
+    }
+
+    private MapConfig mapConfig(String name) {
+        return new MapConfig(name)
+                .setBackupCount(backupCount)
+                .setAsyncBackupCount(0)
+                // Processors read and replace whole values: storing objects saves a deserialization per call, and a
+                // shard of synchronised keys is changed in place.
+                .setInMemoryFormat(InMemoryFormat.OBJECT)
                 .setMergePolicyConfig(new MergePolicyConfig(MoreConsumedMergePolicy.class.getName(),
                         MergePolicyConfig.DEFAULT_BATCH_SIZE));
     }
@@ -209,9 +226,10 @@ public final class StoreOptions {
     public String toString() {
         return "StoreOptions[mapName=" + mapName + ", backupCount=" + backupCount + ", maxKeysPerMember="
                 + maxKeysPerMember + ", onIncompatibleMembers=" + onIncompatibleMembers + ", batching=" + batching
-                + ", maxBatch=" + maxBatch + ", memberBatching=" + memberBatching + ", leasing=" + leasing
+                + ", maxBatch=" + maxBatch + ", leasing=" + leasing
                 + ", leaseLifetime=" + leaseLifetime + ", maxSlice=" + maxSlice + ", hotKeyRate=" + hotKeyRate
-                + ", syncInterval=" + syncInterval + "]";
+                + ", syncInterval=" + syncInterval + ", syncBudget=" + (syncBudget.isPresent()
+                ? String.valueOf(syncBudget.getAsLong()) : "auto") + "]";
     }
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
@@ -222,12 +240,12 @@ public final class StoreOptions {
         private OnIncompatibleMembers onIncompatibleMembers = OnIncompatibleMembers.REFUSE;
         private boolean batching = true;
         private int maxBatch = DEFAULT_MAX_BATCH;
-        private boolean memberBatching;
         private boolean leasing;
         private Duration leaseLifetime = DEFAULT_LEASE_LIFETIME;
         private int maxSlice = DEFAULT_MAX_SLICE;
         private int hotKeyRate = DEFAULT_HOT_KEY_RATE;
         private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
+        private OptionalLong syncBudget = OptionalLong.empty();
 
         private Builder() {
         }
@@ -270,13 +288,32 @@ public final class StoreOptions {
             return this;
         }
 
-        /** How often synchronised keys' hits go to their owners, 1 ms to 1 s; default 20 ms. */
+        /** How often, at the latest, synchronised keys' hits go to their owners, 1 ms to 1 s; default 20 ms. */
         public Builder syncInterval(Duration interval) {
             if (interval.compareTo(Duration.ofMillis(1)) < 0 || interval.compareTo(MAX_SYNC_INTERVAL) > 0) {
                 throw new IllegalArgumentException("syncInterval must be from 1ms to " + MAX_SYNC_INTERVAL.toMillis()
                         + "ms, got " + interval);
             }
             this.syncInterval = interval;
+            return this;
+        }
+
+        /**
+         * The budget of synchronised policies that set none: at most {@code permits} of a key admitted on one node
+         * and not yet counted by its owner (0: every decision on the owner); default automatic
+         * ({@link StoreOptions#syncBudget()}). Over-admission is at most {@code (nodes - 1) * budget} per window.
+         */
+        public Builder syncBudget(long permits) {
+            if (permits < 0) {
+                throw new IllegalArgumentException("syncBudget must be 0 or more permits, got " + permits);
+            }
+            this.syncBudget = OptionalLong.of(permits);
+            return this;
+        }
+
+        /** The automatic budget ({@link StoreOptions#syncBudget()}): the default. */
+        public Builder automaticSyncBudget() {
+            this.syncBudget = OptionalLong.empty();
             return this;
         }
 
@@ -296,17 +333,6 @@ public final class StoreOptions {
                         + ", got " + max);
             }
             this.maxBatch = max;
-            return this;
-        }
-
-        /**
-         * Whether, with batching on, decisions on keys another member owns wait while a message to that member is in
-         * flight, then go together in one message that the member decides key by key; default false. Exact as every
-         * call (each key's decisions run in arrival order and wait for their synchronous backups on the owner); when
-         * it pays: {@code docs/design/batching.md}.
-         */
-        public Builder memberBatching(boolean on) {
-            this.memberBatching = on;
             return this;
         }
 

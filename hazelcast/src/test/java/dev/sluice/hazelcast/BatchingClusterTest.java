@@ -13,11 +13,9 @@ import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
 import dev.sluice.hazelcast.internal.wire.CounterState;
-import dev.sluice.hazelcast.internal.wire.MemberBatchTask;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -27,9 +25,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Same-key and per-member batches on a real three-member cluster (TCP-IP on loopback, multicast off): a batch decides
- * each request as if it came alone, in order, and many threads on every member share one hot key's limit, or many
- * keys' limits, exactly while their calls are batched. One cluster serves every test; each uses keys of its own.
+ * Same-key batches on a real three-member cluster (TCP-IP on loopback, multicast off): a batch decides each request
+ * as if it came alone, in order, and many threads on every member share one hot key's limit, or many keys' limits,
+ * exactly while their calls are batched. One cluster serves every test; each uses keys of its own.
  */
 @Tag("cluster")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -95,15 +93,14 @@ class BatchingClusterTest {
                 .as("calls that carried several decisions").isPositive();
     }
 
-    @Test
-    void apply_memberBatchingOff_sendsNoMemberBatch() throws Exception {
-        long before = members.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum();
+    /** Eight threads on each of three members drain 60 keys of every algorithm in turn: each admits its limit. */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void apply_eightThreadsOnEachOfThreeMembersOnManyKeys_admitExactlyEachLimit(Algorithm algorithm) throws Exception {
+        int[] admitted = ClusterSupport.admittedPerKey(members, THREADS_PER_MEMBER, 2, "many-" + algorithm + "-", 60,
+                Policy.of(algorithm, Limit.of(10, Duration.ofHours(1))));
 
-        int[] admitted = ClusterSupport.admittedPerKey(members, THREADS_PER_MEMBER, 2, "default-", 60,
-                Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofHours(1))));
-
-        assertThat(admitted).containsOnly(10);
-        assertThat(members.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum()).isEqualTo(before);
+        assertThat(admitted).as("admitted per key").containsOnly(10);
     }
 
     @Test
@@ -120,82 +117,8 @@ class BatchingClusterTest {
 
             assertThat(admitted).isEqualTo(100);
             assertThat(unbatched.stream().mapToLong(HazelcastCounterStore::batchesSent).sum()).isZero();
-            assertThat(unbatched.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum()).isZero();
         } finally {
             ClusterSupport.closeAll(unbatched);
-        }
-    }
-
-    /**
-     * One member batch carrying keys of every algorithm, several requests on some, with costs and delays: each decision
-     * is what the same request gets alone, in the same order, on a twin key of the same owner.
-     */
-    @Test
-    void call_memberBatchMixingKeysAlgorithmsAndCosts_decidesEachAsIfAloneAndInOrder() throws Exception {
-        HazelcastCounterStore caller = members.get(0);
-        HazelcastCounterStore owner = members.get(1);
-        List<String> batchedKeys = new ArrayList<>();
-        List<String> aloneKeys = new ArrayList<>();
-        List<List<Batcher.Request>> requests = new ArrayList<>();
-        for (Algorithm algorithm : Algorithm.values()) {
-            Policy policy = Policy.of(algorithm, Limit.of(5, Duration.ofMinutes(1)));
-            OwnedKeys several = new OwnedKeys(owner, "member-" + algorithm);
-            batchedKeys.add(several.batched);
-            aloneKeys.add(several.alone);
-            requests.add(List.of(request(policy, 2, 0), request(policy, 4, 0),
-                    request(policy, 1, Duration.ofSeconds(30).toNanos()), request(policy, 3, Long.MAX_VALUE)));
-            OwnedKeys single = new OwnedKeys(owner, "member-single-" + algorithm);
-            batchedKeys.add(single.batched);
-            aloneKeys.add(single.alone);
-            requests.add(List.of(request(policy, algorithm.ordinal() % 5 + 1, 0)));
-        }
-        IMap<String, CounterState> counters = caller.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME);
-        time.advance(Duration.ofSeconds(11));
-
-        BatchResult batched = caller.instance().getExecutorService("sluice-batches").submitToMember(
-                new MemberBatchTask(HazelcastCounterStore.DEFAULT_MAP_NAME, batchedKeys, requests),
-                owner.instance().getCluster().getLocalMember()).get(60, TimeUnit.SECONDS);
-
-        int i = 0;
-        for (int k = 0; k < aloneKeys.size(); k++) {
-            for (Batcher.Request request : requests.get(k)) {
-                Decision alone = counters.executeOnKey(aloneKeys.get(k), new ApplyProcessor(request.policy(),
-                        request.cost(), request.maxDelayNanos())).decision();
-                assertThat(batched.decision(i, request.policy())).as("request %d, key %s", i, batchedKeys.get(k))
-                        .isEqualTo(alone);
-                i++;
-            }
-            assertThat(counters.get(batchedKeys.get(k))).usingRecursiveComparison()
-                    .isEqualTo(counters.get(aloneKeys.get(k)));
-        }
-        assertThat(batched.size()).isEqualTo(i);
-    }
-
-    /**
-     * Eight threads on each of three members drain 60 keys of every algorithm in turn: each key admits exactly its
-     * limit while decisions on the other members' keys travel in member batches.
-     */
-    @ParameterizedTest
-    @EnumSource(Algorithm.class)
-    void apply_eightThreadsOnEachOfThreeMembersOnManyKeys_memberBatchAndAdmitExactlyEachLimit(Algorithm algorithm)
-            throws Exception {
-        Policy policy = Policy.of(algorithm, Limit.of(10, Duration.ofHours(1)));
-        int keys = 60;
-        List<HazelcastCounterStore> batching = new ArrayList<>();
-        try {
-            for (HazelcastCounterStore member : members) {
-                batching.add(HazelcastCounterStore.using(member.instance(),
-                        StoreOptions.builder().mapName("member-batched").memberBatching(true).build()));
-            }
-
-            int[] admitted = ClusterSupport.admittedPerKey(batching, THREADS_PER_MEMBER, 2,
-                    "many-" + algorithm + "-", keys, policy);
-
-            assertThat(admitted).as("admitted per key").containsOnly(10);
-            assertThat(batching.stream().mapToLong(HazelcastCounterStore::memberBatchesSent).sum())
-                    .as("messages that carried several keys to their owner").isPositive();
-        } finally {
-            ClusterSupport.closeAll(batching);
         }
     }
 

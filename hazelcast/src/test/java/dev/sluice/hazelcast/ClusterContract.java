@@ -12,12 +12,13 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The store contract on a real cluster of {@code size} members in this JVM. One cluster serves all the tests of a
- * class; each test gets its own map (so starts empty) and its own manual clock, which every member reads.
+ * class; each test gets its own map (so starts empty) and its own manual clock, which every member reads. Synchronised,
+ * every policy takes the synchronised route ({@link SynchronisingStore}): on one node it must be exact.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ClusterContract extends CounterStoreContract {
     private final int size;
-    private final boolean memberBatching;
+    private final boolean synced;
     private final ClusterSupport.SwitchableClock clock = new ClusterSupport.SwitchableClock();
     private final AtomicInteger maps = new AtomicInteger();
     private List<HazelcastCounterStore> members;
@@ -26,10 +27,10 @@ abstract class ClusterContract extends CounterStoreContract {
         this(size, false);
     }
 
-    /** With {@code memberBatching}, decisions on the other members' keys travel in member batches. */
-    ClusterContract(int size, boolean memberBatching) {
+    /** With {@code synced}, every policy is synchronised. */
+    ClusterContract(int size, boolean synced) {
         this.size = size;
-        this.memberBatching = memberBatching;
+        this.synced = synced;
     }
 
     @BeforeAll
@@ -45,18 +46,24 @@ abstract class ClusterContract extends CounterStoreContract {
     @Override
     protected CounterStore newStore(ManualTimeSource time) {
         clock.use(time);
-        return HazelcastCounterStore.using(members.get(0).instance(),
-                StoreOptions.builder().mapName("contract-" + maps.incrementAndGet())
-                        .memberBatching(memberBatching).build());
+        HazelcastCounterStore cluster = HazelcastCounterStore.using(members.get(0).instance(),
+                StoreOptions.builder().mapName("contract-" + maps.incrementAndGet()).build());
+        return synced ? new SynchronisingStore(cluster) : cluster;
     }
 
+    /** The counters map's keys; synchronised, the views this node keeps (its owners' keys leave on their own). */
     @Override
     protected long storedKeys(CounterStore store) {
-        return ((HazelcastCounterStore) store).size();
+        return store instanceof SynchronisingStore syncing ? syncing.cluster().syncs().keys()
+                : ((HazelcastCounterStore) store).size();
     }
 
     @Override
     protected void awaitExpiry() {
+        if (store instanceof SynchronisingStore syncing) {
+            syncing.cluster().syncs().forgetIdle();
+            return;
+        }
         // Hazelcast expires entries in real time, on whole seconds: a 6 s idle time lives 7 to 8 s.
         ClusterSupport.await(() -> storedKeys(store) == 0, Duration.ofSeconds(30), "idle keys to expire");
     }

@@ -6,6 +6,7 @@ import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import java.io.IOException;
@@ -211,6 +212,24 @@ public final class ClusterSupport {
             }
             return false;
         }, Duration.ofSeconds(30), "a key owned by " + owner.getCluster().getLocalMember());
+        return found[0];
+    }
+
+    /** A key of a synchronised policy whose counters {@code owner} holds: its shard is in a partition it owns. */
+    static String syncedKeyOwnedBy(HazelcastInstance owner, String prefix) {
+        String[] found = new String[1];
+        await(() -> {
+            for (int i = 0; i < 10_000; i++) {
+                String key = prefix + i;
+                Partition partition = owner.getPartitionService().getPartition(
+                        ShardCall.shardKey(ShardCall.shardOf(key)));
+                if (owner.getCluster().getLocalMember().equals(partition.getOwner())) {
+                    found[0] = key;
+                    return true;
+                }
+            }
+            return false;
+        }, Duration.ofSeconds(30), "a synchronised key held by " + owner.getCluster().getLocalMember());
         return found[0];
     }
 

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The member configuration the README gives for a cluster of your own ({@code docs/hazelcast-member.yaml}) is the
- * one Sluice itself would set up: its counters map, under any namespace, matches {@link StoreOptions}' defaults, and a
+ * one Sluice itself would set up: its maps, under any namespace, match {@link StoreOptions}' defaults, and a
  * member started from it serves a client store exactly.
  */
 @Tag("cluster")
@@ -27,22 +27,28 @@ class MemberConfigExampleTest {
     private static final Path EXAMPLE = Path.of("..", "docs", "hazelcast-member.yaml");
 
     @Test
-    void example_countersMapUnderAnyNamespace_isWhatTheStoreWouldConfigure() throws Exception {
+    void example_storesMapsUnderAnyNamespace_areWhatTheStoreWouldConfigure() throws Exception {
         Config config = Config.loadFromFile(EXAMPLE.toFile());
-        MapConfig expected = StoreOptions.defaults().toMapConfig();
-
-        String counters = HazelcastCounterStore.DEFAULT_MAP_NAME;
-        for (String map : List.of(counters, counters + "/app")) {
-            MapConfig documented = config.getMapConfig(map);
-            assertThat(documented.getBackupCount()).as(map).isEqualTo(expected.getBackupCount());
-            assertThat(documented.getAsyncBackupCount()).as(map).isEqualTo(expected.getAsyncBackupCount());
-            assertThat(documented.getInMemoryFormat()).as(map).isEqualTo(expected.getInMemoryFormat());
-            assertThat(documented.getEvictionConfig()).as(map).isEqualTo(expected.getEvictionConfig());
-            assertThat(documented.getMergePolicyConfig().getPolicy()).as(map)
-                    .isEqualTo(MoreConsumedMergePolicy.class.getName());
+        for (String namespace : List.of("", "/app")) {
+            List<MapConfig> maps = StoreOptions.builder().mapName(HazelcastCounterStore.DEFAULT_MAP_NAME + namespace)
+                    .build().toMapConfigs();
+            assertThat(maps).hasSize(2);
+            for (MapConfig expected : maps) {
+                assertDocumented(config.getMapConfig(expected.getName()), expected);
+            }
         }
         assertThat(config.getSerializationConfig().getJavaSerializationFilterConfig())
                 .isEqualTo(HazelcastCounterStore.javaSerializationFilter());
+    }
+
+    private static void assertDocumented(MapConfig documented, MapConfig expected) {
+        String map = expected.getName();
+        assertThat(documented.getBackupCount()).as(map).isEqualTo(expected.getBackupCount());
+        assertThat(documented.getAsyncBackupCount()).as(map).isEqualTo(expected.getAsyncBackupCount());
+        assertThat(documented.getInMemoryFormat()).as(map).isEqualTo(expected.getInMemoryFormat());
+        assertThat(documented.getEvictionConfig()).as(map).isEqualTo(expected.getEvictionConfig());
+        assertThat(documented.getMergePolicyConfig().getPolicy()).as(map)
+                .isEqualTo(MoreConsumedMergePolicy.class.getName());
     }
 
     @Test

@@ -18,15 +18,18 @@ import dev.sluice.hazelcast.internal.wire.BatchResult;
 import dev.sluice.hazelcast.internal.wire.CountProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
+import dev.sluice.hazelcast.internal.wire.ForgetProcessor;
 import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
-import dev.sluice.hazelcast.internal.wire.MemberBatchTask;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
 import dev.sluice.hazelcast.internal.wire.RecordProcessor;
 import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
+import dev.sluice.hazelcast.internal.wire.Shard;
+import dev.sluice.hazelcast.internal.wire.ShardAnswer;
+import dev.sluice.hazelcast.internal.wire.ShardCall;
+import dev.sluice.hazelcast.internal.wire.ShardDelta;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import dev.sluice.hazelcast.internal.wire.SyncResult;
-import dev.sluice.hazelcast.internal.wire.SyncTask;
 import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
 import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
@@ -35,6 +38,7 @@ import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -45,12 +49,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Pins the wire format of every type Sluice sends through Hazelcast, in the version that defined it (1, 2 for the
- * batch types, 3 for the leased slices' types, 4 for the undo types, 5 for the member batch): a known value, serialized
- * by Hazelcast's real serialization service (with the hook the jar registers), gives exactly these bytes, and these
- * bytes read back to that value. A change that
- * fails here changes what other members read: it needs a new format version (see {@link WireFormat}), not a new
- * constant. Only before the first release may version 1 itself change, as it did when decision results gained the
- * next-permit time.
+ * batch types, 3 for the leased slices' types, 4 for the undo types, 6 for the synchronised keys'): a known value,
+ * serialized by Hazelcast's real serialization service (with the hook the jar registers), gives exactly these bytes,
+ * and these bytes read back to that value. A change that fails here changes what other members read: it needs a new
+ * format version (see {@link WireFormat}), not a new constant. Only before the first release may a version itself
+ * change, as version 1 did when decision results gained the next-permit time, and version 6 when the synchronised
+ * keys moved into shards.
  *
  * <p>The constants are hex, one group per field: Hazelcast's header (partition hash, serializer type, identified flag,
  * Sluice's factory id, class id), then Sluice's fields in order, starting with the format version.
@@ -136,34 +140,45 @@ class WireFormatTest {
             + " 0000000000000001" // the cost of the request taken back
             + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600"; // the count's time on the owner
-    private static final String MEMBER_BATCH_TASK_V5 = HEADER + "00000011 05"
-            + " 00000008 636f756e74657273" // the map: "counters"
-            + " 00000002" + POLICY_V1 + SECOND_POLICY // two distinct policies, each once
-            + " 00000002" // two keys:
-            + " 00000001 61 00000002" // "a", two requests:
-            + " 00000000 0000000000000002 0000000059682f00" // the first policy, cost 2, maximum delay 1.5 s
-            + " 00000001 0000000000000001 0000000000000000" // the second, cost 1, no delay
-            + " 00000001 62 00000001" // "b", one request:
-            + " 00000000 0000000000000001 0000000000000000"; // the first policy, cost 1, no delay
-
     private static final String SYNC_PROCESSOR_V6 = HEADER + "00000014 06" + SECOND_POLICY
-            + " 0000000000000000" // no request decided: cost 0
-            + " 01 00000002" // two hits:
-            + " 0000000000000001 1886725211bd4600" // cost 1 at 1,767,225,600.6 s on the owner
-            + " 0000000000000003 1886725211bd4600"; // cost 3, the same instant
+            + " 0000000000000000 0000000000000000" // no request decided: cost 0, no delay
+            + " 00" // it would not reserve
+            + " 00000002" // two hits:
+            + " 0000000000000001 00000000001e8480" // cost 1, made 2 ms before the call left
+            + " 0000000000000003 0000000023c34600"; // cost 3, made 600 ms before
+    /** A fixed window's state: window 1,767,225,600,000,000,000 (ns of 1 s windows), count 1. */
+    private static final String ONE_LIMIT_STATE = " 00000001 00000002 18867251edfa0000 0000000000000001";
     private static final String SYNC_RESULT_V6 = HEADER + "00000015 06"
-            + " 01" // merged
             + " 01 0000000000000001 0000000000000000" // allowed, limit 1, remaining 0
             + " 0000000000000000 0000000017d78400" // no retry, next permit in 400 ms
             + " 0000000017d78400 0000000000000000" // reset after 400 ms, no delay
             + " 00000006 7365636f6e64" // "second"
-            + " 1886725211bd4600" // the owner's time: 1,767,225,600.6 s
-            + " 00000001 00000002 18867251edfa0000 0000000000000001"; // one limit: window at 1,767,225,600 s, count 1
-    private static final String SYNC_TASK_V6 = HEADER + "00000016 06"
-            + " 0000000f 736c756963652d636f756e74657273" // "sluice-counters"
+            + " 0000000000000002" // 2 permits over-admitted
+            + ONE_LIMIT_STATE;
+    /** A fixed window's counters as written in place: version 1, id 3, one limit: window 1,767,225,600, count 3. */
+    private static final String WINDOW_COUNTERS = " 01 03 00000001 00000002 000000006955b900 0000000000000003";
+    private static final String SHARD_V6 = HEADER + "00000016 06"
+            + " 0000000000000001 0000000000000000" // last version 1, no sweep yet
+            + " 00000001 00000001 6b" // one key: "k"
+            + " 0000000000000001 188672522994ca00" // written at version 1, back to full at 1,767,225,601 s
+            + WINDOW_COUNTERS;
+    private static final String SHARD_CALL_V6 = HEADER + "00000017 06"
             + " 00000001 00000001 6b" // one key: "k"
             + " fffffffe 01 0017276f 00000014 06" + SECOND_POLICY // its processor,
-            + " 0000000000000001 00"; // deciding a request of cost 1, no hits
+            + " 0000000000000001 0000000000000000 01 00000000"; // reserving 1, no delay, no hits
+    private static final String SHARD_ANSWER_V6 = HEADER + "00000018 06"
+            + " 1886725211bd4600" // the owner's time: 1,767,225,600.6 s
+            + " 00000003" // three nodes seen
+            + " 00000001 0000000000000007" // one key, at version 7, answered
+            + " fffffffe 01 0017276f 00000015 06 01 0000000000000001 0000000000000000 0000000000000000"
+            + " 0000000017d78400 0000000017d78400 0000000000000000 00000006 7365636f6e64" // allowed, "second"
+            + " 0000000000000000" + ONE_LIMIT_STATE; // nothing over-admitted
+    private static final String SHARD_DELTA_V6 = HEADER + "00000019 06"
+            + " 00000002" // two changes:
+            + " 00000001 6b 0000000000000008" // "k" at version 8,
+            + " 01 188672522994ca00" + WINDOW_COUNTERS // written, back to full at 1,767,225,601 s
+            + " 00000004 676f6e65 0000000000000009 00"; // "gone" at version 9, dropped
+    private static final String FORGET_PROCESSOR_V6 = HEADER + "0000001a 06";
 
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
@@ -201,16 +216,35 @@ class WireFormatTest {
                 Arguments.of(new GiveBackProcessor(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_PROCESSOR_V3),
                 Arguments.of(new CountProcessor(second, 1, 0), COUNT_PROCESSOR_V4),
                 Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V4),
-                Arguments.of(new MemberBatchTask("counters", List.of("a", "b"), List.of(
-                        List.of(request(policy, 2, 1_500_000_000L), request(second, 1, 0)),
-                        List.of(request(policy, 1, 0)))), MEMBER_BATCH_TASK_V5),
-                Arguments.of(new SyncProcessor(second, 0, new long[] {1, 3},
-                        new long[] {1_767_225_600_600_000_000L, 1_767_225_600_600_000_000L}), SYNC_PROCESSOR_V6),
+                Arguments.of(new SyncProcessor(second, 0, 0, false, new long[] {1, 3},
+                        new long[] {2_000_000L, 600_000_000L}), SYNC_PROCESSOR_V6),
                 Arguments.of(new SyncResult(new Decision(true, 1, 0, 0, 400_000_000L, 400_000_000L, 0, "second",
-                        false), new long[][] {{1_767_225_600_000_000_000L, 1}}, 1_767_225_600_600_000_000L),
-                        SYNC_RESULT_V6),
-                Arguments.of(new SyncTask("sluice-counters", List.of("k"), List.of(new SyncProcessor(second, 1,
-                        new long[0], new long[0]))), SYNC_TASK_V6));
+                        false), new long[][] {{1_767_225_600_000_000_000L, 1}}, 2), SYNC_RESULT_V6),
+                Arguments.of(shard(), SHARD_V6),
+                Arguments.of(new ShardCall(List.of("k"), List.of(new SyncProcessor(second, 1, 0, true, new long[0],
+                        new long[0]))), SHARD_CALL_V6),
+                Arguments.of(new ShardAnswer(1_767_225_600_600_000_000L, 3, new long[] {7}, List.of(
+                        new SyncResult(new Decision(true, 1, 0, 0, 400_000_000L, 400_000_000L, 0, "second", false),
+                                new long[][] {{1_767_225_600_000_000_000L, 1}}, 0))), SHARD_ANSWER_V6),
+                Arguments.of(delta(), SHARD_DELTA_V6),
+                Arguments.of(new ForgetProcessor(), FORGET_PROCESSOR_V6));
+    }
+
+    /** A shard of one key, written once. */
+    private static Shard shard() {
+        Shard shard = new Shard();
+        shard.write("k", new CounterState(Algorithm.FIXED_WINDOW, new long[][] {{1_767_225_600L, 3}}),
+                1_767_225_601_000_000_000L);
+        return shard;
+    }
+
+    /** A backup writing one key and dropping another. */
+    private static ShardDelta delta() {
+        ShardDelta delta = new ShardDelta();
+        delta.add("k", Optional.of(new CounterState(Algorithm.FIXED_WINDOW, new long[][] {{1_767_225_600L, 3}})),
+                1_767_225_601_000_000_000L, 8);
+        delta.add("gone", Optional.empty(), 0, 9);
+        return delta;
     }
 
     private static Batcher.Request request(Policy policy, long cost, long maxDelayNanos) {
@@ -278,7 +312,8 @@ class WireFormatTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {SYNC_PROCESSOR_V6, SYNC_RESULT_V6, SYNC_TASK_V6})
+    @ValueSource(strings = {SYNC_PROCESSOR_V6, SYNC_RESULT_V6, SHARD_V6, SHARD_CALL_V6, SHARD_ANSWER_V6, SHARD_DELTA_V6,
+        FORGET_PROCESSOR_V6})
     void toObject_syncTypeInVersion5_isRefused(String hex) {
         byte[] version5 = bytes(hex);
         version5[VERSION_OFFSET] = 5;
@@ -289,20 +324,9 @@ class WireFormatTest {
     }
 
     @Test
-    void toObject_memberBatchInVersion4_isRefused() {
-        byte[] version4 = bytes(MEMBER_BATCH_TASK_V5);
-        version4[VERSION_OFFSET] = 4;
-
-        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version4)))
-                .isInstanceOf(HazelcastSerializationException.class)
-                .hasMessageContaining("wire format version 4: version 5 added it");
-    }
-
-    @Test
-    void toObject_memberBatchClaimingMoreKeysThanItsBytes_isRefusedBeforeAllocating() {
-        byte[] bytes = bytes(MEMBER_BATCH_TASK_V5);
-        int keyCount = bytes.length - 2 * (4 + 1 + 4) - 3 * (4 + 8 + 8) - 4;
-        bytes[keyCount] = 0x7f;
+    void toObject_shardCallClaimingMoreKeysThanItsBytes_isRefusedBeforeAllocating() {
+        byte[] bytes = bytes(SHARD_CALL_V6);
+        bytes[VERSION_OFFSET + 1] = 0x7f;
 
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(bytes)))
                 .isInstanceOf(HazelcastSerializationException.class)

@@ -4,7 +4,6 @@ import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.proxy.MapProxyImpl;
-import dev.sluice.hazelcast.internal.wire.CounterState;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -13,22 +12,24 @@ import org.jspecify.annotations.Nullable;
  * Sends entry-processor calls on one map, each answer completed on the Hazelcast thread that gets it (a member's own
  * call future, not {@code submitToKey}'s hand-over to a pool thread; see {@code docs/design/batching.md}, Threads).
  * Thread-safe.
+ *
+ * @param <V> the map's values
  */
-public final class ProcessorCalls {
+public final class ProcessorCalls<V> {
 
-    private final IMap<String, CounterState> map;
+    private final IMap<String, V> map;
     /** The member's proxy and its serialization service, or null on a client (or another Hazelcast version). */
-    private final @Nullable MapProxyImpl<String, CounterState> member;
+    private final @Nullable MapProxyImpl<String, V> member;
     private final @Nullable SerializationService serialization;
 
     @SuppressWarnings("unchecked")
-    public ProcessorCalls(IMap<String, CounterState> map) {
+    public ProcessorCalls(IMap<String, V> map) {
         this.map = map;
-        MapProxyImpl<String, CounterState> proxy = null;
+        MapProxyImpl<String, V> proxy = null;
         SerializationService service = null;
         try {
             if (map instanceof MapProxyImpl<?, ?> memberProxy) {
-                proxy = (MapProxyImpl<String, CounterState>) memberProxy;
+                proxy = (MapProxyImpl<String, V>) memberProxy;
                 service = memberProxy.getNodeEngine().getSerializationService();
             }
         } catch (LinkageError otherHazelcastVersion) {
@@ -39,7 +40,7 @@ public final class ProcessorCalls {
     }
 
     /** The map the calls run on. */
-    IMap<String, CounterState> map() {
+    IMap<String, V> map() {
         return map;
     }
 
@@ -47,7 +48,7 @@ public final class ProcessorCalls {
      * Runs {@code processor} on {@code key}'s owner. The answer is completed by the Hazelcast thread that gets it
      * (stages chained without an executor run there) and refuses cancelling: the call is sent.
      */
-    public <R> CompletableFuture<R> submit(String key, EntryProcessor<String, CounterState, R> processor) {
+    public <R> CompletableFuture<R> submit(String key, EntryProcessor<String, V, R> processor) {
         CompletionStage<R> call;
         if (member != null && serialization != null) {
             SerializationService deserializer = serialization;

@@ -1,14 +1,11 @@
 package dev.sluice.hazelcast.internal.calls;
 
-import com.hazelcast.cluster.Member;
-import com.hazelcast.core.ExecutionCallback;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.spi.exception.RetryableException;
+import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.hazelcast.internal.sync.SyncOwners;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
@@ -18,10 +15,12 @@ import dev.sluice.hazelcast.internal.wire.CountProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
-import dev.sluice.hazelcast.internal.wire.MemberBatchTask;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
 import dev.sluice.hazelcast.internal.wire.RecordProcessor;
 import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
+import dev.sluice.hazelcast.internal.wire.Shard;
+import dev.sluice.hazelcast.internal.wire.ShardAnswer;
+import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
 import dev.sluice.hazelcast.internal.wire.UndoProcessor;
@@ -29,11 +28,9 @@ import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -43,12 +40,13 @@ import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decisions made by the members' entry processors, and the one place that sends them. A decision takes the first of
- * these routes that applies: this node's view of a synchronised key ({@link SyncedKeys}); a leased slice of the key
- * on this node ({@link Slices}); when batching is on, a same-key batch, or with member batching on and a key another
- * member owns, a batch to that member ({@link MemberBatchTask}: one message for every key it owns, while another is
- * in flight to it); else one processor call. The synchronised mode, leasing and batching are used only while every
- * member reads their wire format version ({@code wireVersion}); peek, record, reserve and reset are one call each.
+ * Decisions made by the members' entry processors, and the one place that sends them: the route per rule. A decision
+ * takes the first of these routes that applies: a synchronised policy, this node's view of the key
+ * ({@link SyncedKeys}, whose keys live in shards of the map {@code synced-<counters map>}); a leased policy, a slice
+ * of the key on this node ({@link Slices}); when batching is on, a same-key batch; else one processor call. The
+ * leasing and batching are used only while every member reads their wire format version ({@code wireVersion}); a
+ * synchronised key always lives in its shard. Peek, record, reserve and reset are one call each (a synchronised key's
+ * record is a hit of its view, its peek its view's when there is one).
  *
  * <p>Asynchronous answers complete on the Hazelcast thread that receives them; calls that follow a completed one
  * start on {@link Batcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
@@ -58,31 +56,24 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     /** Batched calls in flight on one key: one decided by the owner while the next gathers. */
     private static final int CALLS_IN_FLIGHT_PER_KEY = 2;
-    /**
-     * Messages in flight to one member: one, so that a key's requests reach its owner in arrival order (two messages
-     * in flight could run on two of the owner's executor threads in either order).
-     */
-    private static final int MESSAGES_IN_FLIGHT_PER_MEMBER = 1;
-    /** The executor service that runs member batches: not the wire-version probes', so neither waits on the other. */
-    private static final String MEMBER_BATCH_EXECUTOR = "sluice-batches";
+    /** What the synchronised keys' map's name puts before the counters map's. */
+    public static final String SYNCED_MAP_PREFIX = "synced-";
 
     private final HazelcastInstance instance;
     private final String mapName;
     private final IntSupplier wireVersion;
     /** Got on first use: a client that has not yet connected cannot make the proxy. */
-    private volatile @Nullable ProcessorCalls calls;
+    private volatile @Nullable ProcessorCalls<CounterState> calls;
+    private volatile @Nullable ProcessorCalls<Shard> shardCalls;
     private final Optional<Batcher<String>> sameKey;
-    private final Optional<Batcher<Member>> perMember;
     private final Optional<Slices> slices;
     /** The synchronised keys' views; its flusher starts with the first view. */
     private final SyncedKeys syncs;
     /** Calls that carried more than one decision. */
     private final LongAdder batchesSent = new LongAdder();
-    /** Member batches that carried decisions on more than one key. */
-    private final LongAdder memberBatchesSent = new LongAdder();
 
-    /** The batching settings: the most requests one call carries, and whether keys of one member go together. */
-    public record Batching(int maxBatch, boolean perMember) {
+    /** The batching settings: the most requests one call carries. */
+    public record Batching(int maxBatch) {
     }
 
     /** The leasing settings; see {@link Slices#Slices}. */
@@ -90,7 +81,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     /** The synchronised mode's settings; see {@link SyncedKeys#SyncedKeys}. */
-    public record Syncing(TimeSource time, Duration interval, int maxKeys) {
+    public record Syncing(TimeSource time, Duration interval, OptionalLong budget, int maxKeys) {
     }
 
     /**
@@ -105,20 +96,31 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         this.mapName = mapName;
         this.wireVersion = wireVersion;
         this.sameKey = batching.map(given -> new Batcher<>(this::sendOnKey, given.maxBatch(), CALLS_IN_FLIGHT_PER_KEY));
-        this.perMember = batching.filter(Batching::perMember)
-                .map(given -> new Batcher<>(this::sendToMember, given.maxBatch(),
-                        MESSAGES_IN_FLIGHT_PER_MEMBER));
         this.slices = leasing.map(given -> new Slices(this, given.time(), given.lifetime(), given.hotKeyRate(),
                 given.maxSlice(), given.maxKeys()).sweeping());
-        this.syncs = new SyncedKeys(new SyncOwners(instance, mapName,
-                (key, processor) -> calls().submit(key, processor)), syncing.time(),
-                syncing.interval(), syncing.maxKeys());
+        this.syncs = new SyncedKeys(this::onShard, syncing.time(), syncing.interval(), syncing.budget(),
+                syncing.maxKeys(), this::membersSeen);
+    }
+
+    /** Runs {@code processors} on keys of shard {@code shard}, in one call on its owner. */
+    private CompletableFuture<ShardAnswer> onShard(int shard, List<String> keys,
+                                                   List<? extends EntryProcessor<String, CounterState, ?>> processors) {
+        return shardCalls().submit(ShardCall.shardKey(shard), new ShardCall(keys, processors));
+    }
+
+    /** The members this node's instance sees now; 1 while it sees none (a client between connections). */
+    private int membersSeen() {
+        try {
+            return Math.max(1, instance.getCluster().getMembers().size());
+        } catch (RuntimeException e) {
+            return 1;
+        }
     }
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
         if (syncs(policy)) {
-            return await(syncs.decide(key, policy, cost));
+            return await(syncs.decide(key, policy, cost, maxDelayNanos));
         }
         if (leases(policy)) {
             SliceAnswer answer = slices.orElseThrow().grant(key, policy, cost);
@@ -139,7 +141,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         if (syncs(policy)) {
-            return syncs.decide(key, policy, cost);
+            return syncs.decide(key, policy, cost, maxDelayNanos);
         }
         return leases(policy) ? follow(slices.orElseThrow().grant(key, policy, cost), key, policy, cost, maxDelayNanos)
                 : unleased(key, policy, cost, maxDelayNanos);
@@ -174,92 +176,22 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return slices.isPresent() && policy.leased() && wireVersion.getAsInt() >= WireFormat.LEASES;
     }
 
-    /** The policy asks to be synchronised and every member reads the synchronised mode's types. */
+    /**
+     * The policy asks to be synchronised. Its keys live only in the shards of the synchronised keys' map, whatever the
+     * members read: deciding them elsewhere meanwhile would count them twice over, apart. A member of a release that
+     * cannot read the shards' types fails the calls for the shards it holds, and the failure policy decides them.
+     */
     private boolean syncs(Policy policy) {
-        return policy.synced() && wireVersion.getAsInt() >= WireFormat.SYNCS;
+        return policy.synced();
     }
 
     private boolean batches() {
         return sameKey.isPresent() && wireVersion.getAsInt() >= WireFormat.BATCHES;
     }
 
-    /**
-     * A batched decision: with the other keys of the member that owns {@code key} when member batching is on, another
-     * member owns the key and every member reads member batches; else with the other requests on {@code key} (a key
-     * this member owns is decided here, with no message to batch; an owner not known yet, during a migration, is found
-     * by the call).
-     */
+    /** A batched decision: with the other requests on {@code key}. */
     private CallAnswer<Decision> batched(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (perMember.isPresent() && wireVersion.getAsInt() >= WireFormat.MEMBER_BATCHES) {
-            Member owner = instance.getPartitionService().getPartition(key).getOwner();
-            if (owner != null && !owner.localMember()) {
-                return perMember.orElseThrow().submit(owner, key, policy, cost, maxDelayNanos);
-            }
-        }
         return sameKey.orElseThrow().submit(key, key, policy, cost, maxDelayNanos);
-    }
-
-    /**
-     * One message to {@code owner} for {@code requests}, completing each request's answer: a {@link MemberBatchTask}
-     * when they name more than one key and the members read it, else the call {@link #sendOnKey} makes. When the owner
-     * has left, or the task could not reach it, each key's requests are sent again on their own (as Hazelcast resends
-     * a single call): the new owner decides them, and a request the old owner had already counted stays counted
-     * (never admitted twice, possibly counted twice).
-     */
-    private CompletableFuture<?> sendToMember(Member owner, List<Batcher.Request> requests) {
-        Map<String, List<Batcher.Request>> byKey = new LinkedHashMap<>();
-        for (Batcher.Request request : requests) {
-            byKey.computeIfAbsent(request.key(), k -> new ArrayList<>(1)).add(request);
-        }
-        if (byKey.size() == 1 || wireVersion.getAsInt() < WireFormat.MEMBER_BATCHES) {
-            return sendEachKey(byKey);
-        }
-        memberBatchesSent.increment();
-        List<Batcher.Request> ordered = new ArrayList<>(requests.size());
-        byKey.values().forEach(ordered::addAll);
-        CompletableFuture<BatchResult> call = new CompletableFuture<>();
-        try {
-            instance.getExecutorService(MEMBER_BATCH_EXECUTOR).submitToMember(
-                    new MemberBatchTask(mapName, List.copyOf(byKey.keySet()), List.copyOf(byKey.values())), owner,
-                    new ExecutionCallback<>() {
-                        @Override
-                        public void onResponse(BatchResult response) {
-                            call.complete(response);
-                        }
-
-                        @Override
-                        public void onFailure(Throwable t) {
-                            call.completeExceptionally(t);
-                        }
-                    });
-        } catch (RuntimeException e) {
-            call.completeExceptionally(e);
-        }
-        return call.handle((result, failure) -> {
-            if (failure == null) {
-                answerAll(ordered, result);
-                return call.thenApply(Object.class::cast);
-            }
-            return ownerGone(failure) ? sendEachKey(byKey).thenApply(Object.class::cast)
-                    : call.thenApply(Object.class::cast);
-        }).thenCompose(Function.identity());
-    }
-
-    /** Sends each key's requests in a call of its own ({@link #sendOnKey}), completing when all have answered. */
-    private CompletableFuture<?> sendEachKey(Map<String, List<Batcher.Request>> byKey) {
-        CompletableFuture<?>[] sent = new CompletableFuture<?>[byKey.size()];
-        int i = 0;
-        for (Map.Entry<String, List<Batcher.Request>> key : byKey.entrySet()) {
-            sent[i++] = sendOnKey(key.getKey(), key.getValue());
-        }
-        return sent.length == 1 ? sent[0] : CompletableFuture.allOf(sent);
-    }
-
-    /** Whether a member batch failed because its member left or could not be reached, before or while running it. */
-    private static boolean ownerGone(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        return cause instanceof RetryableException;
     }
 
     /** Completes each of {@code requests} with its decision in {@code result}, which answers them in this order. */
@@ -331,7 +263,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     /** Waits for an asynchronous decision, throwing what the call threw, as a synchronous call does. */
-    private static Decision await(CompletableFuture<Decision> answer) {
+    private static <T> T await(CompletableFuture<T> answer) {
         try {
             return answer.join();
         } catch (CompletionException e) {
@@ -347,39 +279,60 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     @Override
     public Decision peek(String key, Policy policy, long cost) {
-        return map().executeOnKey(key, new PeekProcessor(policy, cost)).decision();
+        return await(peekAsync(key, policy, cost));
     }
 
+    /** A synchronised key's peek is its view's, when this node has one (its hits not yet counted included). */
     @Override
-    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return calls().submit(key, new PeekProcessor(policy, cost)).thenApply(DecisionResult::decision);
+    public CompletableFuture<Decision> peekAsync(String key, Policy policy, long cost) {
+        Optional<Decision> viewed = syncs(policy) ? syncs.peek(key, policy, cost) : Optional.empty();
+        return viewed.map(CompletableFuture::completedFuture)
+                .orElseGet(() -> onOwner(key, policy, new PeekProcessor(policy, cost)));
     }
 
     @Override
     public Decision record(String key, Policy policy, long cost, long ageNanos) {
-        return map().executeOnKey(key, new RecordProcessor(policy, cost, ageNanos)).decision();
+        return await(recordAsync(key, policy, cost, ageNanos));
     }
 
+    /** A synchronised key's record is a hit of this node's view; any other key's, a call on its owner. */
     @Override
-    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
-        return calls().submit(key, new RecordProcessor(policy, cost, ageNanos)).thenApply(DecisionResult::decision);
+    public CompletableFuture<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        return syncs(policy) ? syncs.record(key, policy, cost, ageNanos)
+                : onOwner(key, policy, new RecordProcessor(policy, cost, ageNanos));
     }
 
     @Override
     public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        return map().executeOnKey(key, new ReserveProcessor(policy, cost, maxWaitNanos)).decision();
+        return await(reserveAsync(key, policy, cost, maxWaitNanos));
     }
 
+    /** A synchronised key's reservation is made on its owner once this node's hits of the key are counted there. */
     @Override
-    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        return calls().submit(key, new ReserveProcessor(policy, cost, maxWaitNanos))
-                .thenApply(DecisionResult::decision);
+    public CompletableFuture<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        return syncs(policy) ? syncs.reserve(key, policy, cost, maxWaitNanos)
+                : onOwner(key, policy, new ReserveProcessor(policy, cost, maxWaitNanos));
     }
 
-    /** Deletes the key's entry (and its backup), atomically with the processors on that key. */
+    /**
+     * One call of {@code processor} on the key's owner: in the key's shard for a synchronised policy (while every
+     * member reads the synchronised mode's types), else on the counters map.
+     */
+    private CompletableFuture<Decision> onOwner(String key, Policy policy,
+                                                EntryProcessor<String, CounterState, DecisionResult> processor) {
+        CompletableFuture<DecisionResult> answer = syncs(policy)
+                ? syncs.onOwner(key, processor, DecisionResult.class) : calls().submit(key, processor);
+        return answer.thenApply(DecisionResult::decision);
+    }
+
+    /**
+     * Deletes the key's entry (and its backup), atomically with the processors on that key, and forgets it as a
+     * synchronised key (its views on this node, its counters in its shard).
+     */
     @Override
     public void reset(String key) {
         map().delete(key);
+        await(syncs.forget(key));
     }
 
     /** The counters map; made on first use. */
@@ -387,11 +340,20 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return calls().map();
     }
 
-    private ProcessorCalls calls() {
-        ProcessorCalls known = calls;
+    private ProcessorCalls<CounterState> calls() {
+        ProcessorCalls<CounterState> known = calls;
         if (known == null) {
-            known = new ProcessorCalls(instance.getMap(mapName));
+            known = new ProcessorCalls<>(instance.getMap(mapName));
             calls = known;
+        }
+        return known;
+    }
+
+    private ProcessorCalls<Shard> shardCalls() {
+        ProcessorCalls<Shard> known = shardCalls;
+        if (known == null) {
+            known = new ProcessorCalls<>(instance.getMap(SYNCED_MAP_PREFIX + mapName));
+            shardCalls = known;
         }
         return known;
     }
@@ -399,11 +361,6 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     /** How many calls carried more than one decision on one key, since the start. */
     public long batchesSent() {
         return batchesSent.sum();
-    }
-
-    /** How many messages carried decisions on more than one key to the member that owns them, since the start. */
-    public long memberBatchesSent() {
-        return memberBatchesSent.sum();
     }
 
     /** This node's slices, when leasing is on. */

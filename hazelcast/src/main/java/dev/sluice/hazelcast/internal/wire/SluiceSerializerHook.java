@@ -35,10 +35,13 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int GIVE_BACK_PROCESSOR = 14;
     public static final int COUNT_PROCESSOR = 15;
     public static final int UNDO_PROCESSOR = 16;
-    public static final int MEMBER_BATCH_TASK = 17;
     public static final int SYNC_PROCESSOR = 20;
     public static final int SYNC_RESULT = 21;
-    public static final int SYNC_TASK = 22;
+    public static final int SHARD = 22;
+    public static final int SHARD_CALL = 23;
+    public static final int SHARD_ANSWER = 24;
+    public static final int SHARD_DELTA = 25;
+    public static final int FORGET_PROCESSOR = 26;
     // Concurrency permits (internal.permits); ids from 27, clear of the ids other work in progress takes.
     public static final int PERMIT_HOLDERS = 27;
     public static final int PERMIT_ANSWER = 28;
@@ -72,9 +75,12 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case COUNT_PROCESSOR -> new CountProcessor();
             case SYNC_PROCESSOR -> new SyncProcessor();
             case SYNC_RESULT -> new SyncResult();
-            case SYNC_TASK -> new SyncTask();
+            case SHARD -> new Shard();
+            case SHARD_CALL -> new ShardCall();
+            case SHARD_ANSWER -> new ShardAnswer();
+            case SHARD_DELTA -> new ShardDelta();
+            case FORGET_PROCESSOR -> new ForgetProcessor();
             case UNDO_PROCESSOR -> new UndoProcessor();
-            case MEMBER_BATCH_TASK -> new MemberBatchTask();
             case PERMIT_HOLDERS -> PermitSerializables.holders();
             case PERMIT_ANSWER -> PermitSerializables.answer();
             case ACQUIRE_PERMIT_PROCESSOR -> PermitSerializables.acquire();

@@ -13,14 +13,17 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * On a synchronised key's owner, at the owner's time: counts the hits a node admitted from its view
- * ({@link Policy#record}, whether or not they fit, each at the owner-clock instant the node decided it), then decides
- * a request of {@code cost} ({@link Policy#apply}; cost 0 decides nothing), stores the state with its time to live and
- * a synchronous backup as {@link ApplyProcessor} does, and answers the decision with the state and the owner's time
- * ({@link SyncResult}), which the node adopts as its view. Wire layout (version 6, {@link WireFormat#SYNCS}): the
- * policy, the cost (long), whether hits follow (boolean), then their count (int, 1 to
- * {@link WireFormat#MAX_BATCH_REQUESTS}), then per hit its cost
- * and instant (longs). Design: {@code docs/design/synchronised.md}.
+ * On a synchronised key's owner (in a {@link ShardCall}), at the owner's time: merges the hits one node admitted from
+ * its view, each with {@link Policy#record} (at the hit's instant, whether or not it fits, since it was admitted: a
+ * debt for the buckets), measuring how many of their permits did not fit when merged (the over-admission); then
+ * decides the node's request of {@code cost} past its budget ({@link Policy#apply}, or {@link Policy#reserve} for a
+ * reservation; 0 decides nothing). Answers the decision, the state after, and the over-admission ({@link SyncResult}).
+ * A hit's instant crosses as its age when the call left the node, placed on the owner's timeline from the owner's now
+ * (plus the resolution of the owner's clock): later than it was made by the call's transit, never earlier.
+ *
+ * <p>Wire layout (version 6): the policy, the cost and maximum delay (longs), whether it reserves (boolean), the hit
+ * count (int, 0 to {@link WireFormat#MAX_BATCH_REQUESTS}), then per hit its cost and age in nanoseconds (longs).
+ * Design: {@code docs/design/synchronised.md}.
  */
 public final class SyncProcessor
         implements EntryProcessor<String, CounterState, SyncResult>, IdentifiedDataSerializable,
@@ -28,27 +31,35 @@ public final class SyncProcessor
 
     private Policy policy;
     private long cost;
+    private long maxDelayNanos;
+    private boolean reserve;
     private long[] hitCosts;
-    private long[] hitInstants;
+    private long[] hitAges;
     private transient HazelcastInstance member;
-    private transient @Nullable WriteStateProcessor<SyncResult> backup;
 
     SyncProcessor() {
     }
 
     /**
+     * @param cost the permits of the node's request decided here; 0 for none
+     * @param maxDelayNanos the longest the request accepts to wait for its slot
+     * @param reserve whether the request takes the earliest slot within that wait ({@link Policy#reserve}) rather
+     *     than what fits now ({@link Policy#apply})
      * @param hitCosts the permits of each hit admitted on the node, each at least 1
-     * @param hitInstants when each hit was admitted, on the owner's clock as the node estimated it
+     * @param hitAges how long before the call left the node each hit was admitted, in nanoseconds
      */
-    public SyncProcessor(Policy policy, long cost, long[] hitCosts, long[] hitInstants) {
-        if (hitCosts.length != hitInstants.length || hitCosts.length > WireFormat.MAX_BATCH_REQUESTS) {
-            throw new IllegalArgumentException("hits: " + hitCosts.length + " costs, " + hitInstants.length
-                    + " instants, at most " + WireFormat.MAX_BATCH_REQUESTS);
+    public SyncProcessor(Policy policy, long cost, long maxDelayNanos, boolean reserve, long[] hitCosts,
+                         long[] hitAges) {
+        if (hitCosts.length != hitAges.length || hitCosts.length > WireFormat.MAX_BATCH_REQUESTS) {
+            throw new IllegalArgumentException("hits: " + hitCosts.length + " costs, " + hitAges.length
+                    + " ages, at most " + WireFormat.MAX_BATCH_REQUESTS);
         }
         this.policy = policy;
         this.cost = cost;
+        this.maxDelayNanos = maxDelayNanos;
+        this.reserve = reserve;
         this.hitCosts = hitCosts.clone();
-        this.hitInstants = hitInstants.clone();
+        this.hitAges = hitAges.clone();
     }
 
     @Override
@@ -60,38 +71,48 @@ public final class SyncProcessor
     public SyncResult process(Map.Entry<String, CounterState> entry) {
         CounterState current = entry.getValue();
         long now = MemberClock.nanosOn(member);
+        // Hazelcast's cluster time is up to its resolution behind the true time: a hit is placed that much later.
+        long clockError = MemberClock.clockErrorOn(member);
         long @Nullable [][] state = current == null ? null : current.state();
         boolean changed = false;
         long idleAfter = 0;
+        long over = 0;
         for (int i = 0; i < hitCosts.length; i++) {
-            Transition counted = policy.record(state, now, hitCosts[i], Math.max(0, now - hitInstants[i]));
+            long fitting = Math.min(hitCosts[i], policy.apply(state, now, 0, 0).decision().remaining());
+            over += hitCosts[i] - fitting;
+            Transition counted = policy.record(state, now, hitCosts[i], Math.max(0, hitAges[i] - clockError));
             if (counted.changed()) {
                 state = counted.changedState();
                 changed = true;
-                idleAfter = Math.max(idleAfter, counted.idleAfterNanos());
+                idleAfter = counted.idleAfterNanos();
             }
         }
-        Transition decided = policy.apply(state, now, cost, 0);
+        Transition decided = reserve ? policy.reserve(state, now, cost, maxDelayNanos)
+                : policy.apply(state, now, cost, maxDelayNanos);
         if (decided.changed()) {
             state = decided.changedState();
             changed = true;
-            idleAfter = Math.max(idleAfter, decided.idleAfterNanos());
+            idleAfter = decided.idleAfterNanos();
         }
-        if (changed) {
-            backup = WriteStateProcessor.stored(entry, policy.algorithm(),
+        if (changed && state != null) {
+            WriteStateProcessor.stored(entry, policy.algorithm(),
                     new Transition(state, decided.decision(), true, idleAfter));
         }
-        return new SyncResult(decided.decision(), state == null ? new long[0][] : state, now);
+        return new SyncResult(decided.decision(), state == null ? new long[0][] : state, over);
     }
 
-    @Override
-    public @Nullable EntryProcessor<String, CounterState, SyncResult> getBackupProcessor() {
-        return backup;
+    /** The permits of the hits this processor carries. */
+    public long hitPermits() {
+        long permits = 0;
+        for (long hitCost : hitCosts) {
+            permits += hitCost;
+        }
+        return permits;
     }
 
-    /** The hits this processor carries. */
-    public int hits() {
-        return hitCosts.length;
+    /** The permits of the request it decides; 0 for none. */
+    public long cost() {
+        return cost;
     }
 
     @Override
@@ -99,13 +120,12 @@ public final class SyncProcessor
         WireFormat.writeVersion(out, WireFormat.SYNCS);
         WireFormat.writePolicy(out, policy);
         out.writeLong(cost);
-        out.writeBoolean(hitCosts.length > 0);
-        if (hitCosts.length > 0) {
-            out.writeInt(hitCosts.length);
-        }
+        out.writeLong(maxDelayNanos);
+        out.writeBoolean(reserve);
+        out.writeInt(hitCosts.length);
         for (int i = 0; i < hitCosts.length; i++) {
             out.writeLong(hitCosts[i]);
-            out.writeLong(hitInstants[i]);
+            out.writeLong(hitAges[i]);
         }
     }
 
@@ -114,16 +134,23 @@ public final class SyncProcessor
         WireFormat.readVersion(in, "sync processor", WireFormat.SYNCS);
         policy = WireFormat.readPolicy(in);
         cost = in.readLong();
-        boolean anyHits = in.readBoolean();
-        int hits = anyHits ? WireFormat.readCount(in, "hits", WireFormat.MAX_BATCH_REQUESTS, 2 * Long.BYTES) : 0;
+        maxDelayNanos = in.readLong();
+        reserve = in.readBoolean();
+        int hits = in.readInt();
+        if (hits < 0 || hits > WireFormat.MAX_BATCH_REQUESTS) {
+            throw new IOException("read " + hits + " hits: 0 to " + WireFormat.MAX_BATCH_REQUESTS + " fit");
+        }
         hitCosts = new long[hits];
-        hitInstants = new long[hits];
+        hitAges = new long[hits];
         for (int i = 0; i < hits; i++) {
             hitCosts[i] = in.readLong();
-            hitInstants[i] = in.readLong();
+            hitAges[i] = in.readLong();
             if (hitCosts[i] < 1) {
                 throw new IOException("a hit costs at least 1, got " + hitCosts[i]);
             }
+        }
+        if (cost < 0) {
+            throw new IOException("a request costs 0 or more, got " + cost);
         }
     }
 

@@ -40,8 +40,7 @@ public final class WireFormat {
     public static final int LEASES = 3;
     /** The version of the types that take a rejected request back from the rules that granted it. */
     public static final int UNDOS = 4;
-    /** The version of the batches that carry many keys to the member that owns them. */
-    public static final int MEMBER_BATCHES = 5;
+    // Version 5 carried batches of many keys to the member that owns them, removed before the first release.
     /** The version of the synchronised keys' types. */
     public static final int SYNCS = 6;
     /**

@@ -1,78 +1,295 @@
 package dev.sluice.hazelcast.internal.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.hazelcast.cluster.Member;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.ClusterSupport;
+import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.hazelcast.internal.wire.CounterState;
+import dev.sluice.hazelcast.internal.wire.DecisionResult;
+import dev.sluice.hazelcast.internal.wire.PeekProcessor;
+import dev.sluice.hazelcast.internal.wire.Shard;
+import dev.sluice.hazelcast.internal.wire.ShardAnswer;
+import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.hazelcast.internal.wire.SyncProcessor;
-import dev.sluice.hazelcast.internal.wire.SyncResult;
-import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
-import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
-/** One node's synchronised keys against owners in this JVM that answer as the test says, on a manual clock. */
+/**
+ * One node's synchronised keys against a real member (on a frozen manual clock) whose calls the test holds, releases
+ * or fails: what is decided here and what waits, what each call carries, what a failure or a withdrawn request leaves.
+ * The interval is an hour, so that only the budget and the test send calls.
+ */
+@Tag("cluster")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SyncedKeysTest {
 
-    private static final Policy POLICY = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(10, Duration.ofMinutes(1)))
-            .synchronised();
+    private static final Duration NEVER = Duration.ofHours(1);
 
-    private final ManualTimeSource clock = new ManualTimeSource();
-    private final List<String> calls = new ArrayList<>();
-    private final SyncedKeys node = new SyncedKeys(new Owners(), clock, Duration.ofMillis(20), 100);
-    /** Makes the next owner call throw at once, as a call that cannot start does. */
-    private boolean throwNext;
+    private final ManualTimeSource time = new ManualTimeSource();
+    private final AtomicInteger maps = new AtomicInteger();
+    private List<HazelcastCounterStore> member = List.of();
+    private HeldOwners owners;
+    private SyncedKeys node;
+
+    @BeforeAll
+    void startMember() {
+        member = ClusterSupport.startCluster(1, time);
+    }
+
+    @AfterAll
+    void stopMember() {
+        ClusterSupport.closeAll(member);
+    }
+
+    private SyncedKeys node(OptionalLong storeBudget, int maxKeys) {
+        owners = new HeldOwners(member.get(0).instance().getMap("synced-test-" + maps.incrementAndGet()));
+        node = new SyncedKeys(owners, time, NEVER, storeBudget, maxKeys, () -> 3);
+        return node;
+    }
 
     @AfterEach
-    void close() {
-        node.close();
+    void stop() {
+        if (node != null) {
+            node.stop();
+        }
+    }
+
+    private static Policy hundred(long budget) {
+        return Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(100, Duration.ofMinutes(1))).synchronised(budget);
     }
 
     @Test
-    void decide_ownerCallThatThrowsAtOnce_leavesNoLaterRequestOnTheKeyWaiting() {
-        throwNext = true;
-        assertThatThrownBy(() -> node.decide("k", POLICY, 1)).hasMessage("cannot start");
+    void decide_belowHalfItsBudget_decidesHereAndSendsNothingUntilFlushed() {
+        node(OptionalLong.empty(), 100);
+        Policy policy = hundred(10);
 
-        CompletableFuture<Decision> next = node.decide("k", POLICY, 1);
+        for (int i = 0; i < 4; i++) {
+            CompletableFuture<Decision> decided = node.decide("k", policy, 1, 0);
+            assertThat(decided).isDone();
+            assertThat(decided.join().remaining()).isEqualTo(99 - i);
+        }
+        assertThat(owners.calls).isEmpty();
+        assertThat(node.hitsWaiting()).isEqualTo(4);
 
-        assertThat(next).as("decided by a call of its own, not left behind the one that threw").isDone();
-        assertThat(next.join().allowed()).isTrue();
-        assertThat(calls).containsExactly("k", "k");
+        node.flush();
+
+        assertThat(owners.calls).hasSize(1);
+        assertThat(owners.calls.get(0).hitPermits()).isEqualTo(4);
+        assertThat(owners.remaining("k", policy)).isEqualTo(96);
+        assertThat(node.hitsWaiting()).isZero();
     }
 
-    /** Owners that decide each keyed call on a fresh state at once; sync messages are not sent in these tests. */
-    private final class Owners implements SyncedKeys.Owners {
+    @Test
+    void decide_halfItsBudgetUsed_sendsTheHitsAtOnce() {
+        node(OptionalLong.empty(), 100);
+        Policy policy = hundred(10);
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(node.decide("k", policy, 1, 0)).isDone();
+        }
+
+        ClusterSupport.await(() -> owners.calls.size() == 1 && node.hitsWaiting() == 0, Duration.ofSeconds(30),
+                "the hits sent without a flush");
+        assertThat(owners.remaining("k", policy)).isEqualTo(95);
+    }
+
+    @Test
+    void decide_pastItsBudget_waitsForTheOwnerWhichCountsThisNodesHitsFirst() {
+        node(OptionalLong.empty(), 100);
+        Policy three = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(3, Duration.ofMinutes(1))).synchronised(2);
+        owners.hold = true;
+
+        assertThat(node.decide("k", three, 1, 0).join().allowed()).isTrue();
+        ClusterSupport.await(() -> owners.held.size() == 1, Duration.ofSeconds(30), "the first hit sent");
+        assertThat(node.decide("k", three, 1, 0).join().allowed()).as("the budget holds two").isTrue();
+        CompletableFuture<Decision> third = node.decide("k", three, 1, 0);
+        assertThat(third).as("past the budget: waits").isNotDone();
+
+        owners.releaseOne();
+        assertThat(third.join().allowed()).as("decided here once the owner counted the first").isTrue();
+        ClusterSupport.await(() -> owners.held.size() == 1, Duration.ofSeconds(30), "the two hits sent at once");
+        CompletableFuture<Decision> fourth = node.decide("k", three, 1, 0);
+        assertThat(fourth).as("the view holds the three admitted: rejected here").isDone();
+        assertThat(fourth.join().allowed()).isFalse();
+        assertThat(owners.calls.get(1).hitPermits()).isEqualTo(2);
+        owners.releaseOne();
+
+        node.flush();
+        assertThat(owners.calls).hasSize(2);
+        assertThat(owners.remaining("k", three)).isZero();
+    }
+
+    @Test
+    void call_failed_failsTheRequestsWaitingAndSendsItsHitsAgain() {
+        node(OptionalLong.empty(), 100);
+        Policy policy = hundred(1);
+        owners.hold = true;
+        assertThat(node.decide("k", policy, 1, 0).join().allowed()).isTrue();
+        ClusterSupport.await(() -> owners.held.size() == 1, Duration.ofSeconds(30), "the hit sent");
+        CompletableFuture<Decision> waiting = node.decide("k", policy, 1, 0);
+
+        owners.failOne(new IllegalStateException("owner gone"));
+
+        assertThat(waiting).isCompletedExceptionally();
+        assertThat(node.messagesFailed()).isEqualTo(1);
+        assertThat(node.hitsWaiting()).as("the hit waits again").isEqualTo(1);
+        owners.hold = false;
+        node.flush();
+        assertThat(owners.remaining("k", policy)).as("the hit counted once, the failed request never").isEqualTo(99);
+    }
+
+    @Test
+    void cancel_requestWaitingToBeSent_isWithdrawnAndNeverCounted() {
+        node(OptionalLong.empty(), 100);
+        Policy policy = hundred(0);
+        owners.hold = true;
+        CompletableFuture<Decision> first = node.decide("k", policy, 1, 0);
+        ClusterSupport.await(() -> owners.held.size() == 1, Duration.ofSeconds(30), "the first request sent");
+        CompletableFuture<Decision> second = node.decide("k", policy, 1, 0);
+
+        assertThat(first.cancel(false)).as("sent: may count").isFalse();
+        assertThat(second.cancel(false)).as("not sent yet").isTrue();
+        owners.hold = false;
+        owners.releaseOne();
+        node.flush();
+
+        assertThat(first.join().allowed()).isTrue();
+        assertThat(owners.calls).hasSize(1);
+        assertThat(owners.remaining("k", policy)).isEqualTo(99);
+    }
+
+    @Test
+    void decide_keysBeyondMaxKeys_areDecidedOnTheOwnerEachAlone() {
+        node(OptionalLong.empty(), 1);
+        Policy policy = hundred(10);
+        node.decide("viewed", policy, 1, 0).join();
+
+        assertThat(node.decide("beyond", policy, 1, 0).join().remaining()).isEqualTo(99);
+        assertThat(node.decide("beyond", policy, 1, 0).join().remaining()).isEqualTo(98);
+
+        assertThat(node.keys()).isEqualTo(1);
+        assertThat(owners.calls).hasSize(2).allSatisfy(call -> assertThat(call.cost()).isEqualTo(1));
+    }
+
+    @Test
+    void record_pastRequest_isAHitCountedByTheOwnerOnTheFlush() {
+        node(OptionalLong.empty(), 100);
+        Policy policy = hundred(10);
+
+        node.record("k", policy, 3, 0).join();
+
+        assertThat(node.peek("k", policy, 0).orElseThrow().remaining()).isEqualTo(97);
+        assertThat(owners.calls).isEmpty();
+        node.flush();
+        assertThat(owners.remaining("k", policy)).isEqualTo(97);
+    }
+
+    @Test
+    void budgetOf_policiesWithAndWithoutTheirOwn_isTheirsElseTheStoresElseOnePercentOverTheOtherNodes() {
+        SyncedKeys automatic = node(OptionalLong.empty(), 100);
+        Policy thousand = Policy.of(Algorithm.GCRA, Limit.of(1_000, Duration.ofMinutes(1)),
+                Limit.of(50_000, Duration.ofDays(1)));
+
+        // three nodes: 1,000 / 100 / 2 others
+        assertThat(automatic.budgetOf(thousand.synchronised())).isEqualTo(5);
+        assertThat(automatic.budgetOf(Policy.of(Algorithm.GCRA, Limit.of(199, Duration.ofMinutes(1)))
+                .synchronised())).as("below 100 per other node: exact").isZero();
+        assertThat(automatic.budgetOf(thousand.synchronised(2))).isEqualTo(2);
+        automatic.stop();
+        SyncedKeys given = node(OptionalLong.of(7), 100);
+        assertThat(given.budgetOf(thousand.synchronised())).isEqualTo(7);
+        assertThat(given.budgetOf(thousand.synchronised(2))).isEqualTo(2);
+    }
+
+    @Test
+    void forgetIdle_viewsBackToFullCapacity_areForgottenAndOthersKept() {
+        node(OptionalLong.empty(), 100);
+        Policy policy = hundred(10);
+        node.decide("a", policy, 1, 0).join();
+        time.advance(Duration.ofMillis(300));
+        node.decide("b", policy, 1, 0).join();
+        node.flush();
+
+        time.advance(Duration.ofMillis(400)); // a refilled (one token per 600 ms), b not yet
+        node.forgetIdle();
+
+        assertThat(node.keys()).isEqualTo(1);
+        assertThat(node.peek("b", policy, 0)).isPresent();
+        assertThat(node.peek("a", policy, 0)).isEmpty();
+    }
+
+    /** Owners on a real member's map, whose calls the test may hold, then release or fail one by one. */
+    private final class HeldOwners implements SyncedKeys.Owners {
+        final List<SyncProcessor> calls = Collections.synchronizedList(new ArrayList<>());
+        final List<Runnable> held = Collections.synchronizedList(new ArrayList<>());
+        final List<CompletableFuture<ShardAnswer>> heldAnswers = Collections.synchronizedList(new ArrayList<>());
+        private final IMap<String, Shard> shards;
+        volatile boolean hold;
+
+        HeldOwners(IMap<String, Shard> shards) {
+            this.shards = shards;
+        }
 
         @Override
-        public CompletableFuture<SyncResult> call(String key, SyncProcessor processor) {
-            calls.add(key);
-            if (throwNext) {
-                throwNext = false;
-                throw new IllegalStateException("cannot start");
+        public CompletableFuture<ShardAnswer> call(int shard, List<String> keys,
+                                                   List<? extends EntryProcessor<String, CounterState, ?>> processors) {
+            processors.forEach(processor -> calls.add((SyncProcessor) processor));
+            CompletableFuture<ShardAnswer> answer = new CompletableFuture<>();
+            Runnable forward = () -> shards.submitToKey(ShardCall.shardKey(shard), new ShardCall(keys, processors))
+                    .whenComplete((result, failure) -> {
+                        if (failure == null) {
+                            answer.complete(result);
+                        } else {
+                            answer.completeExceptionally(failure);
+                        }
+                    });
+            if (hold) {
+                held.add(forward);
+                heldAnswers.add(answer);
+            } else {
+                forward.run();
             }
-            Transition transition = POLICY.apply(null, clock.nanos(), 1, 0);
-            return CompletableFuture.completedFuture(new SyncResult(transition.decision(),
-                    transition.changedState(), clock.nanos()));
+            return answer;
         }
 
-        @Override
-        public Map<Member, List<String>> byOwner(List<String> keys) {
-            return Map.of();
+        void releaseOne() {
+            heldAnswers.remove(0);
+            held.remove(0).run();
         }
 
-        @Override
-        public CompletableFuture<List<SyncResult>> send(Member owner, List<String> keys,
-                                                         List<SyncProcessor> processors) {
-            return new CompletableFuture<>();
+        void failOne(Throwable cause) {
+            held.remove(0);
+            heldAnswers.remove(0).completeExceptionally(cause);
+        }
+
+        /** What the key's owner says remains, asked with no view. */
+        long remaining(String key, Policy policy) {
+            try {
+                return shards.submitToKey(ShardCall.shardKey(ShardCall.shardOf(key)),
+                        new ShardCall(List.of(key), List.of(new PeekProcessor(policy, 0))))
+                        .toCompletableFuture().join().result(0, DecisionResult.class).decision().remaining();
+            } catch (CompletionException e) {
+                throw new AssertionError(e);
+            }
         }
     }
 }
