@@ -112,9 +112,8 @@ public final class HazelcastCounterStore implements CounterStore {
         this.processors = new ProcessorDecider(instance, options.mapName(), wireVersion::current,
                 options.batching() ? Optional.of(new ProcessorDecider.Batching(options.maxBatch()))
                         : Optional.empty(),
-                options.leasing() ? Optional.of(new ProcessorDecider.Leasing(time, options.leaseLifetime(),
-                        options.hotKeyRate(), options.maxSlice(), StoreOptions.DEFAULT_MAX_LEASED_KEYS))
-                        : Optional.empty(),
+                new ProcessorDecider.Leasing(time, options.leaseLifetime(), options.hotKeyRate(), options.maxSlice(),
+                        StoreOptions.DEFAULT_MAX_LEASED_KEYS), options.leasing(),
                 new ProcessorDecider.Syncing(time, options.syncInterval(), options.syncBudget(),
                         StoreOptions.DEFAULT_MAX_SYNCED_KEYS));
         this.decider = processors;
@@ -407,9 +406,9 @@ public final class HazelcastCounterStore implements CounterStore {
         String mode = now == processors ? connection
                 : now instanceof CompareAndSetCounterStore ? connection + " compare-and-set"
                 : connection + " refused: incompatible members";
-        Optional<Slices> slices = processors.slices();
-        return new StoreHealth(mode, members, 0, 0, 0, slices.map(Slices::grantedFromSlices).orElse(0L),
-                slices.map(Slices::heldPermits).orElse(0L), membership.incompatibleSeen(),
+        Slices slices = processors.slices();
+        return new StoreHealth(mode, members, 0, 0, 0, slices.grantedFromSlices(), slices.heldPermits(),
+                membership.incompatibleSeen(),
                 processors.syncs().hitsWaiting(), processors.syncs().lagNanos(), permits.freedFromGoneNodes());
     }
 
@@ -433,8 +432,8 @@ public final class HazelcastCounterStore implements CounterStore {
         return processors.batchesSent();
     }
 
-    /** This node's slices, when leasing is on. */
-    Optional<Slices> leases() {
+    /** This node's slices. */
+    Slices leases() {
         return processors.slices();
     }
 

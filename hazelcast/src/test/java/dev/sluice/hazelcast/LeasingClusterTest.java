@@ -123,7 +123,7 @@ class LeasingClusterTest {
         Policy exact = Policy.of(algorithm, limit);
         HazelcastCounterStore node = members.get(0);
         String key = ClusterSupport.keyOwnedBy(members.get(1).instance(), "alone-" + algorithm + "-");
-        long fromSlicesBefore = node.leases().orElseThrow().grantedFromSlices();
+        long fromSlicesBefore = node.leases().grantedFromSlices();
 
         long[][] state = null;
         for (int i = 0; i < 300; i++) {
@@ -134,7 +134,7 @@ class LeasingClusterTest {
             assertThat(leased.allowed()).as("request %d", i).isEqualTo(unleased.decision().allowed());
             assertThat(leased.remaining()).as("request %d", i).isEqualTo(unleased.decision().remaining());
         }
-        assertThat(node.leases().orElseThrow().grantedFromSlices() - fromSlicesBefore).isGreaterThan(100);
+        assertThat(node.leases().grantedFromSlices() - fromSlicesBefore).isGreaterThan(100);
     }
 
     @Test
@@ -150,9 +150,9 @@ class LeasingClusterTest {
                     before += member.apply(key, policy, 1, 0).allowed() ? 1 : 0;
                 }
             }
-            ClusterSupport.await(() -> !doomed.leases().orElseThrow().taking(), Duration.ofSeconds(10),
+            ClusterSupport.await(() -> !doomed.leases().taking(), Duration.ofSeconds(10),
                 "the slices on their way");
-            long held = doomed.leases().orElseThrow().heldPermits();
+            long held = doomed.leases().heldPermits();
             assertThat(held).isPositive();
 
             doomed.instance().getLifecycleService().terminate();
@@ -177,13 +177,13 @@ class LeasingClusterTest {
             for (int i = 0; i < 20; i++) {
                 leaving.apply(key, policy, 1, 0);
             }
-            ClusterSupport.await(() -> !leaving.leases().orElseThrow().taking(), Duration.ofSeconds(10),
+            ClusterSupport.await(() -> !leaving.leases().taking(), Duration.ofSeconds(10),
                 "the slices on their way");
-            long held = leaving.leases().orElseThrow().heldPermits();
+            long held = leaving.leases().heldPermits();
             assertThat(held).isPositive();
             assertThat(cluster.get(0).peek(key, policy, 0).remaining()).isEqualTo(300 - 20 - held);
             assertThat(leaving.health().leasedPermitsHeld()).isEqualTo(held);
-            assertThat(leaving.health().leasedGrants()).isEqualTo(leaving.leases().orElseThrow().grantedFromSlices())
+            assertThat(leaving.health().leasedGrants()).isEqualTo(leaving.leases().grantedFromSlices())
                 .isPositive();
 
             leaving.close();
@@ -201,7 +201,7 @@ class LeasingClusterTest {
     }
 
     private long slicesTaken() {
-        return members.stream().mapToLong(member -> member.leases().orElseThrow().slicesTaken()).sum();
+        return members.stream().mapToLong(member -> member.leases().slicesTaken()).sum();
     }
 
     /** Admissions per phase: every thread asks {@code attempts} times per phase; the clock moves between phases. */

@@ -109,7 +109,7 @@ public final class MemberProcess {
             if (hotThreads > 0) {
                 int admitted = hammer(store, lease ? LEASED_HOT_POLICY : HOT_POLICY, hotThreads, hotAttempts);
                 if (lease) {
-                    System.out.println("slices=" + store.leases().orElseThrow().slicesTaken());
+                    System.out.println("slices=" + store.leases().slicesTaken());
                 }
                 System.out.println("admitted=" + admitted);
                 System.out.flush();

@@ -3,6 +3,7 @@ package dev.sluice.hazelcast.internal.calls;
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.BatchRequest;
+import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

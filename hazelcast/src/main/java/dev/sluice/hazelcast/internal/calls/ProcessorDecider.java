@@ -10,6 +10,7 @@ import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
+import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.CallbackExecutor;
 import dev.sluice.hazelcast.internal.wire.CountProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
@@ -37,6 +38,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,7 +68,9 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     private volatile @Nullable ProcessorCalls<CounterState> calls;
     private volatile @Nullable ProcessorCalls<Shard> shardCalls;
     private final Optional<Batcher<String>> sameKey;
-    private final Optional<Slices> slices;
+    /** This node's slices: of the keys of leased rules when leasing is on, and of hot synchronised keys. */
+    private final Slices slices;
+    private final boolean leasedRules;
     /** The synchronised keys' views; its flusher starts with the first view. */
     private final SyncedKeys syncs;
     /** Calls that carried more than one decision. */
@@ -87,17 +91,18 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     /**
      * @param wireVersion the newest wire format version every member reads, as last found
      * @param batching empty turns batching off
-     * @param leasing empty turns leasing off
+     * @param leasedRules whether the keys of leased rules are granted from slices ({@code StoreOptions.leasing()})
      */
     public ProcessorDecider(HazelcastInstance instance, String mapName, IntSupplier wireVersion,
-                            Optional<Batching> batching, Optional<Leasing> leasing, Syncing syncing) {
+                            Optional<Batching> batching, Leasing leasing, boolean leasedRules, Syncing syncing) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.mapName = mapName;
         this.wireVersion = wireVersion;
         this.sameKey = batching.map(given -> new Batcher<>(this::sendOnKey, given.maxBatch(), CALLS_IN_FLIGHT_PER_KEY));
-        this.slices = leasing.map(given -> new Slices(this, given.time(), given.lifetime(), given.hotKeyRate(),
-                given.maxSlice(), given.maxKeys()).sweeping());
+        this.slices = new Slices(this, leasing.time(), leasing.lifetime(), leasing.hotKeyRate(), leasing.maxSlice(),
+                leasing.maxKeys()).sweeping();
+        this.leasedRules = leasedRules;
         this.syncs = new SyncedKeys(this::onShard, syncing.time(), syncing.interval(), syncing.budget(),
                 syncing.maxKeys(), this::membersSeen);
     }
@@ -119,47 +124,55 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (syncs(policy)) {
-            return await(syncs.decide(key, policy, cost, maxDelayNanos));
-        }
-        if (leases(policy)) {
-            SliceAnswer answer = slices.orElseThrow().grant(key, policy, cost);
-            if (!(answer instanceof SliceAnswer.ToOwner)) {
-                return await(follow(answer, key, policy, cost, maxDelayNanos));
-            }
-        }
-        if (batches()) {
-            return await(batched(key, policy, cost, maxDelayNanos));
+        if (syncs(policy) || leases(policy) || batches()) {
+            return await(route(key, policy, cost, maxDelayNanos));
         }
         return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
     }
 
     /**
      * Completes when the owning member answers, on the Hazelcast thread that receives the answer (or at once when
-     * granted from a slice).
+     * decided here: from a synchronised key's view, or a leased slice).
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (syncs(policy)) {
-            return syncs.decide(key, policy, cost, maxDelayNanos);
-        }
-        return leases(policy) ? follow(slices.orElseThrow().grant(key, policy, cost), key, policy, cost, maxDelayNanos)
-                : unleased(key, policy, cost, maxDelayNanos);
+        return route(key, policy, cost, maxDelayNanos);
     }
 
-    /** The decision {@code answer} leads to; a request that waited for a slice in vain is sent from a pool thread. */
-    private CompletableFuture<Decision> follow(SliceAnswer answer, String key, Policy policy, long cost,
-                                               long maxDelayNanos) {
+    /**
+     * The route per rule: a synchronised key from this node's view, or from leased slices while it keeps exhausting
+     * its budget here (until its owner gives no slice); a leased key from its slices; else on the owner.
+     */
+    private CompletableFuture<Decision> route(String key, Policy policy, long cost, long maxDelayNanos) {
+        if (syncs(policy)) {
+            if (leasesWhenHot(policy) && syncs.hot(key, policy)) {
+                return follow(slices.grant(key, policy, cost), () -> {
+                    syncs.cooled(key, policy);
+                    return syncs.decide(key, policy, cost, maxDelayNanos);
+                });
+            }
+            return syncs.decide(key, policy, cost, maxDelayNanos);
+        }
+        if (leases(policy)) {
+            return follow(slices.grant(key, policy, cost), () -> unleased(key, policy, cost, maxDelayNanos));
+        }
+        return unleased(key, policy, cost, maxDelayNanos);
+    }
+
+    /**
+     * The decision {@code answer} leads to, or {@code otherwise}'s when no slice decides it; a request that waited for
+     * a slice in vain goes on from a pool thread (the wait may end on a Hazelcast thread, which may not call).
+     */
+    private CompletableFuture<Decision> follow(SliceAnswer answer, Supplier<CompletableFuture<Decision>> otherwise) {
         if (answer instanceof SliceAnswer.Decided decided) {
             return decided.decision();
         }
         if (answer instanceof SliceAnswer.Waiting waiting) {
             return waiting.slice().thenCompose(next -> !(next instanceof SliceAnswer.ToOwner)
-                    ? follow(next, key, policy, cost, maxDelayNanos)
-                    : CompletableFuture.supplyAsync(() -> unleased(key, policy, cost, maxDelayNanos),
-                            Batcher.SENDERS).thenCompose(Function.identity()));
+                    ? follow(next, otherwise)
+                    : CompletableFuture.supplyAsync(otherwise, Batcher.SENDERS).thenCompose(Function.identity()));
         }
-        return unleased(key, policy, cost, maxDelayNanos);
+        return otherwise.get();
     }
 
     /** The decision on the owner: batched when batching is on and every member reads batches, else one call. */
@@ -173,7 +186,12 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     /** Leasing is on, the policy asks for it, and every member reads slices. Leasing algorithms do not queue. */
     private boolean leases(Policy policy) {
-        return slices.isPresent() && policy.leased() && wireVersion.getAsInt() >= WireFormat.LEASES;
+        return leasedRules && policy.leased() && wireVersion.getAsInt() >= WireFormat.LEASES;
+    }
+
+    /** A synchronised policy whose hot keys may be leased: its algorithm leases and every member reads slices. */
+    private boolean leasesWhenHot(Policy policy) {
+        return policy.algorithm().leases() && wireVersion.getAsInt() >= WireFormat.LEASES;
     }
 
     /**
@@ -252,14 +270,17 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
                                 .thenApply(DecisionResult::decision)));
     }
 
+    /** A synchronised key's slice is taken from its shard. */
     @Override
     public CompletableFuture<SliceResult> take(String key, Policy policy, long cost, long wanted, long lifetimeNanos) {
-        return calls().submit(key, new TakeSliceProcessor(policy, cost, wanted, lifetimeNanos));
+        TakeSliceProcessor take = new TakeSliceProcessor(policy, cost, wanted, lifetimeNanos);
+        return syncs(policy) ? syncs.onOwner(key, take, SliceResult.class) : calls().submit(key, take);
     }
 
     @Override
     public CompletableFuture<?> giveBack(String key, Policy policy, long permits, long countedAtNanos) {
-        return calls().submit(key, new GiveBackProcessor(policy, permits, countedAtNanos));
+        GiveBackProcessor giveBack = new GiveBackProcessor(policy, permits, countedAtNanos);
+        return syncs(policy) ? syncs.onOwner(key, giveBack, DecisionResult.class) : calls().submit(key, giveBack);
     }
 
     /** Waits for an asynchronous decision, throwing what the call threw, as a synchronous call does. */
@@ -363,8 +384,8 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return batchesSent.sum();
     }
 
-    /** This node's slices, when leasing is on. */
-    public Optional<Slices> slices() {
+    /** This node's slices. */
+    public Slices slices() {
         return slices;
     }
 
@@ -380,9 +401,10 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     @Override
     public void close() {
         if (instance.getLifecycleService().isRunning()) {
-            slices.ifPresent(Slices::close);
+            slices.close();
             syncs.close();
         } else {
+            slices.stop();
             syncs.stop();
         }
     }

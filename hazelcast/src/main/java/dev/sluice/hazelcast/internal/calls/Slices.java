@@ -373,16 +373,21 @@ public final class Slices implements AutoCloseable {
         return held;
     }
 
+    /** Stops the sweeper, giving nothing back: for a node whose Hazelcast instance has already stopped. */
+    public void stop() {
+        ScheduledExecutorService thread = sweeper;
+        if (thread != null) {
+            thread.shutdownNow();
+        }
+    }
+
     /**
      * Stops the sweeper and gives the unused permits of every valid window slice back, waiting a few seconds at most
      * for the owners; later requests take no slice.
      */
     @Override
     public void close() {
-        ScheduledExecutorService thread = sweeper;
-        if (thread != null) {
-            thread.shutdownNow();
-        }
+        stop();
         long now = time.nanos();
         List<CompletableFuture<?>> calls = new ArrayList<>();
         for (Map.Entry<String, KeySlices> entry : holds.entrySet()) {

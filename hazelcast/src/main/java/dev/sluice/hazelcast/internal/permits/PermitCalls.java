@@ -9,7 +9,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
-import dev.sluice.hazelcast.internal.calls.CallAnswer;
+import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
 import java.time.Duration;

@@ -7,6 +7,7 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.ClusterSupport;
+import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

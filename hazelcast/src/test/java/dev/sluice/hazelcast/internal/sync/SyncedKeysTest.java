@@ -238,7 +238,7 @@ class SyncedKeysTest {
     }
 
     /** Owners on a real member's map, whose calls the test may hold, then release or fail one by one. */
-    private final class HeldOwners implements SyncedKeys.Owners {
+    private final class HeldOwners implements Owners {
         final List<SyncProcessor> calls = Collections.synchronizedList(new ArrayList<>());
         final List<Runnable> held = Collections.synchronizedList(new ArrayList<>());
         final List<CompletableFuture<ShardAnswer>> heldAnswers = Collections.synchronizedList(new ArrayList<>());

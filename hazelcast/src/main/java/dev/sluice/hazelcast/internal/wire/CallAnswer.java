@@ -1,4 +1,4 @@
-package dev.sluice.hazelcast.internal.calls;
+package dev.sluice.hazelcast.internal.wire;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
