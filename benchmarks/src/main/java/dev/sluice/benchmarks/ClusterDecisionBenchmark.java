@@ -35,8 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Distributed token-bucket decisions on a two-member cluster, on the same members and keys: Sluice's entry processor
- * with same-key batching (the default), without, and with member batches too ({@code sluiceMemberBatched}), the
- * synchronised mode ({@code sluiceSynced}, a sliding window counter of the same rate, decided from this node's view),
+ * with same-key batching (the default) and without, the synchronised mode ({@code sluiceSynced}, the same token bucket
+ * decided first from this node's view, with the automatic budget),
  * Bucket4j's entry-processor proxy manager plain and with {@code Optimizations.batching()}, each one's compare-and-set
  * mode for members without its classes (Sluice's {@link CompareAndSetCounterStore}, Bucket4j's compare-and-swap proxy
  * manager), and the floor: a bare processor that increments a {@code Long} ({@link IncrementProcessor}). Beside them,
@@ -81,9 +81,8 @@ public class ClusterDecisionBenchmark {
     private String[] keys;
     private HazelcastCounterStore sluice;
     private HazelcastCounterStore sluiceUnbatched;
-    private HazelcastCounterStore sluiceMemberBatched;
     private HazelcastCounterStore sluiceSynced;
-    /** The synchronised mode's: a sliding window counter of the same rate (the buckets cannot be synchronised). */
+    /** {@link #policy}, synchronised. */
     private Policy syncedPolicy;
     private HazelcastCounterStore sluiceLeased;
     /** As the servlet filter composes a provider's store: its rejections repeated until their retry-after. */
@@ -110,8 +109,6 @@ public class ClusterDecisionBenchmark {
         sluice = HazelcastCounterStore.using(cluster.local());
         sluiceUnbatched = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("unbatched")
                 .batching(false).build());
-        sluiceMemberBatched = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder()
-                .mapName("member-batched").memberBatching(true).build());
         sluiceSynced = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("synced").build());
         sluiceRejectionCache = new RejectionCachingStore(HazelcastCounterStore.using(cluster.local(),
                 StoreOptions.builder().mapName("rejection-cache").build()), TimeSource.system(),
@@ -119,7 +116,7 @@ public class ClusterDecisionBenchmark {
         floor = cluster.local().getMap(BenchmarkCluster.FLOOR_MAP);
         policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(permits, period));
         leasedPolicy = policy.leasing();
-        syncedPolicy = Policy.of(Algorithm.SLIDING_WINDOW_COUNTER, Limit.of(permits, period)).synchronised();
+        syncedPolicy = policy.synchronised();
         sluiceLeased = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder().mapName("leased")
                 .leasing(true).maxSlice(maxSlice).build());
         local = new LocalCounterStore();
@@ -140,7 +137,6 @@ public class ClusterDecisionBenchmark {
     public void stopCluster() throws Exception {
         sluice.close();
         sluiceUnbatched.close();
-        sluiceMemberBatched.close();
         sluiceSynced.close();
         sluiceLeased.close();
         sluiceRejectionCache.close();
@@ -156,11 +152,6 @@ public class ClusterDecisionBenchmark {
     @Benchmark
     public boolean sluiceUnbatched(Keys.Cursor cursor) {
         return sluiceUnbatched.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
-    }
-
-    @Benchmark
-    public boolean sluiceMemberBatched(Keys.Cursor cursor) {
-        return sluiceMemberBatched.apply(keys[cursor.next(keys.length)], policy, 1, 0).allowed();
     }
 
     @Benchmark

@@ -48,8 +48,7 @@ public final class HttpOverheadRun {
 
     private static final Map<String, String> TITLES = Map.of("none", "no filter", "noop", "a filter doing nothing",
             "local", "filter, local store", "hazelcast", "filter, 2-member Hazelcast", "hazelcast-leased",
-            "filter, 2-member Hazelcast, leased", "hazelcast-member-batched",
-            "filter, 2-member Hazelcast, member batches", "hazelcast-synced",
+            "filter, 2-member Hazelcast, leased", "hazelcast-synced",
             "filter, 2-member Hazelcast, synchronised", "local-console", "filter, local store, console publishing",
             "hazelcast-console", "filter, 2-member Hazelcast, console publishing");
 

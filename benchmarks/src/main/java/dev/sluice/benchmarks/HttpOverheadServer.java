@@ -27,8 +27,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * ({@code none}), behind a filter that only passes the request on ({@code noop}: Jetty's own cost of a filter), or
  * behind Sluice with one per-client-IP token bucket (never exhausted) counted in the local store ({@code local}) or in
  * an embedded Hazelcast member ({@code hazelcast}; {@code hazelcast-leased}: the rule leased, the store leasing,
- * README Leasing; {@code hazelcast-member-batched}: the store batching per member; {@code hazelcast-synced}: the rule
- * synchronised; any of the filtered modes followed by {@code -console}, such as {@code local-console} or
+ * README Leasing; {@code hazelcast-synced}: the rule synchronised, with the automatic budget; any of the filtered
+ * modes followed by {@code -console}, such as {@code local-console} or
  * {@code hazelcast-console}: the same, the filter's decisions recorded and published every second by the console),
  * which joins the member at {@code MEMBER_PORT} when given (a process of its own,
  * {@link BenchmarkCluster#main}) and starts serving once the two see each other. The client is named by
@@ -36,7 +36,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * ({@link #clientAddress}). {@link HttpOverheadRun} starts and loads it.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.HttpOverheadServer
- * none|noop|local|hazelcast|hazelcast-leased|hazelcast-member-batched|hazelcast-synced[-console] PORT
+ * none|noop|local|hazelcast|hazelcast-leased|hazelcast-synced[-console] PORT
  * [MEMBER_PORT]}; prints
  * {@value #READY} and the address once serving; stops when killed.
  */
@@ -53,9 +53,9 @@ public final class HttpOverheadServer {
     static final String LEASED_RULES = changed(RULES, RULES.replace("\"key\": {\"type\": \"ip\"},",
             "\"key\": {\"type\": \"ip\"}, \"lease\": true,"));
 
-    /** {@link #RULES} synchronised: a sliding window counter of the same rate (the buckets cannot be synchronised). */
+    /** {@link #RULES} synchronised. */
     static final String SYNCED_RULES = changed(RULES, RULES.replace("\"key\": {\"type\": \"ip\"},",
-            "\"key\": {\"type\": \"ip\"}, \"algorithm\": \"sliding_window_counter\", \"sync\": \"periodic\","));
+            "\"key\": {\"type\": \"ip\"}, \"sync\": \"periodic\","));
 
     /** The name of the Hazelcast cluster of the {@code hazelcast} server and the member it joins. */
     static final String CLUSTER_NAME = "sluice-http-bench";
@@ -120,12 +120,10 @@ public final class HttpOverheadServer {
                         "hazelcast-port", String.valueOf(memberPort),
                         "hazelcast-members", members,
                         "hazelcast-cluster-name", CLUSTER_NAME,
-                        "hazelcast-leasing", String.valueOf(leased),
-                        "hazelcast-member-batching", String.valueOf(storeMode.equals("hazelcast-member-batched")))
-                        ::get);
+                        "hazelcast-leasing", String.valueOf(leased))::get);
             } else if (!storeMode.equals("local")) {
-                throw new IllegalArgumentException("expected none, noop, local, hazelcast, hazelcast-leased,"
-                        + " hazelcast-member-batched or hazelcast-synced, or one of the filtered ones followed by "
+                throw new IllegalArgumentException("expected none, noop, local, hazelcast, hazelcast-leased or"
+                        + " hazelcast-synced, or one of the filtered ones followed by "
                         + CONSOLE_SUFFIX + ", got " + mode);
             }
             filter = new RateLimitFilter(settings.build());

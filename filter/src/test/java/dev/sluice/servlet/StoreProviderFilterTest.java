@@ -132,8 +132,8 @@ class StoreProviderFilterTest {
                         + " store-timeout, header-style, trusted-proxies, client-address-header, max-keys,"
                         + " rejection-cache, namespace, metrics, hazelcast-config, hazelcast-cluster-name,"
                         + " hazelcast-members, hazelcast-port, hazelcast-interface, hazelcast-incompatible-members,"
-                        + " hazelcast-batching, hazelcast-member-batching, hazelcast-leasing, hazelcast-lease-lifetime,"
-                        + " hazelcast-max-slice, hazelcast-hot-key-rate, hazelcast-sync-interval");
+                        + " hazelcast-batching, hazelcast-leasing, hazelcast-lease-lifetime, hazelcast-max-slice,"
+                        + " hazelcast-hot-key-rate, hazelcast-sync-interval, hazelcast-sync-budget");
     }
 
     @Test
