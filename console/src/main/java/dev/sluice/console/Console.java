@@ -230,15 +230,16 @@ public final class Console implements AutoCloseable {
 
     /** Samples the recorder, recording the sample in the history when {@code advance} (once per interval). */
     private synchronized InstanceSnapshot take(boolean advance) {
+        StoreHealth store = health.get();
         List<RuleFigures> rules = new ArrayList<>();
         for (ConsoleRecorder.Sample sample : recorder.sample()) {
             rules.add(new RuleFigures(sample.id(), sample.mode(), sample.limit(), sample.totals(),
+                    store.syncOverAdmitted().getOrDefault(sample.id(), 0L),
                     advance ? history.next(sample.id(), sample.totals()) : history.peek(sample.id(), sample.totals()),
                     sample.keys()));
         }
         rules.sort(Comparator.comparing(RuleFigures::id));
         ReloadingRuleSet.Version version = rulesVersion.get();
-        StoreHealth store = health.get();
         return new InstanceSnapshot(InstanceSnapshot.FORMAT, instance, clock.millis(), interval.toMillis(),
                 rulesSource, version.hash(), version.loadedAt().toEpochMilli(),
                 new InstanceSnapshot.StoreFigures(store.mode(), store.membersSeen(), store.failedLastMinute(),
@@ -272,7 +273,7 @@ public final class Console implements AutoCloseable {
             long shift = newest - snapshot.publishedAtMillis() / Math.max(1, snapshot.intervalMillis());
             for (RuleFigures rule : snapshot.rules()) {
                 RuleFigures into = summed.computeIfAbsent(rule.id(), id -> new RuleFigures(id, rule.mode(),
-                        rule.limit(), Counts.ZERO, RuleFigures.Series.zeros(SLOTS), List.of()));
+                        rule.limit(), Counts.ZERO, 0, RuleFigures.Series.zeros(SLOTS), List.of()));
                 RuleFigures.Series series = into.series();
                 int length = rule.series().length();
                 for (int i = 0; i < length; i++) {
@@ -282,7 +283,8 @@ public final class Console implements AutoCloseable {
                     }
                 }
                 summed.put(rule.id(), new RuleFigures(rule.id(), into.mode(), into.limit(),
-                        into.totals().plus(rule.totals()), series, List.of()));
+                        into.totals().plus(rule.totals()), into.overAdmitted() + rule.overAdmitted(), series,
+                        List.of()));
                 Map<String, KeyFigures> ruleKeys = keys.computeIfAbsent(rule.id(), id -> new HashMap<>());
                 for (KeyFigures key : rule.keys()) {
                     ruleKeys.merge(key.key(), key, (a, b) -> new KeyFigures(a.key(), a.limited() + b.limited(),
@@ -292,7 +294,7 @@ public final class Console implements AutoCloseable {
         }
         List<RuleFigures> rules = new ArrayList<>();
         summed.values().forEach(rule -> rules.add(new RuleFigures(rule.id(), rule.mode(), rule.limit(),
-                rule.totals(), rule.series(), keys.getOrDefault(rule.id(), Map.of()).values().stream()
+                rule.totals(), rule.overAdmitted(), rule.series(), keys.getOrDefault(rule.id(), Map.of()).values().stream()
                         .sorted(Comparator.comparingLong(KeyFigures::limited).reversed()
                                 .thenComparing(KeyFigures::key))
                         .limit(ConsoleRecorder.PUBLISHED_KEYS).toList())));
@@ -307,8 +309,8 @@ public final class Console implements AutoCloseable {
         }
         Function<KeyFigures, KeyFigures> mask = key -> new KeyFigures(KeyMask.of(key.key()), key.limited(),
                 key.error());
-        return new RuleFigures(rule.id(), rule.mode(), rule.limit(), rule.totals(), rule.series(),
-                rule.keys().stream().map(mask).toList());
+        return new RuleFigures(rule.id(), rule.mode(), rule.limit(), rule.totals(), rule.overAdmitted(),
+                rule.series(), rule.keys().stream().map(mask).toList());
     }
 
     /** Stops publishing; this instance's entry expires within {@value #TTL_INTERVALS} intervals. */

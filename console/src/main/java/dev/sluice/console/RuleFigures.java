@@ -11,10 +11,14 @@ import java.util.List;
  * @param mode {@code enforce} or {@code shadow}
  * @param limit the rule's limit as text, such as {@code token_bucket 5/30s} or {@code 10 concurrent}
  * @param totals decisions since recording started
+ * @param overAdmitted for a synchronised rule, the permits of the instances' hits that the keys' owners found beyond
+ *     the limit since the stores started: the mode's measured error ({@code StoreHealth.syncOverAdmitted()}); 0
+ *     otherwise
  * @param series per interval: {@code allowed}, {@code delayed}, {@code rejected}, {@code shadowRejected}
  * @param keys the most limited keys, most first
  */
-public record RuleFigures(String id, String mode, String limit, Counts totals, Series series, List<KeyFigures> keys) {
+public record RuleFigures(String id, String mode, String limit, Counts totals, long overAdmitted, Series series,
+                          List<KeyFigures> keys) {
 
     /**
      * Counts per interval, oldest first, one array per outcome, all of one length (arrays: 120 numbers each, summed

@@ -8,6 +8,7 @@ import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.TestRequest;
 import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LocalCounterStore;
+import dev.sluice.store.StoreHealth;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Arrays;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,6 +70,28 @@ class ConsoleTest {
             assertThat(Arrays.stream(hello.series().allowed()).sum()).isEqualTo(5);
             assertThat(hello.series().rejected()[Console.SLOTS - 1]).isEqualTo(3);
             assertThat(hello.keys()).containsExactly(new KeyFigures("198.51.100.1", 3, 0));
+        }
+    }
+
+    @Test
+    void cluster_instancesWhoseStoresFoundSynchronisedHitsOverTheLimit_sumThemOnTheRulesCard() throws Exception {
+        ReloadingRuleSet rules = file("rules.json", ConsoleRecorderTest.RULES);
+        ConsoleRecorder first = new ConsoleRecorder();
+        ConsoleRecorder second = new ConsoleRecorder();
+        StoreHealth overBy3 = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of("hello", 3L));
+        StoreHealth overBy4 = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of("hello", 4L));
+        try (LocalCounterStore store = new LocalCounterStore();
+             Console a = Console.builder(store, first).instance("a").rules(rules, "rules.json").clock(AT_NOON)
+                     .interval(Duration.ofHours(1)).health(() -> overBy3).build();
+             Console b = Console.builder(store, second).instance("b").rules(rules, "rules.json").clock(AT_NOON)
+                     .interval(Duration.ofHours(1)).health(() -> overBy4).build()) {
+            send(first, rules.get(), store, 1, "198.51.100.1");
+            send(second, rules.get(), store, 1, "198.51.100.2");
+            a.publish();
+            b.publish();
+
+            assertThat(a.local().rules().get(0).overAdmitted()).isEqualTo(3);
+            assertThat(a.cluster().rules().get(0).overAdmitted()).isEqualTo(7);
         }
     }
 

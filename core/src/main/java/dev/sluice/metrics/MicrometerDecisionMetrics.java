@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * {@link DecisionMetrics} as Micrometer meters: the counter {@value #DECISIONS} tagged {@code rule} and
  * {@code outcome}, the timer {@value #DECISION_TIME} of whole-request decisions, and per rule (tag {@code rule}) the
  * gauge {@value #PERMITS_HELD} of the concurrency permits this node holds and the counters {@value #WAITS_STARTED},
- * {@value #WAITS_GRANTED} and {@value #WAITS_TIMED_OUT} of its requests' waits for them. Rule ids are the only
+ * {@value #WAITS_GRANTED} and {@value #WAITS_TIMED_OUT} of its requests' waits for them, and the counter
+ * {@value #SYNC_OVER_ADMITTED} of the synchronised mode's measured error. Rule ids are the only
  * request-dependent tag, and they come from the operator's rules, never from a request. The only Sluice class that
  * needs Micrometer on the classpath. Thread-safe.
  */
@@ -48,6 +49,12 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     /** Requests that waited until their wait ended without a permit, and were rejected. */
     public static final String WAITS_TIMED_OUT = "sluice.permit.waits.timed.out";
 
+    /**
+     * Per rule, the permits of this node's synchronised hits that the keys' owners found beyond the limit
+     * ({@link StoreHealth#syncOverAdmitted()}), read from the watched store's health; 0 for other rules.
+     */
+    public static final String SYNC_OVER_ADMITTED = "sluice.sync.overadmitted";
+
     /** The gauges of the store's {@link StoreHealth}, tagged {@code mode}: {@code sluice.store.members} and more. */
     public static final String STORE = "sluice.store";
 
@@ -59,6 +66,8 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
     /** Per meter name and rule id, the wait counters, registered on first use. */
     private final Map<String, Counter> waits = new ConcurrentHashMap<>();
+    /** The health of the store watched last ({@link #watch}); a local store's while none is. */
+    private volatile Supplier<StoreHealth> watched = () -> StoreHealth.LOCAL;
 
     @SuppressWarnings("exports")  // an application that uses Micrometer requires it itself
     public MicrometerDecisionMetrics(MeterRegistry registry) {
@@ -145,6 +154,7 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
      */
     @Override
     public Watch watch(Supplier<StoreHealth> health) {
+        watched = health;
         String mode = health.get().mode();
         List<Meter> meters = List.of(
                 gauge("members", "Cluster members the store sees", health, StoreHealth::membersSeen, mode),
@@ -177,6 +187,9 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
                         .tag("mode", mode)
                         .register(registry));
         return () -> {
+            if (watched == health) {
+                watched = () -> StoreHealth.LOCAL;
+            }
             for (Meter meter : meters) {
                 if (registry.find(meter.getId().getName()).tags(meter.getId().getTags()).meter() == meter) {
                     registry.remove(meter);
@@ -207,7 +220,14 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     }
 
     private Counter counter(String ruleId, Outcome outcome) {
-        @Nullable Counter[] byOutcome = counters.computeIfAbsent(ruleId, id -> new Counter[Outcome.values().length]);
+        @Nullable Counter[] byOutcome = counters.computeIfAbsent(ruleId, id -> {
+            FunctionCounter.builder(SYNC_OVER_ADMITTED, this,
+                            metrics -> metrics.watched.get().syncOverAdmitted().getOrDefault(id, 0L))
+                    .description("Permits of this node's synchronised hits that the owners found beyond the limit")
+                    .tag("rule", id)
+                    .register(registry);
+            return new Counter[Outcome.values().length];
+        });
         @Nullable Counter counter = byOutcome[outcome.ordinal()];
         if (counter == null) {
             // Racing threads may both build it: the registry returns the one meter for the same name and tags.

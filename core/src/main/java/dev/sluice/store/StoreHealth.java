@@ -1,5 +1,7 @@
 package dev.sluice.store;
 
+import java.util.Map;
+
 /**
  * How a counter store is doing, for health checks, metrics and status pages. A store with nothing remote reports no
  * members and no failures. Immutable and thread-safe. See {@code docs/design/failure-handling.md}.
@@ -20,16 +22,21 @@ package dev.sluice.store;
  * @param syncLagNanos how long the oldest of those hits has waited, in nanoseconds; 0 with none
  * @param permitsFreed concurrency permits this node freed since the store started because the node holding them was
  *     gone (a member that left, a client disconnected too long); 0 for a store with no cluster
+ * @param syncOverAdmitted per rule id, the permits of this node's synchronised hits that the keys' owners found beyond
+ *     the limit when they merged them, since the store started: the synchronised mode's measured error (summed over
+ *     the instances, the rule's); empty without synchronised rules
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
                           long shedLastMinute, long leasedGrants, long leasedPermitsHeld,
-                          long incompatibleMembersSeen, long syncHitsWaiting, long syncLagNanos, long permitsFreed) {
+                          long incompatibleMembersSeen, long syncHitsWaiting, long syncLagNanos, long permitsFreed,
+                          Map<String, Long> syncOverAdmitted) {
 
     /** The health of a store that decides on its own: a local store. */
     public static final StoreHealth LOCAL = new StoreHealth("local", 0, 0, 0, 0);
 
-    /** Checks that no number is negative. */
+    /** Checks that no number is negative; copies the map. */
     public StoreHealth {
+        syncOverAdmitted = Map.copyOf(syncOverAdmitted);
         if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0
                 || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0 || syncHitsWaiting < 0
                 || syncLagNanos < 0 || permitsFreed < 0) {
@@ -39,6 +46,14 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
                     + incompatibleMembersSeen + " incompatible members seen, " + syncHitsWaiting
                     + " sync hits waiting, " + syncLagNanos + " ns sync lag, " + permitsFreed + " permits freed");
         }
+    }
+
+    /** The health of a store whose owners found no synchronised hit beyond a limit. */
+    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
+                       long shedLastMinute, long leasedGrants, long leasedPermitsHeld, long incompatibleMembersSeen,
+                       long syncHitsWaiting, long syncLagNanos, long permitsFreed) {
+        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
+                incompatibleMembersSeen, syncHitsWaiting, syncLagNanos, permitsFreed, Map.of());
     }
 
     /** The health of a store with no synchronised hits waiting and no concurrency permit of a gone node freed. */
@@ -69,6 +84,6 @@ public record StoreHealth(String mode, int membersSeen, long failedLastMinute, l
     /** This health with the failure counts of a {@link FailurePolicyStore} in front of the store. */
     StoreHealth withFailures(long failed, long timedOut, long shed) {
         return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld,
-                incompatibleMembersSeen, syncHitsWaiting, syncLagNanos, permitsFreed);
+                incompatibleMembersSeen, syncHitsWaiting, syncLagNanos, permitsFreed, syncOverAdmitted);
     }
 }

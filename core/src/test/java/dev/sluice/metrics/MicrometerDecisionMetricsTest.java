@@ -2,9 +2,14 @@ package dev.sluice.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.rules.TestRequest;
+import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class MicrometerDecisionMetricsTest {
@@ -127,6 +132,26 @@ class MicrometerDecisionMetricsTest {
                 .functionCounter().count()).isEqualTo(4);
         watch.close();
         assertThat(storeGauges()).isEmpty();
+    }
+
+    @Test
+    void recorded_ruleOfAStoreWhoseOwnersFoundItsHitsOverTheLimit_countsThemUnderTheRule() {
+        StoreHealth[] now = {new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0)};
+        DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
+        try (LocalCounterStore store = new LocalCounterStore()) {
+            metrics.recorded(ReloadingRuleSet.builder().content("rules.json", """
+                    {"rules": [{"id": "per-ip", "match": {"paths": ["/**"]}, "key": {"type": "ip"},
+                                "limits": [{"permits": 5, "period": "1m"}]}]}
+                    """.getBytes(StandardCharsets.UTF_8)).build().get().evaluate(TestRequest.get("/x"), store), 1);
+        }
+        assertThat(registry.get(MicrometerDecisionMetrics.SYNC_OVER_ADMITTED).tag("rule", "per-ip")
+                .functionCounter().count()).isZero();
+
+        now[0] = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of("per-ip", 7L));
+
+        assertThat(registry.get(MicrometerDecisionMetrics.SYNC_OVER_ADMITTED).tag("rule", "per-ip")
+                .functionCounter().count()).isEqualTo(7);
+        watch.close();
     }
 
     private static StoreHealth health(long failed) {

@@ -13,20 +13,22 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
 import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
-import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
-import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
 import dev.sluice.hazelcast.internal.overrides.ClusterOverrides;
 import dev.sluice.hazelcast.internal.permits.PermitCalls;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
+import dev.sluice.metrics.DecisionMetrics;
+import dev.sluice.rules.Rule;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverrides;
 import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -69,11 +71,6 @@ public final class HazelcastCounterStore implements CounterStore {
     /** What the overrides map's name adds to the counters map's. */
     public static final String OVERRIDES_MAP_SUFFIX = ClusterOverrides.MAP_SUFFIX;
 
-    private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
-
-    /** How long a compatibility probe waits for the members' answer. */
-    private static final Duration PROBE_WAIT = Duration.ofSeconds(5);
-
     private final HazelcastInstance instance;
     private final StoreOptions options;
     private final boolean ownsInstance;
@@ -91,10 +88,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final ClusterWireVersion wireVersion;
     /** The members' processors: the decider while the members can run them. */
     private final ProcessorDecider processors;
-    /** Who decides now: {@link #processors}, a {@link CompareAndSetCounterStore}, or {@link Refusing}. */
-    private volatile CounterStore decider;
-    /** Checks each member that joins; followed once the store has probed the members it starts with. */
-    private final MembershipWatch membership;
+    /** Who decides now: {@link #processors}, or what the options say while the members cannot run them. */
+    private final DeciderChoice deciders;
     /** Concurrency permits, in a map of their own; see {@code docs/design/concurrency.md}. */
     private final PermitCalls permits;
     /** Overrides of limits, in a map of their own, and this instance's copy. */
@@ -116,97 +111,33 @@ public final class HazelcastCounterStore implements CounterStore {
                         StoreOptions.DEFAULT_MAX_LEASED_KEYS), options.leasing(),
                 new ProcessorDecider.Syncing(time, options.syncInterval(), options.syncBudget(),
                         StoreOptions.DEFAULT_MAX_SYNCED_KEYS));
-        this.decider = processors;
-        this.membership = new MembershipWatch(instance, this::membersChanged);
+        this.deciders = new DeciderChoice(instance, options, processors,
+                System.getLogger(HazelcastCounterStore.class.getName()));
         this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
         this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time);
     }
 
-    /** Probes the members now; see the class comment. */
+    /** Probes the members now (see the class comment); closes the store when it refuses to start. */
     private HazelcastCounterStore checkingMembers() {
-        checkMembers(true);
+        try {
+            deciders.probe(true);
+        } catch (IllegalStateException refused) {
+            close();
+            throw refused;
+        }
         return watchingMembers();
     }
 
     /** Checks each member from now on (after the start's probe, which may refuse to start). */
     private HazelcastCounterStore watchingMembers() {
-        membership.following();
+        deciders.follow();
         return this;
     }
 
     /** After a client's (re)connection: probes the members and asks which wire format they read. */
     private void reconnected() {
-        checkMembers(false);
+        deciders.probe(false);
         wireVersion.ask();
-    }
-
-    private synchronized void checkMembers(boolean starting) {
-        checked(MemberCompatibility.probe(processors::map, PROBE_WAIT), starting);
-    }
-
-    /**
-     * What the membership watch found: a member that cannot run Sluice (said at ERROR even when the store already
-     * decides elsewhere), or that the last such member left.
-     */
-    private synchronized void membersChanged(MemberCompatibility.Result result) {
-        if (result.verdict() == MemberCompatibility.Verdict.INCOMPATIBLE && decider != processors) {
-            LOG.log(System.Logger.Level.ERROR, problem(result.cause()) + (decider instanceof CompareAndSetCounterStore
-                    ? " Still deciding with compare-and-set writes." : " Every call still fails; the failure policy "
-                    + "decides."));
-            return;
-        }
-        checked(result, false);
-    }
-
-    private void checked(MemberCompatibility.Result result, boolean starting) {
-        switch (result.verdict()) {
-            case COMPATIBLE -> {
-                // The probe reaches one member: one that joined without Sluice may still be there.
-                if (decider != processors && !membership.anyIncompatible()) {
-                    decider = processors;
-                    // Not a MessageFormat pattern: it would eat the apostrophes.
-                    LOG.log(System.Logger.Level.WARNING, "Sluice: the cluster's members run Sluice's entry processors"
-                            + " again; decisions go to them (counting afresh in map '" + options.mapName() + "')");
-                }
-            }
-            case UNKNOWN -> LOG.log(System.Logger.Level.DEBUG, "Sluice: members not probed ({0}); a client probes "
-                    + "again on its next connection", result.cause());
-            case INCOMPATIBLE -> incompatible(result.cause(), starting);
-        }
-    }
-
-    private void incompatible(String cause, boolean starting) {
-        if (decider != processors) {
-            return; // already said, and already deciding as the options say
-        }
-        String problem = problem(cause);
-        if (options.onIncompatibleMembers() == StoreOptions.OnIncompatibleMembers.COMPARE_AND_SET) {
-            LOG.log(System.Logger.Level.ERROR, problem + " Deciding with compare-and-set writes in map '"
-                    + options.compareAndSetMapName() + "' now.");
-            // On the members' timeline when they were given one (tests, simulations), as the processors would be.
-            TimeSource time = MemberClock.given(instance)
-                    .orElseGet(() -> CompareAndSetCounterStore.clusterTime(instance));
-            decider = new CompareAndSetCounterStore(instance, options.compareAndSetMapName(),
-                    CompareAndSetCounterStore.DEFAULT_RETRY_TIMEOUT, time);
-            return;
-        }
-        LOG.log(System.Logger.Level.ERROR, problem + (starting ? " The store does not start."
-                : " Every call fails until they can; the failure policy decides."));
-        decider = new Refusing();
-        if (starting) {
-            close();
-            throw new IllegalStateException(problem);
-        }
-    }
-
-    /** The ERROR's text for members that cannot run Sluice: the cause, and the two fixes. */
-    private static String problem(String cause) {
-        return "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
-                + "dev.sluice:sluice-hazelcast and dev.sluice:sluice-core, of this application's version, on every "
-                + "member's class path (the build's member bundle, hazelcast/target/sluice-member, holds them; "
-                + "docs/cluster.md: Running your own cluster), or set StoreOptions.onIncompatibleMembers("
-                + "COMPARE_AND_SET) (init-param hazelcast-incompatible-members=compare-and-set) to decide on the "
-                + "callers instead.";
     }
 
     /** The decider now, once the counters map's configuration is on the cluster. */
@@ -215,7 +146,7 @@ public final class HazelcastCounterStore implements CounterStore {
             throw new IllegalStateException("Sluice: the counters map's configuration is not on the cluster yet after"
                     + " the client's connection");
         }
-        return decider;
+        return deciders.current();
     }
 
     /**
@@ -337,7 +268,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-        return decider() == processors ? permits.acquireAsync(key, limit) : permitsRefused();
+        return decidedByProcessors() ? permits.acquireAsync(key, limit) : permitsRefused();
     }
 
     /**
@@ -346,7 +277,13 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
-        return decider() == processors ? permits.releaseAsync(key, limit, permit) : permitsRefused();
+        return decidedByProcessors() ? permits.releaseAsync(key, limit, permit) : permitsRefused();
+    }
+
+    /** Whether the members' processors decide, once the counters map's configuration is on the cluster. */
+    private boolean decidedByProcessors() {
+        decider();
+        return deciders.processorsDecide();
     }
 
     /** The answer to a permit call without Sluice's entry processors (compare-and-set mode, or while refusing). */
@@ -402,14 +339,20 @@ public final class HazelcastCounterStore implements CounterStore {
                 // A client between connections may refuse the question: it sees no member.
             }
         }
-        CounterStore now = decider;
-        String mode = now == processors ? connection
-                : now instanceof CompareAndSetCounterStore ? connection + " compare-and-set"
-                : connection + " refused: incompatible members";
+        String mode = deciders.mode(connection);
         Slices slices = processors.slices();
+        SyncedKeys syncs = processors.syncs();
         return new StoreHealth(mode, members, 0, 0, 0, slices.grantedFromSlices(), slices.heldPermits(),
-                membership.incompatibleSeen(),
-                processors.syncs().hitsWaiting(), processors.syncs().lagNanos(), permits.freedFromGoneNodes());
+                deciders.incompatibleSeen(), syncs.hitsWaiting(), syncs.lagNanos(), permits.freedFromGoneNodes(),
+                byRule(syncs.overAdmitted()));
+    }
+
+    /** Figures per counter-key scope ({@code <rule id>@<fingerprint>}) summed per rule id. */
+    private static Map<String, Long> byRule(Map<String, Long> byScope) {
+        Map<String, Long> byRule = new TreeMap<>();
+        byScope.forEach((scope, figure) -> byRule.merge(Rule.idOfCounterKey(scope + "|")
+                .orElse(DecisionMetrics.NOT_A_RULE), figure, Long::sum));
+        return byRule;
     }
 
     /**
@@ -479,7 +422,7 @@ public final class HazelcastCounterStore implements CounterStore {
         permits.close();
         overrides.close();
         wireVersion.stop();
-        membership.stop();
+        deciders.stop();
         UUID listener = connectionListener;
         if (listener != null) {
             connectionListener = null;
@@ -487,48 +430,6 @@ public final class HazelcastCounterStore implements CounterStore {
         }
         if (ownsInstance) {
             instance.shutdown();
-        }
-    }
-
-    /**
-     * The decider while the members cannot run Sluice's processors and the options say refuse: every call throws (its
-     * asynchronous forms, CounterStore's defaults, fail).
-     */
-    private static final class Refusing implements CounterStore {
-
-        private static IllegalStateException refused() {
-            return new IllegalStateException("Sluice: the Hazelcast members cannot run Sluice's entry processors; see"
-                    + " the ERROR logged when this was found");
-        }
-
-        @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            throw refused();
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            throw refused();
-        }
-
-        @Override
-        public Decision record(String key, Policy policy, long cost, long ageNanos) {
-            throw refused();
-        }
-
-        @Override
-        public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-            throw refused();
-        }
-
-        @Override
-        public void reset(String key) {
-            throw refused();
-        }
-
-        @Override
-        public void close() {
-            // Holds nothing.
         }
     }
 }

@@ -8,6 +8,7 @@ import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
@@ -113,6 +114,56 @@ class MemberProcessFaultTest {
                     TimeUnit.NANOSECONDS.toMillis(load.slowestNanos.get()));
             assertThat(overAdmitted).as("admissions beyond the limit").isLessThanOrEqualTo(THREADS);
             assertThat(Duration.ofNanos(load.slowestNanos.get())).isLessThan(TIMEOUT.plus(MARGIN));
+        }
+    }
+
+    /**
+     * Two applications decide 16 synchronised keys whose shards one member process holds, with a budget of 3, from
+     * eight threads each; when the cluster has counted 40% of their permits, that process is killed. No key is
+     * admitted beyond its limit plus the other application's budget: every hit the owner answered was in its
+     * synchronous backup, the hits of a call it never answered are sent again to the new owner, and neither
+     * application ever holds more than 3 permits of a key the owners have not counted. Every decision returns within
+     * the timeout.
+     */
+    @Test
+    void apply_ownerOfSynchronisedKeysKilledUnderLoad_admitsNoKeyBeyondItsLimitAndTheBudget() throws Exception {
+        cluster = new MemberProcesses(3, logs, List.of());
+        HazelcastCounterStore first = client();
+        HazelcastCounterStore second = client();
+        HazelcastCounterStore observer = client();
+        int victim = cluster.port(0);
+        long budget = 3;
+        Policy synced = HUNDRED.synchronised(budget);
+        List<String> keys = syncedKeys(first, "synced-", 16, port -> port == victim);
+        FailurePolicyStore firstStore = FailurePolicyStore.rejecting(first, TIMEOUT);
+        FailurePolicyStore secondStore = FailurePolicyStore.rejecting(second, TIMEOUT);
+
+        try (Load firstLoad = new Load(firstStore, keys, synced, THREADS);
+             Load secondLoad = new Load(secondStore, keys, synced, THREADS)) {
+            ClusterSupport.await(() -> consumed(observer, keys, synced) >= 16 * 100 * 4 / 10, Duration.ofSeconds(60),
+                    "the keys 40% drained");
+            cluster.kill(0);
+            ClusterSupport.await(() -> consumed(observer, keys, synced) >= 100L * keys.size(), Duration.ofSeconds(90),
+                    "every key drained");
+            firstLoad.stop();
+            secondLoad.stop();
+
+            long overAdmitted = 0;
+            long mostOnOneKey = 0;
+            for (int i = 0; i < keys.size(); i++) {
+                long admitted = firstLoad.admitted.get(i) + secondLoad.admitted.get(i);
+                overAdmitted += Math.max(0, admitted - 100);
+                mostOnOneKey = Math.max(mostOnOneKey, admitted);
+            }
+            long slowest = Math.max(firstLoad.slowestNanos.get(), secondLoad.slowestNanos.get());
+            System.out.printf("FAULT synchronised owner killed: keys=%d limit=100 budget=%d admitted=%d over=%d"
+                            + " most on one key=%d decided here=%d on the owners=%d maxDecisionMs=%d%n", keys.size(),
+                    budget, firstLoad.admittedOn(0, keys.size()) + secondLoad.admittedOn(0, keys.size()),
+                    overAdmitted, mostOnOneKey, first.syncs().localDecisions() + second.syncs().localDecisions(),
+                    first.syncs().ownerDecisions() + second.syncs().ownerDecisions(),
+                    TimeUnit.NANOSECONDS.toMillis(slowest));
+            assertThat(mostOnOneKey).as("admissions on one key").isLessThanOrEqualTo(100 + budget);
+            assertThat(Duration.ofNanos(slowest)).isLessThan(TIMEOUT.plus(MARGIN));
         }
     }
 
@@ -277,6 +328,34 @@ class MemberProcessFaultTest {
             }
         }
         return keys;
+    }
+
+    /** {@code count} keys of synchronised policies whose shard a member on a port {@code ownerPort} accepts holds. */
+    private static List<String> syncedKeys(HazelcastCounterStore client, String prefix, int count,
+                                           IntPredicate ownerPort) {
+        ClusterSupport.await(() -> client.instance().getPartitionService().getPartition(prefix).getOwner() != null,
+                Duration.ofSeconds(30), "the client to learn the partition owners");
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++) {
+            Member owner = client.instance().getPartitionService()
+                    .getPartition(ShardCall.shardKey(ShardCall.shardOf(prefix + i))).getOwner();
+            if (ownerPort.test(owner.getAddress().getPort())) {
+                keys.add(prefix + i);
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * The permits the owners have counted on {@code keys} of {@code policy}, as a store with no view of them sees
+     * (every request's cost is 1, so at most the limit each), or -1 while it cannot tell (failing over).
+     */
+    private static long consumed(HazelcastCounterStore observer, List<String> keys, Policy policy) {
+        try {
+            return keys.stream().mapToLong(key -> 100 - observer.peek(key, policy, 0).remaining()).sum();
+        } catch (RuntimeException stillFailingOver) {
+            return -1;
+        }
     }
 
     private static boolean drained(HazelcastCounterStore client, List<String> keys) {

@@ -147,6 +147,8 @@ class SyncClusterTest {
         long heldBefore = members.stream().mapToLong(member -> member.leases().heldPermits()).sum();
 
         int[] perNode = admittedPerNode(key, policy, 60);
+        ClusterSupport.await(() -> members.stream().noneMatch(member -> member.leases().taking()),
+                Duration.ofSeconds(30), "no slice of the key on its way (a slice taken ahead of need)");
         members.forEach(member -> member.syncs().flush());
         int admitted = perNode[0] + perNode[1] + perNode[2];
         long published = overAdmitted(key) - overBefore;
@@ -191,7 +193,6 @@ class SyncClusterTest {
 
         assertThat(admitted).isEqualTo(THREADS_PER_MEMBER * 200);
         assertThat(node.leases().grantedFromSlices() - fromSlicesBefore).as("granted from slices").isPositive();
-        long heldUnused = node.leases().heldPermits();
         time.advance(Duration.ofSeconds(1));
         long localBefore = node.syncs().localDecisions();
         for (int i = 0; i < 3; i++) {
@@ -199,8 +200,9 @@ class SyncClusterTest {
         }
         assertThat(node.syncs().localDecisions() - localBefore).as("decided from the view once cool").isPositive();
         node.syncs().flush();
-        // every admission counted by the owner, and the permits the slices held unused, lost with their step
-        assertThat(ownerRemaining(members.get(2), key, policy)).isEqualTo(10_000 - admitted - 3 - heldUnused);
+        // Every admission counted by the owner; lost with their step, at most the two slices a node holds unused.
+        assertThat(ownerRemaining(members.get(2), key, policy)).isLessThanOrEqualTo(10_000 - admitted - 3)
+                .isGreaterThanOrEqualTo(10_000 - admitted - 3 - 2 * StoreOptions.DEFAULT_MAX_SLICE);
     }
 
     @Test

@@ -99,6 +99,12 @@ function card(rule, intervalSeconds) {
         return `${outcome.label} ${total} (${(last / intervalSeconds).toFixed(1)}/s now)`;
     });
     article.appendChild(element('p', 'totals', parts.join(' · ')));
+    if (rule.overAdmitted > 0) {
+        // A synchronised rule's measured error: what its keys' owners found admitted beyond the limit.
+        article.dataset.overAdmitted = String(rule.overAdmitted);
+        article.appendChild(element('p', 'over-admitted',
+            `synchronised: ${rule.overAdmitted} admitted beyond the limit, as the owners counted`));
+    }
     const keys = rule.keys.map(key => `${key.key}: ${key.limited} limited`);
     article.appendChild(element('p', 'keys', 'most limited keys: ' + (keys.length ? keys.join('; ') : 'none')));
     return article;

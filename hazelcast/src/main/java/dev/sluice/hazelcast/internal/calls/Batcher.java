@@ -15,11 +15,10 @@ import java.util.concurrent.ForkJoinPool;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sends the decisions that wait on one lane as one call, while another call on that lane is in flight: no timer, at
- * most {@code maxCallsInFlight} calls per lane, at most {@code maxBatch} requests per call, in arrival order. A lane is
- * a key (same-key batches) or the member that owns the keys (per-member batches). A request withdrawn
- * ({@link CallAnswer#cancel}) before its batch is drawn is never sent; a failed call fails every request it carried,
- * none sent again. Thread-safe. Design: {@code docs/design/batching.md}.
+ * Sends the decisions that wait on one lane (a key) as one call, while another call on that lane is in flight: no
+ * timer, at most {@code maxCallsInFlight} calls per lane, at most {@code maxBatch} requests per call, in arrival order.
+ * A request withdrawn ({@link CallAnswer#cancel}) before its batch is drawn is never sent; a failed call fails every
+ * request it carried, none sent again. Thread-safe. Design: {@code docs/design/batching.md}.
  *
  * @param <L> what a lane is named by
  */

@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast.internal.sync;
 
 import dev.sluice.TimeSource;
+import dev.sluice.metrics.DecisionMetrics;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -71,7 +72,7 @@ final class SyncFigures {
      */
     static String scope(String key) {
         int bar = key.indexOf('|');
-        return bar < 0 ? "(other)" : key.substring(0, bar);
+        return bar < 0 ? DecisionMetrics.NOT_A_RULE : key.substring(0, bar);
     }
 
     long callsFailed() {

@@ -41,16 +41,6 @@ public final class BatchResult implements IdentifiedDataSerializable {
         throw new IllegalStateException("a decision names a limit its policy does not hold");
     }
 
-    /**
-     * Copies {@code part}'s decisions into this result from index {@code from} on (a member batch gathering its keys'
-     * answers), returning the index after the last copied.
-     */
-    int copyFrom(BatchResult part, int from) {
-        System.arraycopy(part.decisions, 0, decisions, from, part.decisions.length);
-        System.arraycopy(part.limitIndexes, 0, limitIndexes, from, part.limitIndexes.length);
-        return from + part.decisions.length;
-    }
-
     public int size() {
         return decisions.length;
     }
