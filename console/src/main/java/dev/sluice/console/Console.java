@@ -294,8 +294,8 @@ public final class Console implements AutoCloseable {
         }
         List<RuleFigures> rules = new ArrayList<>();
         summed.values().forEach(rule -> rules.add(new RuleFigures(rule.id(), rule.mode(), rule.limit(),
-                rule.totals(), rule.overAdmitted(), rule.series(), keys.getOrDefault(rule.id(), Map.of()).values().stream()
-                        .sorted(Comparator.comparingLong(KeyFigures::limited).reversed()
+                rule.totals(), rule.overAdmitted(), rule.series(), keys.getOrDefault(rule.id(), Map.of()).values()
+                        .stream().sorted(Comparator.comparingLong(KeyFigures::limited).reversed()
                                 .thenComparing(KeyFigures::key))
                         .limit(ConsoleRecorder.PUBLISHED_KEYS).toList())));
         rules.sort(Comparator.comparing(RuleFigures::id));
