@@ -43,6 +43,30 @@ public final class MemoryPerKey {
             store.close();
         }
         hazelcast(keys, Policy.of(Algorithm.TOKEN_BUCKET, limit));
+        synchronised(keys, Policy.of(Algorithm.TOKEN_BUCKET, limit).synchronised());
+    }
+
+    /**
+     * A synchronised rule's keys on one member: first this node's views, each holding the one hit it admitted (sent at
+     * the next interval; the interval here is a second, so most are still waiting), then, once every hit is merged,
+     * the views with nothing waiting and the owner's shards (one member, so no backup copy).
+     */
+    private static void synchronised(int keys, Policy policy) throws Exception {
+        try (BenchmarkCluster cluster = BenchmarkCluster.startOne();
+             HazelcastCounterStore store = HazelcastCounterStore.using(cluster.local(), StoreOptions.builder()
+                     .maxSyncedKeys(keys + 1).syncInterval(StoreOptions.MAX_SYNC_INTERVAL).build())) {
+            long before = usedAfterGc();
+            for (int i = 0; i < keys; i++) {
+                store.apply(key(i), policy, 1, Long.MAX_VALUE);
+            }
+            long views = usedAfterGc();
+            store.syncs().flush();
+            long merged = usedAfterGc();
+            System.out.printf(Locale.ROOT, "synchronised views, hits waiting   %,d keys held: %.1f bytes per key%n",
+                    store.syncs().keys(), (views - before) / (double) keys);
+            System.out.printf(Locale.ROOT, "synchronised views and the owner's shards: %.1f bytes per key%n",
+                    (merged - before) / (double) keys);
+        }
     }
 
     private static void hazelcast(int keys, Policy policy) throws Exception {

@@ -133,7 +133,8 @@ class StoreProviderFilterTest {
                         + " rejection-cache, namespace, metrics, hazelcast-config, hazelcast-cluster-name,"
                         + " hazelcast-members, hazelcast-port, hazelcast-interface, hazelcast-incompatible-members,"
                         + " hazelcast-batching, hazelcast-leasing, hazelcast-lease-lifetime, hazelcast-max-slice,"
-                        + " hazelcast-hot-key-rate, hazelcast-sync-interval, hazelcast-sync-budget");
+                        + " hazelcast-hot-key-rate, hazelcast-sync-interval, hazelcast-sync-budget,"
+                        + " hazelcast-max-synced-keys");
     }
 
     @Test

@@ -110,7 +110,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 new ProcessorDecider.Leasing(time, options.leaseLifetime(), options.hotKeyRate(), options.maxSlice(),
                         StoreOptions.DEFAULT_MAX_LEASED_KEYS), options.leasing(),
                 new ProcessorDecider.Syncing(time, options.syncInterval(), options.syncBudget(),
-                        StoreOptions.DEFAULT_MAX_SYNCED_KEYS));
+                        options.maxSyncedKeys()));
         this.deciders = new DeciderChoice(instance, options, processors,
                 System.getLogger(HazelcastCounterStore.class.getName()));
         this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);

@@ -36,10 +36,11 @@ final class InitParams {
     static final String HOT_KEY_RATE = "hazelcast-hot-key-rate";
     static final String SYNC_INTERVAL = "hazelcast-sync-interval";
     static final String SYNC_BUDGET = "hazelcast-sync-budget";
+    static final String MAX_SYNCED_KEYS = "hazelcast-max-synced-keys";
 
     /** The init-params of the store, which both providers take. */
     private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, LEASING,
-            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL, SYNC_BUDGET);
+            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL, SYNC_BUDGET, MAX_SYNCED_KEYS);
 
     /**
      * Every init-param the providers read: a client reads {@link #PORT} and {@link #INTERFACE} too, to refuse them
@@ -98,8 +99,8 @@ final class InitParams {
      * The counters map of the context's namespace (one map per application sharing the cluster), and
      * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, {@link #BATCHING} and
      * {@link #LEASING}: {@code true} or {@code false}, and the leases' {@link #LEASE_LIFETIME}, {@link #MAX_SLICE}
-     * and {@link #HOT_KEY_RATE}, and the synchronised keys' {@link #SYNC_INTERVAL} and {@link #SYNC_BUDGET}
-     * ({@code auto} or a number of permits).
+     * and {@link #HOT_KEY_RATE}, and the synchronised keys' {@link #SYNC_INTERVAL}, {@link #SYNC_BUDGET}
+     * ({@code auto} or a number of permits) and {@link #MAX_SYNCED_KEYS}.
      */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
@@ -120,6 +121,8 @@ final class InitParams {
                 .orElseThrow()), "a duration from 1ms to " + StoreOptions.MAX_SYNC_INTERVAL.toMillis() + "ms");
         context.setting(SYNC_BUDGET, value -> value.trim().equals("auto") ? options.automaticSyncBudget()
                 : options.syncBudget(Long.parseLong(value.trim())), "auto, or a number of permits, 0 or more");
+        context.setting(MAX_SYNCED_KEYS, value -> options.maxSyncedKeys(Integer.parseInt(value.trim())),
+                "a number of keys, at least 1");
         return options.build();
     }
 

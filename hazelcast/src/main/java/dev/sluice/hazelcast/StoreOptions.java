@@ -53,8 +53,8 @@ public final class StoreOptions {
 
     /** The most keys one node follows for leasing at once. */
     static final int DEFAULT_MAX_LEASED_KEYS = 10_000;
-    /** The most synchronised keys one node keeps a view of; other keys are decided on their owners. */
-    static final int DEFAULT_MAX_SYNCED_KEYS = 100_000;
+    /** The most synchronised keys one node keeps a view of unless set: 100,000 (others are decided on their owners). */
+    public static final int DEFAULT_MAX_SYNCED_KEYS = 100_000;
 
     /** Hazelcast's bound on synchronous plus asynchronous backups. */
     private static final int MAX_BACKUP_COUNT = MapConfig.MAX_BACKUP_COUNT;
@@ -87,6 +87,7 @@ public final class StoreOptions {
     private final int hotKeyRate;
     private final Duration syncInterval;
     private final OptionalLong syncBudget;
+    private final int maxSyncedKeys;
 
     private StoreOptions(Builder builder) {
         this.mapName = builder.mapName;
@@ -101,6 +102,7 @@ public final class StoreOptions {
         this.hotKeyRate = builder.hotKeyRate;
         this.syncInterval = builder.syncInterval;
         this.syncBudget = builder.syncBudget;
+        this.maxSyncedKeys = builder.maxSyncedKeys;
     }
 
     /** The map {@value #DEFAULT_MAP_NAME}, with the default backups and bound. */
@@ -186,6 +188,14 @@ public final class StoreOptions {
         return syncBudget;
     }
 
+    /**
+     * The most synchronised keys this node keeps a view of at once; a key beyond them is decided on its owner, one call
+     * per request, until views are forgotten (once back to full capacity).
+     */
+    public int maxSyncedKeys() {
+        return maxSyncedKeys;
+    }
+
     /** The map the compare-and-set mode counts in: apart from the processors' map, whose values it cannot read. */
     String compareAndSetMapName() {
         return "cas-" + mapName;
@@ -229,7 +239,7 @@ public final class StoreOptions {
                 + ", maxBatch=" + maxBatch + ", leasing=" + leasing
                 + ", leaseLifetime=" + leaseLifetime + ", maxSlice=" + maxSlice + ", hotKeyRate=" + hotKeyRate
                 + ", syncInterval=" + syncInterval + ", syncBudget=" + (syncBudget.isPresent()
-                ? String.valueOf(syncBudget.getAsLong()) : "auto") + "]";
+                ? String.valueOf(syncBudget.getAsLong()) : "auto") + ", maxSyncedKeys=" + maxSyncedKeys + "]";
     }
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
@@ -246,6 +256,7 @@ public final class StoreOptions {
         private int hotKeyRate = DEFAULT_HOT_KEY_RATE;
         private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
         private OptionalLong syncBudget = OptionalLong.empty();
+        private int maxSyncedKeys = DEFAULT_MAX_SYNCED_KEYS;
 
         private Builder() {
         }
@@ -314,6 +325,15 @@ public final class StoreOptions {
         /** The automatic budget ({@link StoreOptions#syncBudget()}): the default. */
         public Builder automaticSyncBudget() {
             this.syncBudget = OptionalLong.empty();
+            return this;
+        }
+
+        /** The most synchronised keys one node keeps a view of, at least 1; default 100,000. */
+        public Builder maxSyncedKeys(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxSyncedKeys must be at least 1, got " + max);
+            }
+            this.maxSyncedKeys = max;
             return this;
         }
 

@@ -117,6 +117,21 @@ class StoreProvidersTest {
     }
 
     @Test
+    void syncBudgetAndMaxSyncedKeys_setAndDefault_areTheStores() {
+        StoreOptions given = InitParams.member(context(Map.of("hazelcast-sync-budget", "7",
+                "hazelcast-max-synced-keys", "500"))).store();
+        StoreOptions defaults = InitParams.client(context(Map.of("hazelcast-sync-budget", "auto"))).store();
+
+        assertThat(given.syncBudget()).hasValue(7);
+        assertThat(given.maxSyncedKeys()).isEqualTo(500);
+        assertThat(defaults.syncBudget()).isEmpty();
+        assertThat(defaults.maxSyncedKeys()).isEqualTo(StoreOptions.DEFAULT_MAX_SYNCED_KEYS);
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-sync-budget", "-1"))))
+                .hasMessage("init-param 'hazelcast-sync-budget': expected auto, or a number of permits, 0 or more,"
+                        + " got '-1'");
+    }
+
+    @Test
     void syncIntervalOutOfRange_namesTheInitParamAndTheRange() {
         assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-sync-interval", "2s"))))
                 .hasMessage("init-param 'hazelcast-sync-interval': expected a duration from 1ms to 1000ms, got '2s'")

@@ -50,6 +50,11 @@ final class View implements Lane.Rider {
     private int exhaustions;
     private long spanStart;
     private boolean hot;
+    /**
+     * Since the key cooled, until the view adopts an answer: the view predates the slices this node was granted from,
+     * so nothing is admitted from it without the owner meanwhile.
+     */
+    private boolean cooling;
 
     /** @param budgets the budget of a policy on this node, now */
     View(String key, Policy policy, Lane lane, SyncFigures figures, ToLongFunction<Policy> budgets) {
@@ -109,9 +114,15 @@ final class View implements Lane.Rider {
         return hot && pending.isEmpty() && inFlight.isEmpty();
     }
 
-    /** The key is no longer leased here: it is decided from this view again, and must exhaust its budget anew. */
+    /**
+     * The key is no longer leased here: it is decided from this view again, and must exhaust its budget anew. Until
+     * the view adopts an answer (which counts the slices this node was granted from), its budget is 0.
+     */
     synchronized void cooled() {
-        hot = false;
+        if (hot) {
+            hot = false;
+            cooling = true;
+        }
         exhaustions = 0;
     }
 
@@ -133,7 +144,7 @@ final class View implements Lane.Rider {
         if (!decided.decision().allowed() || cost == 0) {
             return Optional.of(decided.decision());
         }
-        if (pending.permits() + inFlight.permits() + cost > (hot ? 0 : budget)) {
+        if (pending.permits() + inFlight.permits() + cost > (hot || cooling ? 0 : budget)) {
             return Optional.empty();
         }
         if (decided.changed()) {
@@ -235,6 +246,7 @@ final class View implements Lane.Rider {
         }
         state = adopted;
         version = answerVersion;
+        cooling = false;
         idleAtOwnerNanos = ownerNow + policy.apply(adopted, ownerNow, 0, 0).idleAfterNanos();
     }
 
