@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.spring.boot.testapp.LimitedApplication;
+import dev.sluice.store.LimitOverride;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -173,6 +174,17 @@ class StarterHttpTest {
                 "\"origin\":\"@RateLimited(id = \\\"" + annotated + "\\\") on " + annotated + "\"",
                 "\"rulesVersion\":\"");
         assertThat(endpoint.body()).doesNotContain("\"rulesVersion\":\"none\"");
+    }
+
+    @Test
+    void overrideBlockingAKey_blocksItAndTheEndpointListsItMasked() {
+        filter.overrides().set(LimitOverride.forKey("hello", "203.0.113.110").blocked().lasting(Duration.ofMinutes(5))
+                .reason("abuse report 17").setBy("test"));
+
+        assertThat(http().get("/api/hello", "203.0.113.110").statusCode()).isEqualTo(429);
+        String endpoint = http().get("/actuator/sluice", "203.0.113.111").body();
+        assertThat(endpoint).contains("\"rule\":\"hello\"", "\"kind\":\"blocked\"", "\"reason\":\"abuse report 17\"")
+                .doesNotContain("203.0.113.110");
     }
 
     @Test
