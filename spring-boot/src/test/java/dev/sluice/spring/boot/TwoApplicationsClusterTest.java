@@ -6,6 +6,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.spring.boot.testapp.LimitedApplication;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,11 +44,11 @@ class TwoApplicationsClusterTest {
         applications.forEach(ConfigurableApplicationContext::close);
     }
 
-    private List<ConfigurableApplicationContext> startTwo() {
+    private List<ConfigurableApplicationContext> startTwo() throws IOException {
         String cluster = ClusterSupport.newClusterName();
         List<Integer> ports = List.of(ClusterSupport.freePort(), ClusterSupport.freePort());
         for (int port : ports) {
-            Path yaml = HazelcastYaml.member(dir, cluster, port, ports);
+            Path yaml = ClusterSupport.memberYaml(dir, cluster, port, ports);
             applications.add(new SpringApplicationBuilder(LimitedApplication.class).properties("server.port=0",
                     "spring.hazelcast.config=file:" + yaml, "sluice.rules=classpath:cluster-rules.json").run());
         }
@@ -97,7 +98,7 @@ class TwoApplicationsClusterTest {
     }
 
     @Test
-    void applicationWhoseClusterIsGone_limitsOnItsOwnAndHealthSaysDegraded() {
+    void applicationWhoseClusterIsGone_limitsOnItsOwnAndHealthSaysDegraded() throws IOException {
         List<ConfigurableApplicationContext> both = startTwo();
         ConfigurableApplicationContext cutOff = both.get(1);
         cutOff.getBean(HazelcastInstance.class).getLifecycleService().terminate();
