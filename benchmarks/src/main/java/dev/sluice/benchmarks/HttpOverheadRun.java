@@ -2,6 +2,8 @@ package dev.sluice.benchmarks;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -40,17 +42,33 @@ import java.util.function.ToDoubleFunction;
  * The console's cost is {@code servers=local,local-console,hazelcast,hazelcast-console}: each mode beside its
  * twin with the console recording and publishing. {@code jvm} holds the options of the server JVMs, separated by
  * spaces (add {@code -XX:StartFlightRecording=...} to profile them).
+ *
+ * <p>The filter in a Spring Boot application (the example, {@code examples/spring-boot}, built first with
+ * {@code mvn -B -q -pl examples/spring-boot -am package -DskipTests}) is
+ * {@code servers=none,local,spring-none,spring-local}:
+ * {@code spring-none} is the example with Sluice off ({@code sluice.enabled=false}), {@code spring-local} the example
+ * limiting {@code /api/hello} by this run's rules on the local store, on Spring Boot's embedded Tomcat; the run then
+ * also prints the CPU the filter adds per request in each ({@code local} less {@code none}, {@code spring-local} less
+ * {@code spring-none}). {@code app} is the example's jar.
  */
 public final class HttpOverheadRun {
 
     private static final Map<String, String> DEFAULTS = Map.of("servers", "none,noop,local,hazelcast", "keys", "1,256",
-            "warmup", "40", "seconds", "20", "requests", "2000000", "connections", "32", "jvm", "-Xms1g -Xmx1g");
+            "warmup", "40", "seconds", "20", "requests", "2000000", "connections", "32", "jvm", "-Xms1g -Xmx1g",
+            "app", "examples/spring-boot/target/sluice-spring-boot-example.jar");
 
-    private static final Map<String, String> TITLES = Map.of("none", "no filter", "noop", "a filter doing nothing",
-            "local", "filter, local store", "hazelcast", "filter, 2-member Hazelcast", "hazelcast-leased",
-            "filter, 2-member Hazelcast, leased", "hazelcast-synced",
-            "filter, 2-member Hazelcast, synchronised", "local-console", "filter, local store, console publishing",
-            "hazelcast-console", "filter, 2-member Hazelcast, console publishing");
+    /** The start of the line a Spring Boot application prints once it serves. */
+    private static final String SPRING_READY = "Started ";
+
+    private static final Map<String, String> TITLES = Map.ofEntries(Map.entry("none", "no filter"),
+            Map.entry("noop", "a filter doing nothing"), Map.entry("local", "filter, local store"),
+            Map.entry("hazelcast", "filter, 2-member Hazelcast"),
+            Map.entry("hazelcast-leased", "filter, 2-member Hazelcast, leased"),
+            Map.entry("hazelcast-synced", "filter, 2-member Hazelcast, synchronised"),
+            Map.entry("local-console", "filter, local store, console publishing"),
+            Map.entry("hazelcast-console", "filter, 2-member Hazelcast, console publishing"),
+            Map.entry("spring-none", "Spring Boot, Sluice off"),
+            Map.entry("spring-local", "Spring Boot starter, local store"));
 
     private HttpOverheadRun() {
     }
@@ -64,17 +82,33 @@ public final class HttpOverheadRun {
                 TimeUnit.SECONDS.toNanos(Long.parseLong(options.get("seconds"))),
                 Long.parseLong(options.get("requests")));
         List<String> jvm = options.words("jvm");
+        Path app = Path.of(options.get("app"));
         System.out.println("HttpOverheadRun " + options);
 
         Map<String, Figures[]> figures = new LinkedHashMap<>();
         for (String server : servers) {
-            figures.put(server, measure(server, keyCounts, load, jvm));
+            figures.put(server, measure(server, keyCounts, load, jvm, app));
         }
         System.out.println(table(servers, keyCounts, figures, Figures::rate, "%,.0f", true,
                 "requests/s; in brackets, the share of Jetty without the filter"));
         System.out.println(table(servers, keyCounts, figures, Figures::cpuMicros, "%,.1f", false,
                 "CPU µs per request of the server's JVMs (the Hazelcast member's included); in brackets, the ratio to"
                         + " Jetty without the filter"));
+        if (figures.keySet().containsAll(List.of("none", "local", "spring-none", "spring-local"))) {
+            for (int k = 0; k < keyCounts.length; k++) {
+                double jetty = added(figures, "local", "none", k);
+                double spring = added(figures, "spring-local", "spring-none", k);
+                System.out.printf(Locale.ROOT, "%d client keys: the filter adds %.1f µs CPU per request in Jetty,"
+                        + " %.1f µs in Spring Boot (%.1f %% of Jetty's)%n", keyCounts[k], jetty, spring,
+                        100 * spring / jetty);
+            }
+        }
+    }
+
+    /** The CPU µs per request {@code server} spends beyond {@code baseline}, at the {@code k}th key count. */
+    private static double added(Map<String, Figures[]> figures, String server, String baseline, int k) {
+        return Objects.requireNonNull(figures.get(server))[k].cpuMicros()
+                - Objects.requireNonNull(figures.get(baseline))[k].cpuMicros();
     }
 
     /** What one measurement found: requests/s, and CPU time of the server's processes per request. */
@@ -107,9 +141,14 @@ public final class HttpOverheadRun {
     }
 
     /** Starts {@code server} (and the member it joins), loads it at each key count, and stops what it started. */
-    private static Figures[] measure(String server, int[] keyCounts, Load load, List<String> jvm) throws Exception {
+    private static Figures[] measure(String server, int[] keyCounts, Load load, List<String> jvm, Path app)
+            throws Exception {
         try (ServerProcesses processes = new ServerProcesses()) {
             int port = BenchmarkCluster.freePort();
+            if (server.startsWith("spring-")) {
+                processes.startJar(jvm, app, springArgs(server, port), SPRING_READY);
+                return load(server, keyCounts, load, port, processes);
+            }
             List<String> serverArgs = new ArrayList<>(List.of(server, Integer.toString(port)));
             List<String> serverJvm = new ArrayList<>(jvm);
             if (server.startsWith("hazelcast")) {
@@ -120,13 +159,43 @@ public final class HttpOverheadRun {
                 serverArgs.add(memberPort);
             }
             processes.start(serverJvm, HttpOverheadServer.class, serverArgs, HttpOverheadServer.READY);
-            Figures[] figures = new Figures[keyCounts.length];
-            for (int k = 0; k < keyCounts.length; k++) {
-                figures[k] = load.run(new InetSocketAddress("127.0.0.1", port), keyCounts[k], server,
-                        processes.started());
-            }
-            return figures;
+            return load(server, keyCounts, load, port, processes);
         }
+    }
+
+    /** Loads the started {@code server} at each key count. */
+    private static Figures[] load(String server, int[] keyCounts, Load load, int port, ServerProcesses processes)
+            throws IOException {
+        Figures[] figures = new Figures[keyCounts.length];
+        for (int k = 0; k < keyCounts.length; k++) {
+            figures[k] = load.run(new InetSocketAddress("127.0.0.1", port), keyCounts[k], server, processes.started());
+        }
+        return figures;
+    }
+
+    /**
+     * The example application's arguments for {@code server}: its port, quiet logs, and either Sluice off or Sluice on
+     * the local store with this run's rules (the example's own limit /api/hello to 3 a minute).
+     */
+    private static List<String> springArgs(String server, int port) throws IOException {
+        // Messages alone, warnings but Sluice's and the application's own (its "Started ..." line, read as ready);
+        // Tomcat closes a keep-alive connection after 100 requests unless told otherwise (Jetty never does).
+        List<String> args = new ArrayList<>(List.of("--server.port=" + port, "--spring.main.banner-mode=off",
+                "--server.tomcat.max-keep-alive-requests=-1",
+                "--logging.pattern.console=%m%n", "--logging.level.root=WARN", "--logging.level.dev.sluice=INFO"));
+        switch (server) {
+            case "spring-none" -> args.add("--sluice.enabled=false");
+            case "spring-local" -> {
+                Path rules = Files.createTempFile("sluice-bench-rules", ".json");
+                rules.toFile().deleteOnExit();
+                Files.writeString(rules, HttpOverheadServer.RULES);
+                args.addAll(List.of("--sluice.rules=file:" + rules, "--sluice.rules-reload-interval=0",
+                        "--sluice.store=local"));
+            }
+            default -> throw new IllegalArgumentException("servers: unknown Spring Boot server " + server
+                    + "; spring-none or spring-local");
+        }
+        return args;
     }
 
     /** A closed-loop load ({@link ClosedLoopLoad}) of {@code connections}, after a warm-up. */

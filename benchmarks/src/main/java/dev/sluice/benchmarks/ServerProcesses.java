@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -10,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Starts the servers and members of the HTTP runs in JVMs of their own, on this JVM's class path, their output echoed
- * on this one's with the class's name in front; and stops them, last started first. Not thread-safe.
+ * Starts the servers and members of the HTTP runs in JVMs of their own, on this JVM's class path (or an executable
+ * jar's), their output echoed on this one's with the class's or jar's name in front; and stops them, last started
+ * first. Not thread-safe.
  */
 final class ServerProcesses implements AutoCloseable {
 
@@ -50,18 +52,38 @@ final class ServerProcesses implements AutoCloseable {
      * print {@code ready}.
      */
     Launched launch(List<String> jvm, Class<?> main, List<String> args, @Nullable String ready) throws IOException {
+        List<String> program = new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        program.addAll(args);
+        return launch(jvm, program, main.getSimpleName(), args, ready);
+    }
+
+    /**
+     * Starts the executable jar {@code jar} with {@code args} in a JVM with options {@code jvm}, as {@link #start}
+     * starts a class: an application with a class path of its own, such as a Spring Boot application.
+     */
+    Process startJar(List<String> jvm, Path jar, List<String> args, String ready)
+            throws IOException, InterruptedException {
+        List<String> program = new ArrayList<>(List.of("-jar", jar.toString()));
+        program.addAll(args);
+        Launched launched = launch(jvm, program, String.valueOf(jar.getFileName()), args, ready);
+        launched.awaitReady();
+        return launched.process();
+    }
+
+    /** Starts {@code java} with {@code jvm} and {@code program}, echoing its output as {@code name}'s. */
+    private Launched launch(List<String> jvm, List<String> program, String name, List<String> args,
+                            @Nullable String ready) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.addAll(jvm);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
-        command.addAll(args);
+        command.addAll(program);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         started.add(process);
         CountDownLatch printed = new CountDownLatch(1);
         Thread echo = new Thread(() -> {
             try (BufferedReader output = process.inputReader(StandardCharsets.UTF_8)) {
                 for (String line = output.readLine(); line != null; line = output.readLine()) {
-                    System.out.println("  [" + main.getSimpleName() + "] " + line);
+                    System.out.println("  [" + name + "] " + line);
                     if (ready != null && line.startsWith(ready)) {
                         printed.countDown();
                     }
@@ -72,7 +94,7 @@ final class ServerProcesses implements AutoCloseable {
         });
         echo.setDaemon(true);
         echo.start();
-        return new Launched(process, printed, main.getSimpleName() + " " + args);
+        return new Launched(process, printed, name + " " + args);
     }
 
     /** A process started, and the latch its first line starting with the ready text opens. */

@@ -144,9 +144,8 @@ public final class SyncAccuracyRun {
                 instance, StoreOptions.builder().mapName(map).syncInterval(interval).build())).toList();
         Run run = run(instances.size(), seconds, trace, node -> key -> stores.get(node).apply(key, policy, 1, 0)
                 .allowed());
-        // The automatic budget, as the stores compute it: 1 % of the limit over the other nodes they see.
-        int nodesSeen = stores.get(0).syncs().nodes();
-        long budget = limit.permits() / 100 / Math.max(1, nodesSeen - 1);
+        // The automatic budget: 1 % of the limit over the other nodes the stores see (the client included).
+        long budget = stores.get(0).syncBudget(policy);
         long roundTrip = stores.stream().mapToLong(store -> store.longestSyncRoundTrip().toNanos()).max().orElse(0);
         stores.forEach(HazelcastCounterStore::close);
         long published = stores.stream().mapToLong(store -> store.health().syncOverAdmitted().values().stream()
@@ -155,8 +154,8 @@ public final class SyncAccuracyRun {
         long bound = (instances.size() - 1) * budget * trace.keys() * periods;
         long exact = exact(Policy.of(algorithm, limit), run);
         report(String.format(Locale.ROOT, "%d nodes %-8s Sluice sync %s", instances.size(), trace, algorithm), run,
-                exact, String.format(Locale.ROOT, "published %,6d  bound %,d (b %d for %d nodes seen, d %.1f ms)",
-                        published, bound, budget, nodesSeen, roundTrip / 1e6));
+                exact, String.format(Locale.ROOT, "published %,6d  bound %,d (b %d, d %.1f ms)", published, bound,
+                        budget, roundTrip / 1e6));
     }
 
     private static void bucket4j(List<HazelcastInstance> instances, Trace trace, long permits, int seconds)

@@ -12,6 +12,7 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -39,8 +40,18 @@ public final class AnnotationRules {
      * @throws RulesException for a mistake in an annotation, naming the class and method
      */
     public static List<Rule> forClass(Class<?> resourceClass) {
+        return forMethods(resourceClass, Arrays.asList(resourceClass.getMethods()));
+    }
+
+    /**
+     * The rules of {@code methods} of {@code resourceClass}, {@code Object}'s, bridges and static methods excluded: for
+     * frameworks whose handlers need not be public (Spring MVC), which give every method of the class hierarchy.
+     *
+     * @throws RulesException for a mistake in an annotation, naming the class and method
+     */
+    public static List<Rule> forMethods(Class<?> resourceClass, Collection<Method> candidates) {
         Map<String, Rule> rules = new LinkedHashMap<>();
-        Method[] methods = resourceClass.getMethods();
+        Method[] methods = candidates.toArray(Method[]::new);
         Arrays.sort(methods, (a, b) -> a.toGenericString().compareTo(b.toGenericString()));
         for (Method method : methods) {
             if (method.getDeclaringClass() == Object.class || method.isBridge() || method.isSynthetic()
@@ -77,6 +88,19 @@ public final class AnnotationRules {
         List<Rule> rules = new ArrayList<>();
         byId.forEach((id, group) -> rules.add(rule(id, group, method, where)));
         return rules;
+    }
+
+    /**
+     * {@code method} of {@code resourceClass} as {@link #forClass} sees it ({@link Class#getMethods()}), which rules
+     * match by: for a method declared in an interface or superclass and implemented by the resource class, the
+     * implementation; a method that is not public as it is.
+     */
+    public static Method routedMethod(Class<?> resourceClass, Method method) {
+        try {
+            return resourceClass.getMethod(method.getName(), method.getParameterTypes());
+        } catch (NoSuchMethodException notPublic) {
+            return method;
+        }
     }
 
     private static String idOf(RateLimited annotation, Class<?> resourceClass, @Nullable Method method) {

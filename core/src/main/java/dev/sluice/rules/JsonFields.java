@@ -3,6 +3,7 @@ package dev.sluice.rules;
 import dev.sluice.internal.DurationText;
 import dev.sluice.rules.JsonTree.Node;
 import dev.sluice.rules.JsonTree.Type;
+import dev.sluice.store.SettingNames;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,8 @@ final class JsonFields {
         this.fields = node.fields();
         for (Map.Entry<String, Node> field : fields.entrySet()) {
             if (!allowed.contains(field.getKey())) {
-                throw field.getValue().error("unknown field \"" + field.getKey() + "\"; expected one of "
+                throw field.getValue().error("unknown field \"" + field.getKey() + "\"; did you mean \""
+                        + SettingNames.nearestTo(field.getKey(), allowed).orElseThrow() + "\"? Expected one of "
                         + String.join(", ", allowed));
             }
         }

@@ -437,7 +437,8 @@ public final class RuleSet {
     private List<PathIndex.Target> matching(RequestContext context) {
         List<PathIndex.Target> targets = new ArrayList<>(4);
         pathIndex.collect(context.path(), targets);
-        Method resourceMethod = context.resourceMethod();
+        // Asked only when a rule matches by method: an adapter may have to look the request's route up to answer.
+        Method resourceMethod = byResourceMethod.isEmpty() ? null : context.resourceMethod();
         int[] byMethod = resourceMethod == null ? null : byResourceMethod.get(resourceMethod);
         if (byMethod != null) {
             for (int index : byMethod) {

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Refuses setting names nobody takes, such as a misspelt {@code web.xml} init-param, which would otherwise leave an
@@ -24,18 +25,41 @@ public final class SettingNames {
      *     mean 'rules'? Known: rules, ...}
      */
     public static void requireKnown(Collection<String> given, String kind, List<String> known) {
+        requireKnown(given, "init-param", kind, known);
+    }
+
+    /**
+     * Checks every given name against the known ones, as {@link #requireKnown(Collection, String, List)} does for
+     * settings of another kind than init-params.
+     *
+     * @param noun what a name is called in the message, such as {@code property}
+     * @throws IllegalArgumentException for the first unknown name: {@code NOUN 'NAME' is not KIND; did you mean
+     *     'KNOWN'? Known: ...}
+     */
+    public static void requireKnown(Collection<String> given, String noun, String kind, List<String> known) {
         for (String name : given) {
             if (!known.contains(name)) {
-                throw new IllegalArgumentException("init-param '" + name + "' is not " + kind + nearest(name, known)
-                        + "Known: " + String.join(", ", known));
+                throw new IllegalArgumentException(refusal(noun, name, kind, known));
             }
         }
     }
 
+    /**
+     * The message refusing the unknown name {@code name}: {@code NOUN 'NAME' is not KIND; did you mean 'KNOWN'?
+     * Known: ...}, for an adapter that finds unknown names its own way.
+     */
+    public static String refusal(String noun, String name, String kind, List<String> known) {
+        return noun + " '" + name + "' is not " + kind + nearest(name, known) + "Known: " + String.join(", ", known);
+    }
+
     /** {@code ; did you mean 'NAME'? }, or {@code . } when nothing is known. */
     private static String nearest(String name, List<String> known) {
-        return known.stream().min(Comparator.comparingInt(candidate -> distance(name, candidate)))
-                .map(candidate -> "; did you mean '" + candidate + "'? ").orElse(". ");
+        return nearestTo(name, known).map(candidate -> "; did you mean '" + candidate + "'? ").orElse(". ");
+    }
+
+    /** The known name nearest to {@code name} (fewest edits, without case); empty when nothing is known. */
+    public static Optional<String> nearestTo(String name, Collection<String> known) {
+        return known.stream().min(Comparator.comparingInt(candidate -> distance(name, candidate)));
     }
 
     /** The Levenshtein distance between two names, without case. */

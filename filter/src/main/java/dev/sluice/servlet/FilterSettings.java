@@ -7,6 +7,7 @@ import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.ClientAddresses;
 import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.rules.Rule;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.store.FailurePolicyStore;
@@ -14,10 +15,13 @@ import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.RejectionCachingStore;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -29,9 +33,10 @@ import org.jspecify.annotations.Nullable;
  * <p>The store comes from a plug-in point, never named here: a {@link CounterStore} given in code
  * ({@link Builder#store}), the built-in {@code local} store, or a {@link CounterStoreProvider} named by the
  * {@code store} init-param ({@code hazelcast} and {@code hazelcast-client} come with
- * {@code dev.sluice:sluice-hazelcast}), or the class name of the application's own provider. A provider's store, and a
- * given store with a failure policy, timeout or rejection cache set beside it, is bounded by them
- * ({@code CounterStores}). See {@code docs/design/adapters.md}.
+ * {@code dev.sluice:sluice-hazelcast}), or the class name of the application's own provider. A provider's store and a
+ * given store are bounded by the failure policy, timeout and rejection cache ({@code CounterStores}), the defaults
+ * unless set, but for a given store already behind a failure policy or deciding in this JVM. See
+ * {@code docs/design/adapters.md}.
  *
  * <p>A filter's init-params are its own: every name must be one of {@link #INIT_PARAMS} or one the store provider
  * says it takes ({@link CounterStoreProvider#settingNames()}), else the filter does not start, naming the unknown
@@ -55,9 +60,12 @@ public final class FilterSettings {
     private final ClientAddresses.Header clientAddressHeader;
     private final long maxKeys;
     private final int rejectionCache;
-    private final boolean boundsGivenStore;
+    private final boolean boundsSet;
     private final @Nullable String namespace;
     private final DecisionMetrics metrics;
+    private final List<Rule> annotationRules;
+    private final RequestRoutes routes;
+    private final Set<String> storeSettingNames;
 
     private FilterSettings(Builder builder) {
         this.rules = builder.rules;
@@ -73,9 +81,12 @@ public final class FilterSettings {
         this.clientAddressHeader = builder.clientAddressHeader;
         this.maxKeys = builder.maxKeys;
         this.rejectionCache = builder.rejectionCache;
-        this.boundsGivenStore = builder.store != null && builder.boundsSet;
+        this.boundsSet = builder.boundsSet;
         this.namespace = builder.namespace;
         this.metrics = builder.metrics;
+        this.annotationRules = builder.annotationRules;
+        this.routes = builder.routes;
+        this.storeSettingNames = builder.storeSettingNames;
     }
 
     public static Builder builder() {
@@ -217,7 +228,7 @@ public final class FilterSettings {
         return rulesReloadInterval;
     }
 
-    /** The store given in code, used as it is instead of a provider's; the application closes it. */
+    /** The store given in code, counted in instead of a provider's ({@link Builder#store}); its owner closes it. */
     public Optional<CounterStore> store() {
         return Optional.ofNullable(store);
     }
@@ -233,6 +244,14 @@ public final class FilterSettings {
     /** The provider's settings by name: the text, or null when not set (from {@code web.xml}, every init-param). */
     public Function<String, @Nullable String> storeSettings() {
         return storeSettings;
+    }
+
+    /**
+     * The names of the provider's settings when they were given as a map ({@link Builder#storeProvider(String, Map)}),
+     * which the filter checks at start as it checks init-params; none otherwise.
+     */
+    public Set<String> storeSettingNames() {
+        return storeSettingNames;
     }
 
     /** The time the filter's local stores decide by and its store provider is given. */
@@ -275,12 +294,19 @@ public final class FilterSettings {
         return rejectionCache;
     }
 
-    /**
-     * Whether the store given in code goes behind the failure policy, timeout and rejection cache: when one of them
-     * was set beside it ({@link Builder#store}).
-     */
-    boolean boundsGivenStore() {
-        return boundsGivenStore;
+    /** Whether a failure policy, store timeout or rejection cache was set, not left to its default. */
+    boolean boundsSet() {
+        return boundsSet;
+    }
+
+    /** Rules from annotations, merged with the rules file's on every load ({@link Builder#annotated}). */
+    public List<Rule> annotationRules() {
+        return annotationRules;
+    }
+
+    /** Where the application routes a request, for the annotation rules ({@link Builder#annotated}). */
+    public RequestRoutes routes() {
+        return routes;
     }
 
     /** The namespace; if empty, the context path. */
@@ -313,6 +339,9 @@ public final class FilterSettings {
         private boolean boundsSet;
         private @Nullable String namespace;
         private DecisionMetrics metrics = DecisionMetrics.NONE;
+        private List<Rule> annotationRules = List.of();
+        private RequestRoutes routes = RequestRoutes.NONE;
+        private Set<String> storeSettingNames = Set.of();
 
         private Builder() {
         }
@@ -332,10 +361,12 @@ public final class FilterSettings {
 
         /**
          * The store to count in, such as a Hazelcast store on the application's own instance; the filter never closes
-         * it. Used as it is, unless {@link #failurePolicy}, {@link #storeTimeout} or {@link #rejectionCache} is set
-         * beside it: then the filter bounds it as it bounds a provider's store, with all three (and {@link #metrics}).
-         * A store already composed ({@code CounterStores.of(store)...build()}) is given alone. Excludes
-         * {@link #storeProvider}.
+         * it. The filter bounds it as it bounds a provider's store: behind {@link #failurePolicy},
+         * {@link #storeTimeout} and {@link #rejectionCache} (their defaults unless set: {@code local}, 100 ms, 100,000)
+         * and {@link #metrics}, and its start line says so. Used as it is when none of the three is set and the store
+         * is already composed ({@code CounterStores.of(store)...build()}, a {@link FailurePolicyStore}) or decides in
+         * this JVM (its {@link CounterStore#health() health} mode is {@code local}, as a {@link LocalCounterStore}'s
+         * is). Excludes {@link #storeProvider}.
          */
         public Builder store(CounterStore counterStore) {
             this.store = Objects.requireNonNull(counterStore, "store");
@@ -357,6 +388,29 @@ public final class FilterSettings {
             this.storeProvider = name;
             this.storeSettings = Objects.requireNonNull(settings, "settings");
             this.storeProviderSet = true;
+            this.storeSettingNames = Set.of();
+            return this;
+        }
+
+        /**
+         * As {@link #storeProvider(String, Function)}, with the provider's settings in a map: the filter refuses, when
+         * it starts, a name the provider does not take, naming the nearest one, as it refuses an unknown init-param.
+         */
+        public Builder storeProvider(String name, Map<String, String> settings) {
+            Map<String, String> copy = Map.copyOf(settings);
+            storeProvider(name, copy::get);
+            this.storeSettingNames = copy.keySet();
+            return this;
+        }
+
+        /**
+         * Rules from {@code @RateLimited} annotations ({@code AnnotationRules}), merged with the rules file's on every
+         * load as the Jersey binding merges them (a file rule of the same id replaces an annotation's limits); they
+         * match the requests {@code routes} routes to their methods.
+         */
+        public Builder annotated(Collection<Rule> rules, RequestRoutes requestRoutes) {
+            this.annotationRules = List.copyOf(rules);
+            this.routes = Objects.requireNonNull(requestRoutes, "routes");
             return this;
         }
 

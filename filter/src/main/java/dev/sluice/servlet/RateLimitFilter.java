@@ -42,6 +42,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -98,6 +99,7 @@ public class RateLimitFilter implements Filter {
     private @Nullable FilterRuntime runtime;
     private @Nullable ServletContext context;
     private volatile boolean warnedAboutBlockingWait;
+    private final AtomicBoolean destroyed = new AtomicBoolean();
 
     /** For {@code web.xml}: the settings come from init-params. */
     public RateLimitFilter() {
@@ -110,35 +112,81 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
-     * Starts the filter and logs one {@code INFO} line saying what it limits with ({@link LimiterStatus#startLine()}).
-     * From {@code web.xml}, an init-param name that is neither the filter's nor its store provider's stops the start
-     * (see {@link FilterSettings}).
+     * Starts the filter, unless {@link #start} did, and logs one {@code INFO} line saying what it limits with
+     * ({@link LimiterStatus#startLine()}); publishes what it started in the servlet context's attributes. From
+     * {@code web.xml}, an init-param name that is neither the filter's nor its store provider's stops the start (see
+     * {@link FilterSettings}).
      *
      * @throws ServletException naming the filter and what is wrong, also logged at {@code ERROR}
      */
     @Override
     public void init(FilterConfig config) throws ServletException {
-        try {
-            ClassLoader threadLoader = Thread.currentThread().getContextClassLoader();
-            ClassLoader loader = threadLoader != null ? threadLoader : RateLimitFilter.class.getClassLoader();
-            FilterSettings settings = programmaticSettings;
-            if (settings == null) {
-                settings = FilterSettings.fromInitParameters(config::getInitParameter);
-                requireKnown(Collections.list(config.getInitParameterNames()), settings, loader);
+        FilterRuntime started = runtime;
+        if (started == null) {
+            try {
+                FilterSettings settings = programmaticSettings;
+                if (settings == null) {
+                    settings = FilterSettings.fromInitParameters(config::getInitParameter);
+                    requireKnown(Collections.list(config.getInitParameterNames()), settings, storeLoader());
+                }
+                started = start(settings, config.getServletContext(), config.getFilterName());
+            } catch (RuntimeException e) {
+                String message = "Sluice filter '" + config.getFilterName() + "' cannot start: " + e.getMessage();
+                LOG.log(System.Logger.Level.ERROR, message);
+                throw new ServletException(message, e);
             }
-            FilterRuntime started = FilterRuntime.start(settings, config.getServletContext(), config.getFilterName(),
-                    loader);
-            runtime = started;
-            context = config.getServletContext();
-            context.setAttribute(STORE_ATTRIBUTE, started.store());
-            context.setAttribute(HEALTH_ATTRIBUTE, started.health());
-            context.setAttribute(STATUS_ATTRIBUTE, started.status());
-            context.setAttribute(RULES_ATTRIBUTE, started.ruleSource());
-            LOG.log(System.Logger.Level.INFO, started.status().get().startLine());
-        } catch (RuntimeException e) {
-            String message = "Sluice filter '" + config.getFilterName() + "' cannot start: " + e.getMessage();
-            LOG.log(System.Logger.Level.ERROR, message);
-            throw new ServletException(message, e);
+        }
+        context = config.getServletContext();
+        context.setAttribute(STORE_ATTRIBUTE, started.store());
+        context.setAttribute(HEALTH_ATTRIBUTE, started.health());
+        context.setAttribute(STATUS_ATTRIBUTE, started.status());
+        context.setAttribute(RULES_ATTRIBUTE, started.ruleSource());
+    }
+
+    /**
+     * Starts a filter set up in code now, before the container initialises it, and logs its start line: for
+     * frameworks that build the filter as a bean, so that invalid rules, an unknown store setting or a store that
+     * cannot open fail the framework's start with their own exception (a {@code RulesException}, an
+     * {@code IllegalArgumentException}), where a container would only log the failure of {@link #init}. Without a
+     * servlet context, a {@code rules} location that is neither {@code classpath:} nor {@code file:} is a file path,
+     * and the namespace is {@code /} unless set. {@link #init} then only publishes what started.
+     *
+     * @param filterName the name the filter goes by in log lines and its status
+     * @throws IllegalStateException if the filter was set up from {@code web.xml}, or has started already
+     */
+    public void start(String filterName) {
+        FilterSettings settings = programmaticSettings;
+        if (settings == null) {
+            throw new IllegalStateException("a filter set up from web.xml starts in init");
+        }
+        if (runtime != null) {
+            throw new IllegalStateException("Sluice filter '" + filterName + "' has started already");
+        }
+        start(settings, null, filterName);
+    }
+
+    private FilterRuntime start(FilterSettings settings, @Nullable ServletContext servletContext, String filterName) {
+        if (!settings.storeSettingNames().isEmpty()) {
+            requireKnownStoreSettings(settings, storeLoader());
+        }
+        FilterRuntime started = FilterRuntime.start(settings, servletContext, filterName, storeLoader());
+        runtime = started;
+        LOG.log(System.Logger.Level.INFO, started.status().get().startLine());
+        return started;
+    }
+
+    /** Where store providers are looked for: the thread context class loader (the web application's) if any. */
+    private static ClassLoader storeLoader() {
+        ClassLoader threadLoader = Thread.currentThread().getContextClassLoader();
+        return threadLoader != null ? threadLoader : RateLimitFilter.class.getClassLoader();
+    }
+
+    /** Refuses a store setting given by name in code that the store provider does not take, unless it takes all. */
+    private static void requireKnownStoreSettings(FilterSettings settings, ClassLoader loader) {
+        Optional<Set<String>> known = Stores.settingNames(settings, loader);
+        if (known.isPresent()) {
+            SettingNames.requireKnown(settings.storeSettingNames(), "store setting",
+                    "a setting of store '" + settings.storeProvider() + "'", List.copyOf(known.get()));
         }
     }
 
@@ -181,8 +229,8 @@ public class RateLimitFilter implements Filter {
         boolean metered = current.metrics() != DecisionMetrics.NONE;
         long start = metered ? System.nanoTime() : 0;
         try {
-            evaluating = current.rules().evaluate(new ServletRequestView(request), current.store(), null,
-                    current.permits());
+            evaluating = current.rules().evaluate(new ServletRequestView(request, current.routes()), current.store(),
+                    null, current.permits());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Sluice could not evaluate a " + request.getMethod()
                     + " request to " + servletOf(request) + "; letting it through", e);
@@ -447,10 +495,14 @@ public class RateLimitFilter implements Filter {
         }
     }
 
+    /**
+     * Stops the filter: closes what it started, and the store if it opened it. Once only, so that a framework that
+     * manages the filter as a bean and the container may both call it.
+     */
     @Override
     public void destroy() {
         FilterRuntime started = runtime;
-        if (started == null) {
+        if (started == null || !destroyed.compareAndSet(false, true)) {
             return;
         }
         if (context != null && context.getAttribute(STORE_ATTRIBUTE) == started.store()) {
@@ -465,7 +517,7 @@ public class RateLimitFilter implements Filter {
     /**
      * The store this filter counts in.
      *
-     * @throws IllegalStateException before {@link #init}
+     * @throws IllegalStateException before it started ({@link #init} or {@link #start})
      */
     public CounterStore store() {
         return started().store();
@@ -474,16 +526,25 @@ public class RateLimitFilter implements Filter {
     /**
      * What the filter limits with, now: what its start line said, with the current members and rules.
      *
-     * @throws IllegalStateException before {@link #init}
+     * @throws IllegalStateException before it started ({@link #init} or {@link #start})
      */
     public LimiterStatus status() {
         return started().status().get();
     }
 
     /**
+     * The rules in force and their {@linkplain ReloadingRuleSet#version() version}, for status pages and the console.
+     *
+     * @throws IllegalStateException before it started ({@link #init} or {@link #start})
+     */
+    public ReloadingRuleSet rules() {
+        return started().ruleSource();
+    }
+
+    /**
      * The requests waiting for a concurrency permit in this filter now.
      *
-     * @throws IllegalStateException before {@link #init}
+     * @throws IllegalStateException before it started ({@link #init} or {@link #start})
      */
     public int waitingForPermits() {
         return started().waiters().waiting();
@@ -492,7 +553,7 @@ public class RateLimitFilter implements Filter {
     /**
      * How the filter's store is doing (see {@link StoreHealth}).
      *
-     * @throws IllegalStateException before {@link #init}
+     * @throws IllegalStateException before it started ({@link #init} or {@link #start})
      */
     public StoreHealth health() {
         return started().store().health();
@@ -502,7 +563,7 @@ public class RateLimitFilter implements Filter {
      * The overrides of this filter's rules, kept in its store (so shared by every instance sharing it) and checked
      * against the rules in force (see {@link RuleOverrides}).
      *
-     * @throws IllegalStateException before {@link #init}
+     * @throws IllegalStateException before it started ({@link #init} or {@link #start})
      */
     public RuleOverrides overrides() {
         FilterRuntime started = started();
@@ -524,7 +585,7 @@ public class RateLimitFilter implements Filter {
     record FilterRuntime(ReloadingRuleSet ruleSource, CounterStore store, boolean ownsStore, HeaderStyle headerStyle,
                          DecisionMetrics metrics, Supplier<StoreHealth> health, Supplier<LimiterStatus> status,
                          DecisionMetrics.Watch healthWatch, ScheduledExecutorService scheduler, PermitQueue waiters,
-                         Permits permits)
+                         Permits permits, RequestRoutes routes)
             implements AutoCloseable {
 
         RuleSet rules() {
@@ -559,13 +620,23 @@ public class RateLimitFilter implements Filter {
             });
             CounterStore counting = store;
             String component = "Sluice filter '" + filterName + "'";
-            String source = settings.rules() != null ? settings.rules() : LimiterStatus.NONE;
+            String source = rulesSource(settings);
             Supplier<LimiterStatus> status = () -> LimiterStatus.of(component, counting, rules.get(),
                     rules.reloadInterval(), source, settings.headerStyle());
             // Waits retry and go on on the filter's one thread, which holds no request while they wait.
             PermitQueue waiters = new PermitQueue(settings.timeSource(), scheduler, PermitQueue.DEFAULT_RETRY);
             return new FilterRuntime(rules, store, store != given, settings.headerStyle(), settings.metrics(), health,
-                    status, healthWatch, scheduler, waiters, Permits.waitingIn(waiters, scheduler, settings.metrics()));
+                    status, healthWatch, scheduler, waiters, Permits.waitingIn(waiters, scheduler, settings.metrics()),
+                    settings.routes());
+        }
+
+        /** Where the rules come from, as the start line says: the location, {@code annotations}, both, or none. */
+        private static String rulesSource(FilterSettings settings) {
+            String location = settings.rules();
+            if (settings.annotationRules().isEmpty()) {
+                return location != null ? location : LimiterStatus.NONE;
+            }
+            return location != null ? "annotations and " + location : "annotations";
         }
 
         @Override

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where the filter's rules come from, by the {@code rules} setting: a file on disk (reloaded while the application
  * runs), a classpath resource, or a resource of the web application (reloaded when the container unpacked it to disk,
- * read once otherwise). When the settings name trusted proxies, they replace the rules file's, on every reload too.
+ * read once otherwise), merged with the settings' annotation rules. When the settings name trusted proxies, they
+ * replace the rules file's, on every reload too.
  */
 final class RuleSource {
 
@@ -22,7 +23,8 @@ final class RuleSource {
 
     /** Loads the rules; throws {@link RulesException} (file, line, column) when they are invalid. */
     static ReloadingRuleSet load(FilterSettings settings, @Nullable ServletContext context) {
-        ReloadingRuleSet.Builder rules = ReloadingRuleSet.builder().reloadInterval(settings.rulesReloadInterval());
+        ReloadingRuleSet.Builder rules = ReloadingRuleSet.builder().reloadInterval(settings.rulesReloadInterval())
+                .annotationRules(settings.annotationRules());
         if (settings.trustedProxies() != null) {
             rules.clientAddresses(ClientAddresses.behindProxies(settings.trustedProxies(),
                     settings.clientAddressHeader()));

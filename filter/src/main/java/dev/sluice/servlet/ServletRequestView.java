@@ -3,25 +3,31 @@ package dev.sluice.servlet;
 import dev.sluice.rules.RequestView;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
+import java.lang.reflect.Method;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
-
 import org.jspecify.annotations.Nullable;
 
 /**
- * The rules' view of a servlet request. Query parameters are read from the query string itself, never through
+ * The rules' view of a servlet request; its route (for annotation rules) from the settings' {@link RequestRoutes}.
+ * Query parameters are read from the query string itself, never through
  * {@code getParameter}, which would consume a form body the application has yet to read.
  */
 final class ServletRequestView implements RequestView {
 
     private final HttpServletRequest request;
+    private final RequestRoutes routes;
+    /** The request's route once asked for; null before. */
+    private RequestRoutes.@Nullable Route route;
+    private boolean routed;
 
-    ServletRequestView(HttpServletRequest request) {
+    ServletRequestView(HttpServletRequest request, RequestRoutes routes) {
         this.request = request;
+        this.routes = routes;
     }
 
     @Override
@@ -141,5 +147,26 @@ final class ServletRequestView implements RequestView {
     public @Nullable String principalName() {
         Principal principal = request.getUserPrincipal();
         return principal == null ? null : principal.getName();
+    }
+
+    /** The handler method the application routes the request to, looked up once ({@link RequestRoutes}). */
+    @Override
+    public @Nullable Method resourceMethod() {
+        RequestRoutes.Route known = route();
+        return known == null ? null : known.method();
+    }
+
+    @Override
+    public @Nullable String pathParameter(String name) {
+        RequestRoutes.Route known = route();
+        return known == null ? null : known.pathParameters().get(name);
+    }
+
+    private RequestRoutes.@Nullable Route route() {
+        if (!routed) {
+            routed = true;
+            route = routes.route(request).orElse(null);
+        }
+        return route;
     }
 }

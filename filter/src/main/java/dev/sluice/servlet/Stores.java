@@ -3,7 +3,9 @@ package dev.sluice.servlet;
 import dev.sluice.limiter.CounterStores;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
+import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
+import dev.sluice.store.StoreHealth;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,10 +34,11 @@ final class Stores {
     }
 
     /**
-     * The store the filter counts in: the store given in code, as it is or, when the settings bound it, behind the
-     * failure policy (left open: its owner closes it); else the store the settings' provider opens (the caller closes
-     * it), unless it is the local store, behind a cache of its rejections (a client over its limit is answered here
-     * until its retry-after, as the store would answer it) and the failure policy.
+     * The store the filter counts in: the store given in code behind the failure policy (left open: its owner closes
+     * it), or as it is when nothing was set beside it and it is already behind a failure policy or decides in this JVM;
+     * else the store the settings' provider opens (the caller closes it), unless it is the local store, behind a cache
+     * of its rejections (a client over its limit is answered here until its retry-after, as the store would answer it)
+     * and the failure policy.
      *
      * @param loader where providers are looked for, by service and by class name
      * @throws IllegalArgumentException naming the {@code store} init-param, when no such provider is found or it
@@ -44,7 +47,10 @@ final class Stores {
     static CounterStore open(FilterSettings settings, String namespace, ClassLoader loader) {
         Optional<CounterStore> given = settings.store();
         if (given.isPresent()) {
-            return settings.boundsGivenStore() ? bounded(given.get(), settings).leaveStoreOpen().build() : given.get();
+            CounterStore store = given.get();
+            boolean asItIs = !settings.boundsSet() && (store instanceof FailurePolicyStore
+                    || store.health().mode().equals(StoreHealth.LOCAL.mode()));
+            return asItIs ? store : bounded(store, settings).leaveStoreOpen().build();
         }
         String name = settings.storeProvider();
         if (name.equals(FilterSettings.LOCAL_STORE)) {

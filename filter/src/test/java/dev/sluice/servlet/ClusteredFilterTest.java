@@ -94,36 +94,7 @@ class ClusteredFilterTest {
 
     /** A member configuration file, as an operator would write it, with test-speed properties. */
     private Path memberYaml(String clusterName, int port, List<Integer> joinPorts) throws Exception {
-        StringBuilder members = new StringBuilder();
-        for (int joinPort : joinPorts) {
-            members.append("            - ").append(ClusterSupport.LOOPBACK).append(':').append(joinPort).append('\n');
-        }
-        return Files.writeString(dir.resolve("hazelcast-" + port + ".yaml"), """
-                hazelcast:
-                  cluster-name: %s
-                  properties:
-                    hazelcast.logging.type: jdk
-                    hazelcast.phone.home.enabled: false
-                    hazelcast.partition.count: 23
-                    hazelcast.wait.seconds.before.join: 0
-                    hazelcast.max.wait.seconds.before.join: 1
-                  network:
-                    port:
-                      port: %d
-                      auto-increment: false
-                    interfaces:
-                      enabled: true
-                      interfaces:
-                        - 127.0.0.1
-                    join:
-                      multicast:
-                        enabled: false
-                      auto-detection:
-                        enabled: false
-                      tcp-ip:
-                        enabled: true
-                        member-list:
-                %s""".formatted(clusterName, port, members));
+        return ClusterSupport.memberYaml(dir, clusterName, port, joinPorts);
     }
 
     @Test

@@ -148,12 +148,21 @@ class MemberBundleTest {
         return line.group(1);
     }
 
-    /** The init-params of the steps' {@code web.xml} filter, the documented port replaced by {@code port}. */
+    /**
+     * The init-params of the steps' {@code web.xml} filter, the documented port replaced by {@code port}; the filter
+     * is async-supported and mapped for the {@code REQUEST} and {@code ASYNC} dispatches, as the README's is.
+     */
     private static Map<String, String> initParams(String xml, String port) throws Exception {
-        Element filter = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                .parse(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8))).getDocumentElement();
+        Element webXml = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new ByteArrayInputStream(
+                ("<web-app>" + xml + "</web-app>").getBytes(StandardCharsets.UTF_8))).getDocumentElement();
+        Element filter = (Element) webXml.getElementsByTagName("filter").item(0);
         assertThat(filter.getElementsByTagName("filter-class").item(0).getTextContent())
                 .isEqualTo(RateLimitFilter.class.getName());
+        assertThat(filter.getElementsByTagName("async-supported").item(0).getTextContent()).isEqualTo("true");
+        NodeList dispatchers = ((Element) webXml.getElementsByTagName("filter-mapping").item(0))
+                .getElementsByTagName("dispatcher");
+        assertThat(List.of(dispatchers.item(0).getTextContent(), dispatchers.item(1).getTextContent()))
+                .containsExactly("REQUEST", "ASYNC");
         Map<String, String> params = new LinkedHashMap<>();
         NodeList list = filter.getElementsByTagName("init-param");
         for (int i = 0; i < list.getLength(); i++) {

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
+import dev.sluice.annotation.RateLimited;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.limiter.CounterStores;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
+import dev.sluice.rules.AnnotationRules;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.DownStore;
@@ -21,6 +23,7 @@ import dev.sluice.store.StoreHealth;
 import dev.sluice.store.UnresponsiveStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.DispatcherType;
+import java.lang.reflect.Method;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -30,6 +33,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -409,6 +414,70 @@ class RateLimitFilterTest {
         start(PER_IP, s -> s.store(given));
 
         assertThat(filter.store()).isSameAs(given);
+    }
+
+    @Test
+    void filter_givenRemoteStoreAlone_boundByTheFiltersDefaultsAndTheStatusSaysSo() throws Exception {
+        DownStore down = new DownStore(new StoreHealth("test-remote", 2, 0, 0, 0));
+        JettyServer server = start(PER_IP, s -> s.store(down));
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(server.get("/api/items").statusCode()).as("counted locally while the store fails")
+                    .isEqualTo(200);
+        }
+        assertThat(server.get("/api/items").statusCode()).isEqualTo(429);
+        assertThat(filter.store()).isInstanceOf(FailurePolicyStore.class);
+        assertThat(filter.status().startLine()).contains("store test-remote (2 members)",
+                "failure policy local, timeout 100ms");
+        assertThat(filter.health().failedLastMinute()).isEqualTo(4);
+    }
+
+    @Test
+    void filter_annotationRulesWithRoutes_limitTheRoutedMethodKeyedByItsPathParameter() throws Exception {
+        Method item = Items.class.getMethod("item", String.class);
+        RequestRoutes routes = request -> request.getRequestURI().startsWith("/items/")
+                ? Optional.of(new RequestRoutes.Route(item, Map.of("id", request.getRequestURI().substring(7))))
+                : Optional.empty();
+        JettyServer server = start(PER_IP, s -> s.annotated(AnnotationRules.forClass(Items.class), routes));
+
+        assertThat(server.get("/items/1").statusCode()).isEqualTo(200);
+        assertThat(server.get("/items/1").statusCode()).isEqualTo(429);
+        assertThat(server.get("/items/2").statusCode()).as("another path parameter").isEqualTo(200);
+        assertThat(server.get("/other").headers().firstValue("RateLimit")).as("routed nowhere").isEmpty();
+        assertThat(filter.status().rulesSource()).startsWith("annotations and file:");
+    }
+
+    /** A handler class of a framework the filter knows nothing of, routed by {@link RequestRoutes}. */
+    public static final class Items {
+        @RateLimited(permits = 1, period = "1m", key = "path:id")
+        public String item(String id) {
+            return id;
+        }
+    }
+
+    @Test
+    void start_beforeTheContainerInits_failsWithTheRulesProblemThenInitOnlyPublishes() throws Exception {
+        RateLimitFilter broken = new RateLimitFilter(FilterSettings.builder().rules("classpath:no-such-rules.json")
+                .build());
+        assertThatThrownBy(() -> broken.start("early")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no resource at classpath:no-such-rules.json");
+
+        RateLimitFilter started = new RateLimitFilter(FilterSettings.builder().build());
+        started.start("early");
+        assertThat(started.status().component()).isEqualTo("Sluice filter 'early'");
+        assertThatThrownBy(() -> started.start("again")).isInstanceOf(IllegalStateException.class);
+        started.destroy();
+        started.destroy();
+    }
+
+    @Test
+    void storeSettingsGivenAsAMap_unknownNameRefusedAtStartNamingTheNearest() {
+        RateLimitFilter misspelt = new RateLimitFilter(FilterSettings.builder()
+                .storeProvider("hazelcast-client", Map.of("hazelcast-membrs", "127.0.0.1:5701")).build());
+
+        assertThatThrownBy(() -> misspelt.start("misspelt")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("store setting 'hazelcast-membrs' is not a setting of store"
+                        + " 'hazelcast-client'; did you mean 'hazelcast-members'?");
     }
 
     @Test

@@ -58,15 +58,16 @@ final class ClusterSetup {
      * to the cluster on every connection, since a cluster restarted whole has forgotten it; then, on a connection after
      * the start, {@code afterConnection} runs (once set), in the same background thread. {@code mapConfigured} says
      * whether the configuration is on the cluster since the latest connection: nothing may touch the map before, or the
-     * members create it with Hazelcast's defaults.
+     * members create it with Hazelcast's defaults; {@code connected} whether the client is connected now.
      */
-    static HazelcastInstance startClient(ClientOptions options, AtomicBoolean mapConfigured,
+    static HazelcastInstance startClient(ClientOptions options, AtomicBoolean mapConfigured, AtomicBoolean connected,
                                          AtomicReference<@Nullable Runnable> afterConnection) {
         ClientConfig config = clientConfig(options);
         StoreOptions store = options.store();
         AtomicReference<@Nullable HazelcastInstance> started = new AtomicReference<>();
         CountDownLatch firstConnection = new CountDownLatch(1);
-        LifecycleListener connections = followConnections(started::get, store, mapConfigured, afterConnection);
+        LifecycleListener connections = followConnections(started::get, store, mapConfigured, connected,
+                afterConnection);
         config.addListenerConfig(new ListenerConfig((LifecycleListener) event -> {
             if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
                 firstConnection.countDown();
@@ -94,19 +95,24 @@ final class ClusterSetup {
     /**
      * Follows a client's connections for a store. On each connection, in a thread of its own, it adds the counters
      * map's configuration; then, if no other connection or disconnection came meanwhile, it marks the map configured
-     * and runs {@code afterConnection} (once set). On each disconnection it marks the map not configured. Before
-     * {@code client} gives an instance (during the start) a connection is left to the start, which adds the
-     * configuration itself.
+     * and runs {@code afterConnection} (once set). On each disconnection it marks the map not configured. It keeps
+     * {@code clientConnected} saying whether the client is connected, so that a call refused meanwhile says which of
+     * the two it waits for. Before {@code client} gives an instance (during the start) a connection is left to the
+     * start, which adds the configuration itself.
      */
     static LifecycleListener followConnections(Supplier<@Nullable HazelcastInstance> client, StoreOptions store,
-                                               AtomicBoolean mapConfigured,
+                                               AtomicBoolean mapConfigured, AtomicBoolean clientConnected,
                                                AtomicReference<@Nullable Runnable> afterConnection) {
         AtomicLong changes = new AtomicLong();
         return event -> {
             if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
                 changes.incrementAndGet();
                 mapConfigured.set(false);
+                clientConnected.set(false);
                 return;
+            }
+            if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
+                clientConnected.set(true);
             }
             HazelcastInstance connected = client.get();
             if (event.getState() != LifecycleEvent.LifecycleState.CLIENT_CONNECTED || connected == null) {

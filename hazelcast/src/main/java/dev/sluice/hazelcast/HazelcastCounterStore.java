@@ -82,6 +82,8 @@ public final class HazelcastCounterStore implements CounterStore {
      * good. Such a call fails at once instead, and the failure policy decides it.
      */
     private final AtomicBoolean mapConfigured;
+    /** Whether a client is connected now (for the message of a call refused while the map is not configured). */
+    private final AtomicBoolean connected;
     /** The listener following a given client's connections, removed on {@link #close()}; null otherwise. */
     private volatile @Nullable UUID connectionListener;
     /** What every member reads: batches and slices go only to a cluster that reads them. */
@@ -96,12 +98,13 @@ public final class HazelcastCounterStore implements CounterStore {
     private final ClusterOverrides overrides;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
-                                  String connection, AtomicBoolean mapConfigured) {
+                                  String connection, AtomicBoolean mapConfigured, AtomicBoolean connected) {
         this.instance = instance;
         this.options = options;
         this.ownsInstance = ownsInstance;
         this.connection = connection;
         this.mapConfigured = mapConfigured;
+        this.connected = connected;
         this.wireVersion = new ClusterWireVersion(instance).following();
         TimeSource time = MemberClock.given(instance).orElseGet(TimeSource::system);
         this.processors = new ProcessorDecider(instance, options.mapName(), wireVersion::current,
@@ -143,8 +146,9 @@ public final class HazelcastCounterStore implements CounterStore {
     /** The decider now, once the counters map's configuration is on the cluster. */
     private CounterStore decider() {
         if (!mapConfigured.get()) {
-            throw new IllegalStateException("Sluice: the counters map's configuration is not on the cluster yet after"
-                    + " the client's connection");
+            throw new IllegalStateException(connected.get() ? "Sluice: the counters map's configuration is not on the"
+                    + " cluster yet after the client's connection" : "Sluice: the cluster is unreachable: the"
+                    + " Hazelcast client is not connected to any member");
         }
         return deciders.current();
     }
@@ -157,8 +161,8 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     public static HazelcastCounterStore startMember(MemberOptions options) {
         HazelcastInstance member = Hazelcast.newHazelcastInstance(options.toConfig());
-        return new HazelcastCounterStore(member, options.store(), true, "hazelcast-member", new AtomicBoolean(true))
-                .checkingMembers();
+        return new HazelcastCounterStore(member, options.store(), true, "hazelcast-member", new AtomicBoolean(true),
+                new AtomicBoolean(true)).checkingMembers();
     }
 
     /**
@@ -169,10 +173,11 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     public static HazelcastCounterStore connectClient(ClientOptions options) {
         AtomicBoolean mapConfigured = new AtomicBoolean();
+        AtomicBoolean connected = new AtomicBoolean();
         AtomicReference<@Nullable Runnable> afterConnection = new AtomicReference<>();
         HazelcastCounterStore store = new HazelcastCounterStore(
-                ClusterSetup.startClient(options, mapConfigured, afterConnection), options.store(), true,
-                "hazelcast-client", mapConfigured);
+                ClusterSetup.startClient(options, mapConfigured, connected, afterConnection), options.store(), true,
+                "hazelcast-client", mapConfigured, connected);
         afterConnection.set(store::reconnected);
         // Not connected yet: the first connection probes, once the map's configuration is there.
         return mapConfigured.get() ? store.checkingMembers() : store.watchingMembers();
@@ -187,14 +192,16 @@ public final class HazelcastCounterStore implements CounterStore {
         Objects.requireNonNull(instance, "instance");
         ClusterSetup.addMapConfig(instance, options);
         AtomicBoolean mapConfigured = new AtomicBoolean(true);
+        AtomicBoolean connected = new AtomicBoolean(true);
         HazelcastCounterStore store = new HazelcastCounterStore(instance, options, false, "hazelcast-instance",
-                mapConfigured);
+                mapConfigured, connected);
         if (!(instance.getLocalEndpoint() instanceof Member)) {
             // A client reconnecting may reach a cluster that forgot the map's configuration, or other members.
             AtomicReference<@Nullable Runnable> afterConnection =
                     new AtomicReference<>(store::reconnected);
             store.connectionListener = instance.getLifecycleService().addLifecycleListener(
-                    ClusterSetup.followConnections(() -> instance, options, mapConfigured, afterConnection));
+                    ClusterSetup.followConnections(() -> instance, options, mapConfigured, connected,
+                            afterConnection));
         }
         return store.checkingMembers();
     }
@@ -386,6 +393,15 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     public Duration longestSyncRoundTrip() {
         return Duration.ofNanos(processors.syncs().longestRoundTripNanos());
+    }
+
+    /**
+     * The budget this node gives a synchronised policy's keys now: the most permits of a key it admits before the key's
+     * owner has counted them (the policy's own, else the store's, else the automatic one for the nodes it sees); see
+     * {@code docs/design/synchronised.md}.
+     */
+    public long syncBudget(Policy policy) {
+        return processors.syncs().budgetOf(policy);
     }
 
     /** This node's views of synchronised keys. */

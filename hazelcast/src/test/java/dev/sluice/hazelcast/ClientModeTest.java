@@ -82,6 +82,27 @@ class ClientModeTest {
         assertThat(store.failures() + store.timeouts()).isEqualTo(4);
     }
 
+    @Test
+    void apply_clusterGone_failsSayingTheClusterIsUnreachable() {
+        members.get(0).close();
+        // Until the client notices, a call fails as Hazelcast fails it; from then on, with Sluice's words.
+        ClusterSupport.await(() -> refusal().contains("unreachable"), Duration.ofSeconds(30),
+                "the client noticing its cluster is gone");
+
+        assertThat(refusal()).isEqualTo("Sluice: the cluster is unreachable: the Hazelcast client is not connected to"
+                + " any member");
+    }
+
+    /** The message of the client's refusal of a decision now; empty when it decides. */
+    private String refusal() {
+        try {
+            client.apply("k", THREE_PER_MINUTE, 1, 0);
+            return "";
+        } catch (RuntimeException refused) {
+            return String.valueOf(refused.getMessage());
+        }
+    }
+
     /** Shuts the cluster down, then makes one timed decision through {@code store}. */
     private Decision afterClusterLoss(FailurePolicyStore store, Function<CounterStore, Decision> decide) {
         members.get(0).close();

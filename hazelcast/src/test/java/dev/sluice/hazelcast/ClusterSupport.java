@@ -179,6 +179,43 @@ public final class ClusterSupport {
                 "a cluster of " + size + " members");
     }
 
+    /**
+     * Writes the member configuration file of a member listening on {@code port} and joining {@code joinPorts} into
+     * {@code dir}, as an operator writes one (for the filter's {@code hazelcast-config}, or Spring Boot's
+     * {@code spring.hazelcast.config}): loopback, TCP-IP, multicast and auto-detection off, the test-speed properties.
+     */
+    public static Path memberYaml(Path dir, String clusterName, int port, List<Integer> joinPorts) throws IOException {
+        StringBuilder properties = new StringBuilder();
+        TEST_PROPERTIES.forEach((name, value) -> properties.append("    ").append(name).append(": \"").append(value)
+                .append("\"\n"));
+        StringBuilder members = new StringBuilder();
+        for (int joinPort : joinPorts) {
+            members.append("            - ").append(LOOPBACK).append(':').append(joinPort).append('\n');
+        }
+        return Files.writeString(dir.resolve("hazelcast-" + port + ".yaml"), """
+                hazelcast:
+                  cluster-name: %s
+                  properties:
+                %s    hazelcast.socket.bind.any: "false"
+                  network:
+                    port:
+                      port: %d
+                      auto-increment: false
+                    interfaces:
+                      enabled: true
+                      interfaces:
+                        - %s
+                    join:
+                      multicast:
+                        enabled: false
+                      auto-detection:
+                        enabled: false
+                      tcp-ip:
+                        enabled: true
+                        member-list:
+                %s""".formatted(clusterName, properties, port, LOOPBACK, members));
+    }
+
     /** Waits until {@code condition} holds, polling every 50 ms, and fails after {@code timeout}. */
     public static void await(BooleanSupplier condition, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -23,24 +23,12 @@ final class ResourceBinder implements DynamicFeature {
     @Override
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {
         Class<?> resourceClass = resourceInfo.getResourceClass();
-        Method routed = routedMethod(resourceClass, resourceInfo.getResourceMethod());
+        Method routed = AnnotationRules.routedMethod(resourceClass, resourceInfo.getResourceMethod());
         if (routed.isAnnotationPresent(RateLimitExempt.class)) {
             return;
         }
         if (limiting.hasRulesFile() || !AnnotationRules.forMethod(resourceClass, routed).isEmpty()) {
             context.register(new ResourceRateLimitFilter(limiting, routed), RateLimitFeature.PRIORITY);
-        }
-    }
-
-    /**
-     * The method as {@link AnnotationRules#forClass} sees it ({@link Class#getMethods()}): for a method declared in an
-     * interface or superclass and implemented by the resource class, the implementation, which rules match by.
-     */
-    private static Method routedMethod(Class<?> resourceClass, Method method) {
-        try {
-            return resourceClass.getMethod(method.getName(), method.getParameterTypes());
-        } catch (NoSuchMethodException notPublic) {
-            return method;
         }
     }
 }

@@ -22,11 +22,13 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.glassfish.jersey.internal.MapPropertiesDelegate;
 import org.glassfish.jersey.server.ApplicationHandler;
 import org.glassfish.jersey.server.ContainerRequest;
 import org.glassfish.jersey.server.ContainerResponse;
 import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.servlet.ServletContainer;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -174,6 +176,27 @@ class RateLimitFeatureTest {
                         + " annotations, no failure policy, headers both; it counts in a local store of its own, so"
                         + " its limits are not shared with other instances: it was given no store, and no Sluice"
                         + " servlet filter published one");
+    }
+
+    @Test
+    void start_jerseyServletWithoutLoadOnStartup_bindingStartsOnlyAtTheFirstRequestAsDocsJerseySays()
+            throws Exception {
+        try (LogCapture log = LogCapture.start()) {
+            // As web.xml declares it without load-on-startup: by class, its resources named in an init-param.
+            ServletHolder jersey = new ServletHolder(ServletContainer.class);
+            jersey.setInitParameter("jersey.config.server.provider.classnames", Resources.Items.class.getName());
+            JettyServer server = JettyServer.start(context -> context.addServlet(jersey, "/*"));
+            servers.add(server);
+            assertThat(startLines(log)).as("before any request").isEmpty();
+
+            server.get("/items/1");
+
+            assertThat(startLines(log)).as("at the first request").hasSize(1);
+        }
+    }
+
+    private static List<String> startLines(LogCapture log) {
+        return log.records().stream().filter(record -> record.contains("Sluice Jersey binding started: ")).toList();
     }
 
     @Test

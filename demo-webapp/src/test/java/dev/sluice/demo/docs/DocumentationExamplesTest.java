@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.hazelcast.config.InMemoryYamlConfig;
+import dev.sluice.docs.JavaExample;
+import dev.sluice.docs.MarkdownBlock;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.rules.LimitsFile;
 import dev.sluice.rules.RulesFile;
@@ -14,7 +16,6 @@ import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
@@ -32,11 +33,6 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.SimpleJavaFileObject;
-import javax.tools.ToolProvider;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
@@ -54,7 +50,9 @@ import org.xml.sax.InputSource;
  * builder, {@code java} compiled against this module's test class path, {@code bash} and {@code console} (a
  * transcript: {@code $ } lines are commands) for syntax, commands that exist and repository paths and classes that
  * exist, {@code python} for syntax. {@code http} is the README quick start's answer, checked by
- * {@link QuickStartTest}; {@code text} is explicitly unchecked (output and log lines). Any other tag, or none, fails.
+ * {@link QuickStartTest}; {@code text} is explicitly unchecked (output and log lines). The Spring Boot page's
+ * {@code java} and {@code properties} blocks are checked by the Spring Boot module ({@code SpringBootDocsTest}, on its
+ * class path, where Spring is). Any other tag, or none, fails.
  * Relative links must reach a file and, with an anchor, one of its headings.
  */
 class DocumentationExamplesTest {
@@ -62,7 +60,11 @@ class DocumentationExamplesTest {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
     private static final Set<String> TAGS = Set.of("json", "xml", "yaml", "java", "bash", "console", "python", "http",
-            "text");
+            "text", "properties");
+
+    /** The page whose Spring blocks the Spring Boot module checks, and their tags. */
+    static final Path SPRING_BOOT_PAGE = ROOT.resolve("docs/spring-boot.md");
+    private static final Set<String> SPRING_TAGS = Set.of("java", "properties");
 
     private static final List<MarkdownBlock> BLOCKS = MarkdownBlock.of(MarkdownBlock.pages(ROOT));
 
@@ -73,6 +75,9 @@ class DocumentationExamplesTest {
     void markdownBlocks_everyOne_hasATagThatSaysHowItIsChecked() {
         assertThat(BLOCKS).isNotEmpty();
         assertThat(BLOCKS).allSatisfy(block -> assertThat(block.tag()).as(block.where()).isIn(TAGS));
+        assertThat(BLOCKS).filteredOn(block -> block.tag().equals("properties")).as("Spring Boot properties only on"
+                + " the Spring Boot page, where SpringBootDocsTest checks them")
+                .allSatisfy(block -> assertThat(block.file()).isEqualTo(SPRING_BOOT_PAGE));
     }
 
     @TestFactory
@@ -126,16 +131,7 @@ class DocumentationExamplesTest {
 
     @TestFactory
     Stream<DynamicTest> javaBlocks_fragmentsOrTypes_compileAgainstTheTestClassPath() {
-        return blocks("java", block -> {
-            JavaExample example = JavaExample.of(block);
-            DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-            JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-            Path out = Files.createTempDirectory("sluice-doc-example");
-            boolean compiled = compiler.getTask(null, null, diagnostics, List.of("-proc:none", "-d", out.toString(),
-                    "-classpath", testClassPath()), null, List.of(example)).call();
-            assertThat(compiled).as(block.where() + ":\n" + example.source + "\n" + diagnostics.getDiagnostics())
-                    .isTrue();
-        });
+        return blocks("java", JavaExample::assertCompiles);
     }
 
     @TestFactory
@@ -211,6 +207,7 @@ class DocumentationExamplesTest {
 
     private static Stream<DynamicTest> blocks(String tag, Check check) {
         return BLOCKS.stream().filter(block -> block.tag().equals(tag))
+                .filter(block -> !(block.file().equals(SPRING_BOOT_PAGE) && SPRING_TAGS.contains(tag)))
                 .map(block -> DynamicTest.dynamicTest(block.where() + " " + tag, () -> check.run(block)));
     }
 
@@ -318,64 +315,6 @@ class DocumentationExamplesTest {
         }
     }
 
-    /** Surefire's test class path (java.class.path is its booter jar when it forks with a manifest-only jar). */
-    private static String testClassPath() {
-        String surefire = System.getProperty("surefire.test.class.path");
-        return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
-    }
-
-    /**
-     * A Java block as a compilation unit: a block that declares a type is compiled as it is; a fragment becomes the
-     * body of a method in a class whose fields are the names the examples take as given (a store, a servlet context,
-     * a client address, ...). Imports stay imports. Each block gets a package of its own.
-     */
-    static final class JavaExample extends SimpleJavaFileObject {
-
-        private static final Pattern TYPE = Pattern.compile(
-                "^(public |final |abstract )*(class|interface|record|enum) (\\w+)", Pattern.MULTILINE);
-        private static final String GIVEN = """
-                    String clientIp = "203.0.113.7";
-                    String apiKey = "k1";
-                    String token = "an-operations-token";
-                    jakarta.servlet.ServletContext servletContext;
-                    dev.sluice.store.CounterStore store;
-                    dev.sluice.store.CounterStore myCounterStore;
-                    dev.sluice.rules.ReloadingRuleSet reloadingRules;
-                    dev.sluice.rules.RequestView requestView;
-                    static final class SearchResource {
-                    }
-                    static final class OrderResource {
-                    }
-                """;
-
-        final String source;
-
-        private JavaExample(String typeName, String source) {
-            super(URI.create("string:///" + typeName + Kind.SOURCE.extension), Kind.SOURCE);
-            this.source = source;
-        }
-
-        static JavaExample of(MarkdownBlock block) {
-            StringBuilder imports = new StringBuilder();
-            StringBuilder body = new StringBuilder();
-            for (String line : block.text().split("\n", -1)) {
-                (line.startsWith("import ") ? imports : body).append(line).append('\n');
-            }
-            String packageName = "docs." + block.where().replaceAll("[^A-Za-z0-9]", "_").toLowerCase();
-            Matcher type = TYPE.matcher(body);
-            if (type.find()) {
-                return new JavaExample(type.group(3), "package " + packageName + ";\n" + imports + body);
-            }
-            return new JavaExample("Example", "package " + packageName + ";\n" + imports
-                    + "class Example {\n" + GIVEN + "    void example() throws Exception {\n" + body + "    }\n}\n");
-        }
-
-        @Override
-        public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-            return source;
-        }
-    }
-
     /** Commands of shell blocks: syntax ({@code bash -n}), commands, repository paths and class names that exist. */
     static final class Shell {
 
@@ -480,11 +419,13 @@ class DocumentationExamplesTest {
             if (output.startsWith("sluice-") && output.endsWith(".jar")) {
                 Document pom = parse(Files.readString(module.resolve("pom.xml")));
                 Element project = pom.getDocumentElement();
+                NodeList finalName = project.getElementsByTagName("finalName");
                 String version = ((Element) project.getElementsByTagName("parent").item(0))
                         .getElementsByTagName("version").item(0).getTextContent().trim();
-                String artifact = directChild(project, "artifactId");
+                String jar = finalName.getLength() > 0 ? finalName.item(0).getTextContent().trim() + ".jar"
+                        : directChild(project, "artifactId") + "-" + version + ".jar";
                 assertThat(output).as(block.where() + ": the jar the build of " + module.getFileName() + " produces")
-                        .isEqualTo(artifact + "-" + version + ".jar");
+                        .isEqualTo(jar);
             }
         }
 

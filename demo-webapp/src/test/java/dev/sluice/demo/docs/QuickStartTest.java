@@ -2,6 +2,7 @@ package dev.sluice.demo.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.docs.MarkdownBlock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -199,7 +199,7 @@ public final class SyncedKeys implements AutoCloseable {
      * over {@value #AUTO_BUDGET_DIVISOR} per other node, which keeps the over-admission under 1 % of every limit (0,
      * every decision on the owner, for limits below 100 permits per other node).
      */
-    long budgetOf(Policy policy) {
+    public long budgetOf(Policy policy) {
         OptionalLong given = policy.syncBudget().isPresent() ? policy.syncBudget() : storeBudget;
         if (given.isPresent()) {
             return given.getAsLong();

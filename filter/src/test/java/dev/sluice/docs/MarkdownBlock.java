@@ -1,4 +1,4 @@
-package dev.sluice.demo.docs;
+package dev.sluice.docs;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,12 +10,13 @@ import java.util.stream.Stream;
 
 /**
  * One fenced block of a markdown page: its file, the line of its opening fence, its language tag (empty when it has
- * none) and its text, without the fence's own indentation (blocks inside list items are indented).
+ * none) and its text, without the fence's own indentation (blocks inside list items are indented). Shared by the
+ * modules whose tests check the documentation's blocks.
  */
-record MarkdownBlock(Path file, int line, String tag, String text) {
+public record MarkdownBlock(Path file, int line, String tag, String text) {
 
     /** The pages whose blocks are checked: the README and {@code docs/*.md} (not {@code docs/design/}). */
-    static List<Path> pages(Path root) {
+    public static List<Path> pages(Path root) {
         try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
             List<Path> pages = new ArrayList<>();
             pages.add(root.resolve("README.md"));
@@ -27,11 +28,11 @@ record MarkdownBlock(Path file, int line, String tag, String text) {
     }
 
     /** The fenced blocks of every page, in order. */
-    static List<MarkdownBlock> of(List<Path> pages) {
+    public static List<MarkdownBlock> of(List<Path> pages) {
         return pages.stream().flatMap(page -> read(page).stream()).toList();
     }
 
-    static List<MarkdownBlock> read(Path page) {
+    public static List<MarkdownBlock> read(Path page) {
         List<String> lines;
         try {
             lines = Files.readAllLines(page);
@@ -58,7 +59,7 @@ record MarkdownBlock(Path file, int line, String tag, String text) {
     }
 
     /** Where the block is, for test names and messages: {@code docs/cluster.md:42}. */
-    String where() {
+    public String where() {
         Path name = file.getParent().getFileName().toString().equals("docs") ? Path.of("docs").resolve(file
                 .getFileName()) : file.getFileName();
         return name + ":" + line;

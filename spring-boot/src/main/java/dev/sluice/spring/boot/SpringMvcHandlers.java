@@ -1,0 +1,169 @@
+package dev.sluice.spring.boot;
+
+import dev.sluice.rules.AnnotationRules;
+import dev.sluice.rules.Rule;
+import dev.sluice.servlet.RequestRoutes;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+import org.springframework.stereotype.Controller;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+/*
+ * Why the filter looks the route up itself rather than an interceptor counting after DispatcherServlet has: one
+ * evaluation per request then covers the rules file and the annotations together, all or nothing across both, in the
+ * filter that can hold a request for its slot or its permit without a thread; an interceptor would count the
+ * annotations apart from the file's rules and block a thread to wait. The lookup is DispatcherServlet's own (its
+ * handler mappings, in its order) on a view of the request whose attribute changes stay in the view, and it happens
+ * only for requests to an application with annotation rules (RuleSet asks for the route only then).
+ */
+
+/**
+ * The {@code @RateLimited} handlers of a Spring MVC application: the rules of every {@code @Controller} bean's class
+ * ({@link AnnotationRules}, as the Jersey binding reads its resource classes, non-public methods too), and the handler
+ * method a request will reach, found through the application's {@link HandlerMapping}s as {@code DispatcherServlet}
+ * finds it.
+ * Thread-safe.
+ */
+final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
+
+    private final ListableBeanFactory beans;
+    private final List<Rule> rules;
+    /** The handler mappings, found on the first request (they are beans made after the filter). */
+    private volatile @Nullable List<HandlerMapping> mappings;
+
+    /**
+     * Reads the annotations of the application's controllers now.
+     *
+     * @throws dev.sluice.rules.RulesException for a mistaken annotation, naming its class and method
+     */
+    SpringMvcHandlers(ListableBeanFactory beans) {
+        this.beans = beans;
+        Set<Class<?>> controllers = new LinkedHashSet<>();
+        for (String name : beans.getBeanNamesForAnnotation(Controller.class)) {
+            Class<?> type = beans.getType(name);
+            if (type != null) {
+                controllers.add(ClassUtils.getUserClass(type));
+            }
+        }
+        List<Rule> found = new ArrayList<>();
+        for (Class<?> controller : controllers) {
+            // Every method, not only the public ones AnnotationRules.forClass reads: Spring MVC handlers need not be.
+            found.addAll(AnnotationRules.forMethods(controller, List.of(
+                    ReflectionUtils.getUniqueDeclaredMethods(controller, ReflectionUtils.USER_DECLARED_METHODS))));
+        }
+        this.rules = List.copyOf(found);
+    }
+
+    @Override
+    public List<Rule> rules() {
+        return rules;
+    }
+
+    @Override
+    public RequestRoutes routes() {
+        return this;
+    }
+
+    @Override
+    public Optional<Route> route(HttpServletRequest request) {
+        LookupRequest lookup = new LookupRequest(request);
+        try {
+            ServletRequestPathUtils.parseAndCache(lookup);
+            for (HandlerMapping mapping : mappings()) {
+                HandlerExecutionChain chain = mapping.getHandler(lookup);
+                if (chain != null) {
+                    return chain.getHandler() instanceof HandlerMethod handler ? Optional.of(route(handler, lookup))
+                            : Optional.empty();
+                }
+            }
+        } catch (Exception noHandler) {
+            // The dispatcher answers such a request itself (405, 406, 415...): no handler method, so no route.
+        }
+        return Optional.empty();
+    }
+
+    private static Route route(HandlerMethod handler, LookupRequest lookup) {
+        Object variables = lookup.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
+        Map<String, String> pathParameters = new HashMap<>();
+        if (variables instanceof Map<?, ?> matched) {
+            matched.forEach((name, value) -> {
+                if (name instanceof String text && value instanceof String string) {
+                    pathParameters.put(text, string);
+                }
+            });
+        }
+        return new Route(AnnotationRules.routedMethod(handler.getBeanType(), handler.getMethod()), pathParameters);
+    }
+
+    private List<HandlerMapping> mappings() {
+        List<HandlerMapping> known = mappings;
+        if (known == null) {
+            List<HandlerMapping> found = new ArrayList<>(
+                    BeanFactoryUtils.beansOfTypeIncludingAncestors(beans, HandlerMapping.class, true, false).values());
+            AnnotationAwareOrderComparator.sort(found);
+            known = List.copyOf(found);
+            mappings = known;
+        }
+        return known;
+    }
+
+    /**
+     * The request as the handler mappings see it: the attributes they set (the parsed path, the matched pattern and
+     * variables) stay in this view, so the request reaches {@code DispatcherServlet} as it came.
+     */
+    private static final class LookupRequest extends HttpServletRequestWrapper {
+
+        private final Map<String, @Nullable Object> changed = new HashMap<>(8);
+
+        LookupRequest(HttpServletRequest request) {
+            super(request);
+        }
+
+        @Override
+        public @Nullable Object getAttribute(String name) {
+            return changed.containsKey(name) ? changed.get(name) : super.getAttribute(name);
+        }
+
+        @Override
+        public void setAttribute(String name, @Nullable Object value) {
+            changed.put(name, value);
+        }
+
+        @Override
+        public void removeAttribute(String name) {
+            changed.put(name, null);
+        }
+
+        @Override
+        public Enumeration<String> getAttributeNames() {
+            Set<String> names = new HashSet<>(Collections.list(super.getAttributeNames()));
+            changed.forEach((name, value) -> {
+                if (value == null) {
+                    names.remove(name);
+                } else {
+                    names.add(name);
+                }
+            });
+            return Collections.enumeration(names);
+        }
+    }
+}
