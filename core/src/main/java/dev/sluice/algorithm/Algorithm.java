@@ -168,6 +168,16 @@ public enum Algorithm {
         return new Transition(next, decided, true, idleAfter);
     }
 
+    /** {@link Policy#room} over {@code limits}. */
+    long[] room(long @Nullable [][] state, long now, List<Limit> limits) {
+        long @Nullable [][] current = state != null && state.length == limits.size() ? state : null;
+        long[] room = new long[limits.size()];
+        for (int i = 0; i < room.length; i++) {
+            room[i] = strategy.room(current == null ? null : current[i], now, limits.get(i));
+        }
+        return room;
+    }
+
     /** {@link Policy#record} over {@code limits}. */
     Transition record(long @Nullable [][] state, long now, long cost, long ageNanos, List<Limit> limits) {
         checkRecord(cost, ageNanos);

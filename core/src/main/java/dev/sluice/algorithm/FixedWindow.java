@@ -47,6 +47,15 @@ final class FixedWindow implements Strategy {
         return new Decision(true, permits, Math.max(0, permits - count), 0, reset, reset, 0, limit.name(), false);
     }
 
+    /** The permits less the current window's count. */
+    @Override
+    public long room(long @Nullable [] state, long now, Limit limit) {
+        // A decision of cost 0 keeps the state of the window holding now (a later one when the clock went back).
+        long[][] seen = new long[1][];
+        decide(state, now, 0, 0, limit, seen, 0);
+        return limit.permits() - seen[0][1];
+    }
+
     /**
      * Adds {@code cost} to the window holding {@code at} when that is the current window (or the later one a clock
      * that went back stays in); a request of an earlier window counts in none any more.

@@ -67,6 +67,14 @@ final class Gcra implements Strategy {
                 nextSlot(full - busyFor, interval, capacity), busyFor, queue ? wait : 0, limit.name(), false);
     }
 
+    /** The whole intervals of room, {@code floor((capacity * T - busy) / T)}: below zero past the capacity. */
+    @Override
+    public long room(long @Nullable [] state, long now, Limit limit) {
+        long interval = Durations.ceilDiv(limit.periodNanos(), limit.permits());
+        long busy = state != null && state.length == 1 ? Math.max(state[0], now) - now : 0;
+        return Math.floorDiv(Durations.saturatedAdd(-busy, limit.capacity() * interval), interval);
+    }
+
     /**
      * TAT moved forward by {@code cost * T} from {@code max(TAT, at)}, whatever room is left (saturating): exactly the
      * request at its instant {@code at}; counted after a later request, it moves TAT at least as far as in order.

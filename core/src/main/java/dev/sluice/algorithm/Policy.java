@@ -206,6 +206,16 @@ public final class Policy implements Quota {
     }
 
     /**
+     * Per limit, in order, the permits left at {@code nowNanos}, below zero by as many as the state counts past the
+     * limit ({@linkplain #record recorded} requests that did not fit): for a window algorithm its count less the
+     * permits, for the token bucket its debt, for GCRA and the leaky bucket the whole intervals its theoretical arrival
+     * time stands beyond the capacity. Where positive, what a cost-0 {@link #apply} reports as remaining.
+     */
+    public long[] room(long @Nullable [][] state, long nowNanos) {
+        return algorithm.room(state, nowNanos, limits);
+    }
+
+    /**
      * Takes the earliest slot, within {@code maxWaitNanos} of now, at which {@code cost} fits every limit, and counts
      * the request there, atomically: the decision is allowed with {@link dev.sluice.Decision#delayNanos()} the wait
      * until that slot (0: now), or rejected, counting nothing, with the wait as its retry-after when it is longer than

@@ -71,6 +71,19 @@ final class SlidingWindowCounter implements Strategy {
                 limit.name(), false);
     }
 
+    /** The permits less the estimate's floor. */
+    @Override
+    public long room(long @Nullable [] state, long now, Limit limit) {
+        long period = limit.periodNanos();
+        // A decision of cost 0 keeps the state of the window holding now (a later one when the clock went back).
+        long[][] seen = new long[1][];
+        decide(state, now, 0, 0, limit, seen, 0);
+        long[] counts = seen[0];
+        long elapsed = counts[0] == Math.floorDiv(now, period) ? now - counts[0] * period : 0;
+        long used = Durations.saturatedAdd(Arithmetic.mulDivFloor(counts[2], period - elapsed, period), counts[1]);
+        return limit.permits() - used;
+    }
+
     /**
      * Adds {@code cost} to the count of the window holding {@code at}: the current window's, or the previous one's
      * (which the estimate weighs by its overlap); a request of an older window counts in neither any more.

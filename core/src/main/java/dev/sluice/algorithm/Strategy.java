@@ -40,6 +40,13 @@ interface Strategy {
     }
 
     /**
+     * The permits {@code limit} has left at {@code now}, below zero by as many as {@code state} counts past it
+     * (requests {@linkplain #record recorded} whatever was left): where it is positive, what a {@link #decide} of cost
+     * 0 reports as remaining. Pure.
+     */
+    long room(long @Nullable [] state, long now, Limit limit);
+
+    /**
      * A state at least as restrictive as both {@code a} and {@code b}: at every later time it grants no request that
      * either of them would reject. Used to reconcile two copies of one key that were updated apart (a healed split
      * brain). Pure; {@code null} or a foreign shape stands for a fresh key, so the other state wins.

@@ -79,6 +79,15 @@ final class TokenBucket implements Strategy {
         return new long[] {tokens, bucket[1], bucket[2]};
     }
 
+    /** The tokens refilled to {@code now}: below zero while a debt is being paid back. */
+    @Override
+    public long room(long @Nullable [] state, long now, Limit limit) {
+        // A decision of cost 0 keeps the bucket refilled to now.
+        long[][] refilled = new long[1][];
+        decide(state, now, 0, 0, limit, refilled, 0);
+        return refilled[0][0];
+    }
+
     /**
      * The bucket refilled to {@code now} with {@code cost} tokens put back, less what the bucket without this request
      * could have lost to being full: nothing while no later request has refilled it since ({@code lastRefill} still

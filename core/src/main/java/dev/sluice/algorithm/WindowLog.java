@@ -95,6 +95,13 @@ final class WindowLog implements Strategy {
         return cost == 0 || used <= permits - cost ? 0 : leavesAt(log, first, used - (permits - cost)) - now;
     }
 
+    /** The permits less those the log still holds at {@code now}. */
+    @Override
+    public long room(long @Nullable [] state, long now, Limit limit) {
+        long[] log = state != null && state.length % 2 == 0 ? state : EMPTY;
+        return limit.permits() - used(log, firstLive(log, now));
+    }
+
     /**
      * Counts {@code cost} permits for a request made at {@code at}, earlier or later than now, whether or not they fit:
      * the entry leaves the window when a grant at {@code at} would (for the stepped window, at the end of the step

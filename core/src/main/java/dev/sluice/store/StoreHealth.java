@@ -22,9 +22,10 @@ import java.util.Map;
  * @param syncLagNanos how long the oldest of those hits has waited, in nanoseconds; 0 with none
  * @param permitsFreed concurrency permits this node freed since the store started because the node holding them was
  *     gone (a member that left, a client disconnected too long); 0 for a store with no cluster
- * @param syncOverAdmitted per rule id, the permits of this node's synchronised hits that the keys' owners found beyond
- *     the limit when they merged them, since the store started: the synchronised mode's measured error (summed over
- *     the instances, the rule's); empty without synchronised rules
+ * @param syncOverAdmitted per rule id, the permits by which this node's synchronised hits took keys past their limits
+ *     when the owners merged them (each window's excess once; a bucket's deepest debt once until it is full again),
+ *     since the store started: the synchronised mode's measured error (summed over the instances, the rule's); empty
+ *     without synchronised rules
  */
 public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
                           long shedLastMinute, long leasedGrants, long leasedPermitsHeld,

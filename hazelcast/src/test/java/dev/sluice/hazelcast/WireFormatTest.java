@@ -27,6 +27,7 @@ import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.hazelcast.internal.wire.ShardDelta;
+import dev.sluice.hazelcast.internal.wire.WireSamples;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import dev.sluice.hazelcast.internal.wire.SyncResult;
@@ -38,7 +39,6 @@ import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -157,11 +157,13 @@ class WireFormatTest {
             + ONE_LIMIT_STATE;
     /** A fixed window's counters as written in place: version 1, id 3, one limit: window 1,767,225,600, count 3. */
     private static final String WINDOW_COUNTERS = " 01 03 00000001 00000002 000000006955b900 0000000000000003";
+    /** One limit's over-admission: in the window 1,767,225,600 s, at most 2 past the limit. */
+    private static final String OVER_ADMITTED = " 00000001 000000006955b900 0000000000000002";
     private static final String SHARD_V6 = HEADER + "00000016 06"
             + " 0000000000000001 0000000000000000" // last version 1, no sweep yet
             + " 00000001 00000001 6b" // one key: "k"
             + " 0000000000000001 188672522994ca00" // written at version 1, back to full at 1,767,225,601 s
-            + WINDOW_COUNTERS;
+            + WINDOW_COUNTERS + OVER_ADMITTED;
     private static final String SHARD_CALL_V6 = HEADER + "00000017 06"
             + " 00000001 00000001 6b" // one key: "k"
             + " fffffffe 01 0017276f 00000014 06" + SECOND_POLICY // its processor,
@@ -176,9 +178,14 @@ class WireFormatTest {
     private static final String SHARD_DELTA_V6 = HEADER + "00000019 06"
             + " 00000002" // two changes:
             + " 00000001 6b 0000000000000008" // "k" at version 8,
-            + " 01 188672522994ca00" + WINDOW_COUNTERS // written, back to full at 1,767,225,601 s
+            + " 01 188672522994ca00" + WINDOW_COUNTERS + OVER_ADMITTED // written, back to full at 1,767,225,601 s
             + " 00000004 676f6e65 0000000000000009 00"; // "gone" at version 9, dropped
     private static final String FORGET_PROCESSOR_V6 = HEADER + "0000001a 06";
+
+    private static final CounterState WINDOW_OF_ONE = new CounterState(Algorithm.FIXED_WINDOW,
+            new long[][] {{1_767_225_600L, 1}});
+    private static final CounterState WINDOW_OF_THREE = new CounterState(Algorithm.FIXED_WINDOW,
+            new long[][] {{1_767_225_600L, 3}});
 
     private static final InternalSerializationService SERIALIZATION = new DefaultSerializationServiceBuilder().build();
 
@@ -220,31 +227,26 @@ class WireFormatTest {
                         new long[] {2_000_000L, 600_000_000L}), SYNC_PROCESSOR_V6),
                 Arguments.of(new SyncResult(new Decision(true, 1, 0, 0, 400_000_000L, 400_000_000L, 0, "second",
                         false), new long[][] {{1_767_225_600_000_000_000L, 1}}, 2), SYNC_RESULT_V6),
-                Arguments.of(shard(), SHARD_V6),
+                Arguments.of(shard(second), SHARD_V6),
                 Arguments.of(new ShardCall(List.of("k"), List.of(new SyncProcessor(second, 1, 0, true, new long[0],
                         new long[0]))), SHARD_CALL_V6),
                 Arguments.of(new ShardAnswer(1_767_225_600_600_000_000L, 3, new long[] {7}, List.of(
                         new SyncResult(new Decision(true, 1, 0, 0, 400_000_000L, 400_000_000L, 0, "second", false),
                                 new long[][] {{1_767_225_600_000_000_000L, 1}}, 0))), SHARD_ANSWER_V6),
-                Arguments.of(delta(), SHARD_DELTA_V6),
+                Arguments.of(delta(second), SHARD_DELTA_V6),
                 Arguments.of(new ForgetProcessor(), FORGET_PROCESSOR_V6));
     }
 
-    /** A shard of one key, written once. */
-    private static Shard shard() {
-        Shard shard = new Shard();
-        shard.write("k", new CounterState(Algorithm.FIXED_WINDOW, new long[][] {{1_767_225_600L, 3}}),
+    /** A shard of one key of a limit of 1 per second, written once: 2 hits merged on 1 took it 2 past. */
+    private static Shard shard(Policy second) {
+        return WireSamples.shard("k", second, WINDOW_OF_ONE, WINDOW_OF_THREE, 1_767_225_600_500_000_000L,
                 1_767_225_601_000_000_000L);
-        return shard;
     }
 
-    /** A backup writing one key and dropping another. */
-    private static ShardDelta delta() {
-        ShardDelta delta = new ShardDelta();
-        delta.add("k", Optional.of(new CounterState(Algorithm.FIXED_WINDOW, new long[][] {{1_767_225_600L, 3}})),
-                1_767_225_601_000_000_000L, 8);
-        delta.add("gone", Optional.empty(), 0, 9);
-        return delta;
+    /** A backup writing that key at version 8 and dropping another. */
+    private static ShardDelta delta(Policy second) {
+        return WireSamples.delta("k", second, WINDOW_OF_ONE, WINDOW_OF_THREE, 1_767_225_600_500_000_000L,
+                1_767_225_601_000_000_000L, 8, "gone");
     }
 
     private static Batcher.Request request(Policy policy, long cost, long maxDelayNanos) {

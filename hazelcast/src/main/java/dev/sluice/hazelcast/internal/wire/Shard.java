@@ -12,15 +12,17 @@ import java.util.function.BiConsumer;
 
 /**
  * The value of one entry of the synchronised keys' map: the counters of every synchronised key that hashes to this
- * shard ({@link ShardCall#shardOf}), each a {@link CounterState} with the version it was written at and the owner time
- * at which it is back to full capacity (and may be dropped). One entry holds many keys so that the owner merges a
+ * shard ({@link ShardCall#shardOf}), each a {@link CounterState} with the version it was written at, the owner time
+ * at which it is back to full capacity (and may be dropped), and how far it has gone past its limits
+ * ({@link OverAdmission}). One entry holds many keys so that the owner merges a
  * node's hits with one operation and one backup per shard, not per key ({@code docs/design/synchronised.md}).
  *
  * <p>Not thread-safe: the map is stored as an object ({@code OBJECT} in-memory format) and changed in place, only by
  * {@link ShardCall} and {@link ShardDelta} on the partition thread that owns the entry. Versions grow with every
  * change of any key of the shard, so that a node never adopts an answer older than the one it holds. Wire layout
  * (version 6): the version of the last change (long), the owner time of the next sweep (long), the key count (int),
- * then per key its name (string), version (long), expiry (long) and {@link CounterState} (written in place).
+ * then per key its name (string), version (long) and slot: expiry (long), {@link CounterState} and
+ * {@link OverAdmission} (each written in place).
  */
 public final class Shard implements IdentifiedDataSerializable {
 
@@ -35,7 +37,21 @@ public final class Shard implements IdentifiedDataSerializable {
     }
 
     /** One key's counters, as written at {@code version}; dropped from {@code expiresAtNanos} on (owner time). */
-    record Slot(CounterState state, long version, long expiresAtNanos) {
+    record Slot(CounterState state, long version, long expiresAtNanos, OverAdmission overAdmission) {
+
+        /** Wire layout: see the class comment (the version is written before). */
+        void writeData(ObjectDataOutput out) throws IOException {
+            out.writeLong(expiresAtNanos);
+            state.writeData(out);
+            overAdmission.writeData(out);
+        }
+
+        static Slot readData(ObjectDataInput in, long version) throws IOException {
+            long expiresAtNanos = in.readLong();
+            CounterState state = new CounterState();
+            state.readData(in);
+            return new Slot(state, version, expiresAtNanos, OverAdmission.readData(in));
+        }
     }
 
     /** The key's slot, unless it has none or its counters are back to full capacity at {@code now}. */
@@ -44,11 +60,12 @@ public final class Shard implements IdentifiedDataSerializable {
         return slot == null || slot.expiresAtNanos() <= now ? Optional.empty() : Optional.of(slot);
     }
 
-    /** Writes the key's counters at the next version; returns that version. */
-    public long write(String key, CounterState state, long expiresAtNanos) {
+    /** Writes the key's counters and over-admission at the next version; returns the slot written. */
+    Slot write(String key, CounterState state, long expiresAtNanos, OverAdmission overAdmission) {
         version++;
-        slots.put(key, new Slot(state, version, expiresAtNanos));
-        return version;
+        Slot slot = new Slot(state, version, expiresAtNanos, overAdmission);
+        slots.put(key, slot);
+        return slot;
     }
 
     /** Drops the key; returns the version of the change. */
@@ -101,9 +118,10 @@ public final class Shard implements IdentifiedDataSerializable {
         HashMap<String, Slot> keys = new HashMap<>(a.slots);
         b.slots.forEach((key, slot) -> keys.merge(key, slot, (x, y) -> {
             CounterState state = CounterState.moreConsumed(x.state(), y.state());
-            return new Slot(state == null ? x.state() : state, 0, Math.max(x.expiresAtNanos(), y.expiresAtNanos()));
+            return new Slot(state == null ? x.state() : state, 0, Math.max(x.expiresAtNanos(), y.expiresAtNanos()),
+                    OverAdmission.higher(x.overAdmission(), y.overAdmission()));
         }));
-        keys.forEach((key, slot) -> merged.write(key, slot.state(), slot.expiresAtNanos()));
+        keys.forEach((key, slot) -> merged.write(key, slot.state(), slot.expiresAtNanos(), slot.overAdmission()));
         return merged;
     }
 
@@ -116,8 +134,7 @@ public final class Shard implements IdentifiedDataSerializable {
         for (Map.Entry<String, Slot> slot : slots.entrySet()) {
             out.writeString(slot.getKey());
             out.writeLong(slot.getValue().version());
-            out.writeLong(slot.getValue().expiresAtNanos());
-            slot.getValue().state().writeData(out);
+            slot.getValue().writeData(out);
         }
     }
 
@@ -132,11 +149,7 @@ public final class Shard implements IdentifiedDataSerializable {
         }
         for (int i = 0; i < count; i++) {
             String key = in.readString();
-            long slotVersion = in.readLong();
-            long expiresAt = in.readLong();
-            CounterState state = new CounterState();
-            state.readData(in);
-            slots.put(key, new Slot(state, slotVersion, expiresAt));
+            slots.put(key, Slot.readData(in, in.readLong()));
         }
     }
 

@@ -152,9 +152,9 @@ public final class ShardCall
 
     /**
      * One key of a shard as a processor sees it: the key's counters (none when it has none, or they are back to full
-     * capacity), which the processor may replace, with a time to live, or remove.
+     * capacity), which the processor may replace, with a time to live, or remove, and its over-admission.
      */
-    private static final class SlotEntry implements ExtendedMapEntry<String, CounterState> {
+    private static final class SlotEntry implements ExtendedMapEntry<String, CounterState>, OverAdmission.Kept {
         private static final long FOREVER = Long.MAX_VALUE;
 
         private final String key;
@@ -162,6 +162,7 @@ public final class ShardCall
         private final long now;
         private @Nullable CounterState value;
         private long expiresAtNanos;
+        private OverAdmission overAdmission;
         private boolean changed;
 
         SlotEntry(String key, Optional<Shard.Slot> before, long now) {
@@ -170,6 +171,17 @@ public final class ShardCall
             this.now = now;
             this.value = before.map(Shard.Slot::state).orElse(null);
             this.expiresAtNanos = before.map(Shard.Slot::expiresAtNanos).orElse(FOREVER);
+            this.overAdmission = before.map(Shard.Slot::overAdmission).orElse(OverAdmission.NONE);
+        }
+
+        @Override
+        public OverAdmission overAdmission() {
+            return overAdmission;
+        }
+
+        @Override
+        public void keep(OverAdmission measured) {
+            overAdmission = measured;
         }
 
         @Override
@@ -212,9 +224,9 @@ public final class ShardCall
                 delta.add(key, Optional.empty(), version);
                 return version;
             }
-            long version = shard.write(key, written, expiresAtNanos);
-            delta.add(key, Optional.of(new Shard.Slot(written, version, expiresAtNanos)), version);
-            return version;
+            Shard.Slot slot = shard.write(key, written, expiresAtNanos, overAdmission);
+            delta.add(key, Optional.of(slot), slot.version());
+            return slot.version();
         }
     }
 }

@@ -12,11 +12,11 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The backup of a {@link ShardCall}: the keys it changed, each as the owner wrote it (counters, version and expiry) or
+ * The backup of a {@link ShardCall}: the keys it changed, each as the owner wrote it (its {@link Shard.Slot}) or
  * dropped, copied into the backup's {@link Shard}. The backup never runs the processors again (their results could
  * differ on another member's clock). Wire layout (version 6): the change count (int), then per change the key
- * (string), the version (long), whether counters follow (boolean), and if so the expiry (long) and the
- * {@link CounterState} (written in place).
+ * (string), the version (long), whether a slot follows (boolean), and if so the slot as a {@link Shard} writes it
+ * after the version.
  */
 public final class ShardDelta implements EntryProcessor<String, Shard, Object>, IdentifiedDataSerializable {
 
@@ -28,11 +28,7 @@ public final class ShardDelta implements EntryProcessor<String, Shard, Object>, 
     public ShardDelta() {
     }
 
-    /** Adds a change: {@code key} written at {@code version} with these counters expiring then, or dropped. */
-    public void add(String key, Optional<CounterState> state, long expiresAtNanos, long version) {
-        add(key, state.map(counters -> new Shard.Slot(counters, version, expiresAtNanos)), version);
-    }
-
+    /** Adds a change: {@code key} written at {@code version} as this slot, or dropped. */
     void add(String key, Optional<Shard.Slot> slot, long version) {
         changes.add(new Change(key, slot, version));
     }
@@ -71,8 +67,7 @@ public final class ShardDelta implements EntryProcessor<String, Shard, Object>, 
             out.writeLong(change.version());
             out.writeBoolean(change.slot().isPresent());
             if (change.slot().isPresent()) {
-                out.writeLong(change.slot().get().expiresAtNanos());
-                change.slot().get().state().writeData(out);
+                change.slot().get().writeData(out);
             }
         }
     }
@@ -89,10 +84,7 @@ public final class ShardDelta implements EntryProcessor<String, Shard, Object>, 
             long version = in.readLong();
             Optional<Shard.Slot> slot = Optional.empty();
             if (in.readBoolean()) {
-                long expiresAt = in.readLong();
-                CounterState state = new CounterState();
-                state.readData(in);
-                slot = Optional.of(new Shard.Slot(state, version, expiresAt));
+                slot = Optional.of(Shard.Slot.readData(in, version));
             }
             changes.add(new Change(key, slot, version));
         }

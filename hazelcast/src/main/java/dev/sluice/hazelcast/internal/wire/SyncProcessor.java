@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * On a synchronised key's owner (in a {@link ShardCall}), at the owner's time: merges the hits one node admitted from
  * its view, each with {@link Policy#record} (at the hit's instant, whether or not it fits, since it was admitted: a
- * debt for the buckets), measuring how many of their permits did not fit when merged (the over-admission); then
+ * debt for the buckets), measuring how far past its limits they took the key ({@link OverAdmission}); then
  * decides the node's request of {@code cost} past its budget ({@link Policy#apply}, or {@link Policy#reserve} for a
  * reservation; 0 decides nothing). Answers the decision, the state after, and the over-admission ({@link SyncResult}).
  * A hit's instant crosses as its age when the call left the node, placed on the owner's timeline from the owner's now
@@ -73,19 +73,26 @@ public final class SyncProcessor
         long now = MemberClock.nanosOn(member);
         // Hazelcast's cluster time is up to its resolution behind the true time: a hit is placed that much later.
         long clockError = MemberClock.clockErrorOn(member);
-        long @Nullable [][] state = current == null ? null : current.state();
+        long @Nullable [][] before = current == null ? null : current.state();
+        long @Nullable [][] state = before;
         boolean changed = false;
         long idleAfter = 0;
-        long over = 0;
         for (int i = 0; i < hitCosts.length; i++) {
-            long fitting = Math.min(hitCosts[i], policy.apply(state, now, 0, 0).decision().remaining());
-            over += hitCosts[i] - fitting;
             Transition counted = policy.record(state, now, hitCosts[i], Math.max(0, hitAges[i] - clockError));
             if (counted.changed()) {
                 state = counted.changedState();
                 changed = true;
                 idleAfter = counted.idleAfterNanos();
             }
+        }
+        long over = 0;
+        if (changed) {
+            if (!(entry instanceof OverAdmission.Kept kept)) {
+                throw new IllegalStateException("a synchronised key's hits are merged in its shard");
+            }
+            OverAdmission.Measured measured = kept.overAdmission().measure(policy, before, state, now);
+            over = measured.permits();
+            kept.keep(measured.after());
         }
         Transition decided = reserve ? policy.reserve(state, now, cost, maxDelayNanos)
                 : policy.apply(state, now, cost, maxDelayNanos);
