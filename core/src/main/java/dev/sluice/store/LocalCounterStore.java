@@ -95,6 +95,47 @@ public final class LocalCounterStore implements CounterStore {
                 decide(key, time.nanos(), (state, now) -> policy.undo(state, now, cost, countedAt)))));
     }
 
+    /**
+     * Applies now; a grant is taken back or settled as of the instant it was counted ({@link Policy#undo},
+     * {@link Policy#settle}), its id {@code <store id>:<instant>}, so that another store's id settles nothing here.
+     */
+    @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        long countedAt = time.nanos();
+        Decision decision = decide(key, countedAt, (state, now) -> policy.apply(state, now, estimate, maxDelayNanos));
+        if (!decision.allowed()) {
+            return CompletableFuture.completedFuture(Counted.kept(decision));
+        }
+        return CompletableFuture.completedFuture(Counted.reservation(decision, () -> CompletableFuture.completedFuture(
+                        decide(key, time.nanos(), (state, now) -> policy.undo(state, now, estimate, countedAt))),
+                actual -> settle(key, policy, estimate, actual, countedAt), () -> storeId + ":" + countedAt));
+    }
+
+    /** Settles a reservation of this store by its id; an id of another {@code LocalCounterStore} settles nothing. */
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        int colon = reservation.lastIndexOf(':');
+        long countedAt = -1;
+        try {
+            countedAt = colon < 0 ? -1 : Long.parseLong(reservation, colon + 1, reservation.length(), 10);
+        } catch (NumberFormatException e) {
+            colon = -1;
+        }
+        if (colon < 0) {
+            throw new IllegalArgumentException("not a reservation id of a LocalCounterStore: " + reservation);
+        }
+        if (!reservation.substring(0, colon).equals(storeId)) {
+            return CompletableFuture.completedFuture(peek(key, policy, 0));
+        }
+        return settle(key, policy, estimate, actual, countedAt);
+    }
+
+    private CompletionStage<Decision> settle(String key, Policy policy, long estimate, long actual, long countedAt) {
+        return CompletableFuture.completedFuture(
+                decide(key, (state, now) -> policy.settle(state, now, estimate, actual, countedAt)));
+    }
+
     @Override
     public Decision record(String key, Policy policy, long cost, long ageNanos) {
         return decide(key, (state, now) -> policy.record(state, now, cost, ageNanos));

@@ -366,6 +366,101 @@ public abstract class CounterStoreContract {
                 .isFalse();
     }
 
+    /** Ten tokens a minute in a fixed window, counted at estimates and settled at actual costs. */
+    protected static final Policy TOKENS = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE).inUnit("tokens");
+    /** The same in a token bucket. */
+    protected static final Policy TOKEN_BUCKET_TOKENS = TOKEN_BUCKET.inUnit("tokens");
+
+    /**
+     * Whether a settle below the estimate gives the difference back: every Sluice store but one deciding as a store of
+     * another library (the compare-and-set mode), which keeps the estimate.
+     */
+    protected boolean givesBack() {
+        return true;
+    }
+
+    @Test
+    void estimate_settledBelow_givesTheDifferenceBack() {
+        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        assertThat(reserved.decision().allowed()).isTrue();
+        assertThat(reserved.decision().remaining()).isEqualTo(2);
+
+        Decision after = join(reserved.settle(3));
+
+        assertThat(after.remaining()).isEqualTo(givesBack() ? 7 : 2);
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 7 : 2);
+    }
+
+    @Test
+    void estimate_settledLaterInItsWindow_givesBackThereAndTheWindowStillEnds() {
+        time.advanceNanos(5 * SECOND);
+        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        time.advanceNanos(40 * SECOND);
+
+        join(reserved.settle(1));
+
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 9 : 2);
+        time.advanceNanos(15 * SECOND);
+        assertThat(store.peek("k", TOKENS, 0).remaining()).as("the next window").isEqualTo(10);
+    }
+
+    @Test
+    void estimate_settledAbove_chargesTheExcessAsADebtPaidBackBeforeTheNextGrant() {
+        Counted reserved = join(store.estimateAsync("k", TOKEN_BUCKET_TOKENS, 4, 0));
+
+        Decision after = join(reserved.settle(13));
+
+        // 13 from a full bucket of 10 owes 3; one more token takes 4 tokens of refill (24 s).
+        assertThat(after.remaining()).isZero();
+        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).retryAfterNanos()).isEqualTo(24 * SECOND);
+        time.advanceNanos(24 * SECOND - 1);
+        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).allowed()).isFalse();
+        time.advanceNanos(1);
+        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).allowed()).isTrue();
+    }
+
+    @Test
+    void settleAsync_byTheReservationsId_settlesAsItsGrantWould() {
+        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        if (!givesBack()) {
+            assertThat(reserved.reservation()).as("a store that cannot give back has no id to settle by").isEmpty();
+            return;
+        }
+
+        Decision after = join(store.settleAsync("k", TOKENS, 8, 3, reserved.reservation().orElseThrow()));
+
+        assertThat(after.remaining()).isEqualTo(7);
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(7);
+    }
+
+    @Test
+    void estimate_rejected_countsNothingAndItsSettleChangesNothing() {
+        join(store.estimateAsync("k", TOKENS, 8, 0));
+        Counted rejected = join(store.estimateAsync("k", TOKENS, 3, 0));
+
+        assertThat(rejected.decision().allowed()).isFalse();
+        assertThat(rejected.reservation()).isEmpty();
+        join(rejected.settle(0));
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(2);
+    }
+
+    @Test
+    void estimate_givenBackWhole_countsNothing() {
+        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+
+        join(reserved.giveBack());
+
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 10 : 2);
+    }
+
+    private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
+        try {
+            return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** Lets the store drop keys whose time to live has passed; stores that expire lazily sweep here. */
     protected abstract void awaitExpiry();
 
