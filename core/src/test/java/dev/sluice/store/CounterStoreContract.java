@@ -453,6 +453,83 @@ public abstract class CounterStoreContract {
         assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 10 : 2);
     }
 
+    @Test
+    void estimate_manyThreadsSettling_settledCostsInTheWindowNeverExceedTheLimitPlusTheirDebt() throws Exception {
+        Policy thousand = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000, Duration.ofMinutes(1))).inUnit("tokens");
+        Settled settled = settleConcurrently(List.of(store), racingThreads(), 40, "k", thousand);
+
+        assertSettledWithinTheLimitPlusTheirDebt(settled, 1_000, store.peek("k", thousand, 0).remaining(),
+                givesBack());
+    }
+
+    /** What many threads reserved and settled on one key: the sums over the reservations granted, and the refused. */
+    public record Settled(long actual, long kept, long excess, long granted, long refused) {
+    }
+
+    /**
+     * Reservations of 1 to 50 on {@code key} by {@code threadsEach} threads on each of {@code stores}, {@code attempts}
+     * each, each granted one settled at once at 0 to 80 (so a fifth or so above its estimate, a debt).
+     */
+    public static Settled settleConcurrently(List<? extends CounterStore> stores, int threadsEach, int attempts,
+                                             String key, Policy policy) throws Exception {
+        java.util.concurrent.atomic.LongAdder actual = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder kept = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder excess = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder granted = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
+        ExecutorService pool = Executors.newFixedThreadPool(stores.size() * threadsEach);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < stores.size() * threadsEach; t++) {
+                CounterStore on = stores.get(t % stores.size());
+                java.util.Random random = new java.util.Random(t);
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < attempts; i++) {
+                        long estimate = 1 + random.nextInt(50);
+                        Counted reserved = join(on.estimateAsync(key, policy, estimate, 0));
+                        if (!reserved.decision().allowed()) {
+                            refused.increment();
+                            continue;
+                        }
+                        long cost = random.nextInt(81);
+                        join(reserved.settle(cost));
+                        granted.increment();
+                        actual.add(cost);
+                        kept.add(Math.min(cost, estimate));
+                        excess.add(Math.max(0, cost - estimate));
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> each : done) {
+                each.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return new Settled(actual.sum(), kept.sum(), excess.sum(), granted.sum(), refused.sum());
+    }
+
+    /**
+     * The settled costs of one window's reservations within {@code limit} plus their debt (so what they kept of their
+     * estimates within the limit); the limit reached (some refused); and what the key has left, with {@code exact}
+     * give-backs, exactly the limit less the settled costs (nothing once they passed it).
+     */
+    public static void assertSettledWithinTheLimitPlusTheirDebt(Settled settled, long limit, long remaining,
+                                                                boolean exact) {
+        assertThat(settled.refused()).as("the limit was reached").isPositive();
+        assertThat(settled.actual()).as("settled costs, at most the limit plus their debt")
+                .isLessThanOrEqualTo(limit + settled.excess());
+        assertThat(settled.kept()).isLessThanOrEqualTo(limit);
+        if (exact) {
+            assertThat(remaining).as("the key holds the settled costs").isEqualTo(Math.max(0,
+                    limit - settled.actual()));
+        }
+    }
+
     private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
         try {
             return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);

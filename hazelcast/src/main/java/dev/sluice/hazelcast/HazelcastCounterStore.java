@@ -17,6 +17,7 @@ import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
 import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
 import dev.sluice.hazelcast.internal.overrides.ClusterOverrides;
 import dev.sluice.hazelcast.internal.permits.PermitCalls;
+import dev.sluice.hazelcast.internal.settle.Reservations;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.store.Counted;
@@ -97,6 +98,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final MembershipWatch membership;
     /** Concurrency permits, in a map of their own; see {@code docs/design/concurrency.md}. */
     private final PermitCalls permits;
+    /** Reservations of a cost known when a request ends; see {@code docs/design/costs.md}. */
+    private final Reservations reservations;
     /** Overrides of limits, in a map of their own, and this instance's copy. */
     private final ClusterOverrides overrides;
 
@@ -119,6 +122,7 @@ public final class HazelcastCounterStore implements CounterStore {
         this.decider = processors;
         this.membership = new MembershipWatch(instance, this::membersChanged);
         this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
+        this.reservations = new Reservations(instance, options.mapName(), wireVersion::current);
         this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time);
     }
 
@@ -295,6 +299,27 @@ public final class HazelcastCounterStore implements CounterStore {
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return decider().countAsync(key, policy, cost, maxDelayNanos);
+    }
+
+    /**
+     * Counts an estimate on the key's owner, one call, and settles it there, one more ({@link Reservations}); leased
+     * and synchronised policies too, exactly on the owner. In compare-and-set mode, as a store of another library: an
+     * excess recorded, nothing given back.
+     */
+    @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        CounterStore now = decider();
+        return now == processors ? reservations.estimateAsync(key, policy, estimate, maxDelayNanos)
+                : now.estimateAsync(key, policy, estimate, maxDelayNanos);
+    }
+
+    /** Settles a reservation by its id (the owner's time of its count) on the key's owner, from any node. */
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        CounterStore now = decider();
+        return now == processors ? reservations.settleAsync(key, policy, estimate, actual, reservation)
+                : now.settleAsync(key, policy, estimate, actual, reservation);
     }
 
     @Override

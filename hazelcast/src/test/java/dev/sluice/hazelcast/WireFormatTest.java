@@ -28,6 +28,7 @@ import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import dev.sluice.hazelcast.internal.wire.SyncResult;
 import dev.sluice.hazelcast.internal.wire.SyncTask;
 import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
+import dev.sluice.hazelcast.internal.wire.SettleProcessor;
 import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.hazelcast.internal.wire.WireVersionQuestion;
@@ -45,7 +46,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Pins the wire format of every type Sluice sends through Hazelcast, in the version that defined it (1, 2 for the
- * batch types, 3 for the leased slices' types, 4 for the undo types, 5 for the member batch): a known value, serialized
+ * batch types, 3 for the leased slices' types, 4 for the undo types, 5 for the member batch, 6 for the synchronised
+ * mode's, 8 for the settle): a known value, serialized
  * by Hazelcast's real serialization service (with the hook the jar registers), gives exactly these bytes, and these
  * bytes read back to that value. A change that
  * fails here changes what other members read: it needs a new format version (see {@link WireFormat}), not a new
@@ -136,6 +138,11 @@ class WireFormatTest {
             + " 0000000000000001" // the cost of the request taken back
             + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600"; // the count's time on the owner
+    private static final String SETTLE_PROCESSOR_V8 = HEADER + "00000021 08" + SECOND_POLICY
+            + " 0000000000000005" // the estimate counted
+            + " 0000000000000000" // maximum delay: always 0
+            + " 1886725211bd4600" // the count's time on the owner
+            + " 0000000000000002"; // the actual cost
     private static final String MEMBER_BATCH_TASK_V5 = HEADER + "00000011 05"
             + " 00000008 636f756e74657273" // the map: "counters"
             + " 00000002" + POLICY_V1 + SECOND_POLICY // two distinct policies, each once
@@ -201,6 +208,7 @@ class WireFormatTest {
                 Arguments.of(new GiveBackProcessor(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_PROCESSOR_V3),
                 Arguments.of(new CountProcessor(second, 1, 0), COUNT_PROCESSOR_V4),
                 Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V4),
+                Arguments.of(new SettleProcessor(second, 5, 2, 1_767_225_600_600_000_000L), SETTLE_PROCESSOR_V8),
                 Arguments.of(new MemberBatchTask("counters", List.of("a", "b"), List.of(
                         List.of(request(policy, 2, 1_500_000_000L), request(second, 1, 0)),
                         List.of(request(policy, 1, 0)))), MEMBER_BATCH_TASK_V5),
@@ -286,6 +294,25 @@ class WireFormatTest {
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version5)))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("wire format version 5: version 6 added it");
+    }
+
+    @Test
+    void toObject_settleInVersion7_isRefused() {
+        byte[] version7 = bytes(SETTLE_PROCESSOR_V8);
+        version7[VERSION_OFFSET] = 7;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version7)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 7: version 8 added it");
+    }
+
+    @Test
+    void toObject_settleOfANegativeActualCost_isRefused() {
+        byte[] negative = bytes(SETTLE_PROCESSOR_V8);
+        java.util.Arrays.fill(negative, negative.length - 8, negative.length, (byte) 0xff);
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(negative)))
+                .isInstanceOf(HazelcastSerializationException.class).hasMessageContaining("a settle of estimate 5");
     }
 
     @Test

@@ -33,7 +33,7 @@ public final class WireFormat {
     /** The oldest format version this release reads. */
     public static final int OLDEST_READ = 1;
     /** The newest format version this release knows. */
-    public static final int NEWEST_KNOWN = 7;
+    public static final int NEWEST_KNOWN = 8;
     /** The version of the batch types. */
     public static final int BATCHES = 2;
     /** The version of the leased slices' types. */
@@ -49,6 +49,8 @@ public final class WireFormat {
      * member reads them as it reads 4).
      */
     public static final int PERMITS = 7;
+    /** The version of the settle of a reservation at its actual cost ({@code docs/design/costs.md}). */
+    public static final int SETTLES = 8;
     /**
      * The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less.
      */
