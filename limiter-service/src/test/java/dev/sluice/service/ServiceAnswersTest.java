@@ -132,7 +132,6 @@ class ServiceAnswersTest {
         "POST | limits/partner-api/increment?cost=0 | | cost | /limits/{id}/increment",
         "POST | limits/partner-api/increment?at=soon | | at | /limits/{id}/increment",
         "POST | limits/github/acct-1/increment?at=1767225661000 | | at | /limits/{id}/{key}/increment",
-        "POST | limits/bucket/increment | | id | /limits/{id}/increment",
         "GET | limits/github/delay | | key | /limits/{id}/delay",
         "GET | limits/partner-api/acct-1/delay?cost=2 | | key | /limits/{id}/{key}/delay",
         "POST | limits/partner-api/acquire?maxWaitMs=soon | | maxWaitMs | /limits/{id}/acquire",
