@@ -13,8 +13,17 @@ import java.util.List;
  * @param totals decisions since recording started
  * @param series per interval: {@code allowed}, {@code delayed}, {@code rejected}, {@code shadowRejected}
  * @param keys the most limited keys, most first
+ * @param costs the rule's costs in a unit other than requests, one per unit; empty for a rule of requests alone (and
+ *     in a snapshot of an instance that records none)
  */
-public record RuleFigures(String id, String mode, String limit, Counts totals, Series series, List<KeyFigures> keys) {
+public record RuleFigures(String id, String mode, String limit, Counts totals, Series series, List<KeyFigures> keys,
+                          List<CostFigures> costs) {
+
+    /** An older instance's snapshot has no costs: none. */
+    @SuppressWarnings("ConstantValue")
+    public RuleFigures {
+        costs = costs == null ? List.of() : List.copyOf(costs);
+    }
 
     /**
      * Counts per interval, oldest first, one array per outcome, all of one length (arrays: 120 numbers each, summed
