@@ -1,6 +1,5 @@
 package dev.sluice.jersey;
 
-import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.ActualCost;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.RequestEnd;
@@ -16,15 +15,23 @@ import org.glassfish.jersey.server.monitoring.RequestEventListener;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Ends each request when Jersey has finished it, however it finished (a response, an exception mapped or not, for
- * which response filters do not run, an asynchronous response resumed or timed out): releases its concurrency permits
- * and settles its reservations at the actual cost the response header ({@link ResourceRateLimitFilter} captured it)
- * or a request property says. What it ends is read while the request is alive (once its filters ran, again once its
- * response filters ran or it threw): by {@link RequestEvent.Type#FINISHED} a servlet container may have recycled an
- * asynchronous request, whose properties then cannot be read. Ending is idempotent, so the servlet filter in front
- * ending the same request again does nothing. Thread-safe: a listener of its own per request.
+ * Ends each request the binding evaluated when Jersey has finished it, however it finished (a response, an exception
+ * mapped or not, for which response filters do not run, an asynchronous response resumed or timed out): releases its
+ * concurrency permits and settles its reservations at the actual cost the response header ({@link
+ * ResourceRateLimitFilter} captured it) or a request property says. What it ends is read while the request is alive
+ * (once its filters ran, again once its response filters ran or it threw): by {@link RequestEvent.Type#FINISHED} a
+ * servlet container may have recycled an asynchronous request, whose properties then cannot be read. Ending is
+ * idempotent, so the servlet filter in front ending the same request again does nothing. Thread-safe: a listener of its
+ * own per request.
  */
 final class RequestEnding implements ApplicationEventListener {
+
+    /**
+     * The request property under which the binding's request filter leaves the evaluation it made, which this ends: not
+     * the request's {@code dev.sluice.evaluation} alone, which a servlet filter in front may have set for a method the
+     * binding does not filter, and ends itself (with the response header it captured, which Jersey never saw here).
+     */
+    static final String EVALUATED = "dev.sluice.jersey.evaluation";
 
     /** The request property under which the response filter leaves the actual-cost header fields it captured. */
     static final String CAPTURED = "dev.sluice.jersey.capturedCosts";
@@ -66,7 +73,7 @@ final class RequestEnding implements ApplicationEventListener {
         }
 
         private void read(ContainerRequest request) {
-            if (!(request.getProperty(RateLimitResponse.EVALUATION_ATTRIBUTE) instanceof Evaluation found)) {
+            if (!(request.getProperty(EVALUATED) instanceof Evaluation found)) {
                 return;
             }
             evaluation = found;

@@ -64,6 +64,7 @@ final class ResourceRateLimitFilter implements ContainerRequestFilter, Container
             return;
         }
         request.setProperty(RateLimitResponse.EVALUATION_ATTRIBUTE, evaluation);
+        request.setProperty(RequestEnding.EVALUATED, evaluation);
         RateLimitResponse answer = RateLimitResponse.of(evaluation).orElse(null);
         if (answer != null && answer.rejected()) {
             ProblemDetails problem = answer.problem();

@@ -3,9 +3,12 @@ package dev.sluice.jersey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.JettyServers;
+import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.store.LocalCounterStore;
+import jakarta.servlet.DispatcherType;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.QueryParam;
@@ -16,13 +19,18 @@ import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A {@code @RateLimited} limit in tokens on resource methods (issue 34), on a real Jetty 12 and Jersey: each request
@@ -110,6 +118,12 @@ class CostJerseyTest {
         }
 
         @GET
+        @Path("plain")
+        public Response plain(@QueryParam("used") long used) {
+            return Response.ok("generated").header("X-Tokens-Used", used).build();
+        }
+
+        @GET
         @Path("kept")
         @RateLimited(id = "kept", permits = LIMIT, period = "1h", unit = "tokens", key = "constant",
                 estimate = "fixed:10", actualCost = "header:X-Tokens-Used", keepActualHeader = true)
@@ -174,6 +188,34 @@ class CostJerseyTest {
         assertThat(get(server, "/llm/timeout", 30).statusCode()).as("timed out: the estimate").isEqualTo(503);
 
         awaitSpent(server, 7 + 5 + 3 + 20 + 2 + 30);
+    }
+
+    /**
+     * A rule of the servlet filter's rules file on a method the binding does not filter: the filter settles it, at the
+     * header it captured from Jersey's response, and the binding, which ends only what it evaluated, leaves it alone.
+     */
+    @Test
+    void filterInFront_ruleOnAMethodTheBindingDoesNotFilter_settlesAtTheHeaderJerseyWrote(
+            @TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path rules = Files.writeString(dir.resolve("rules.json"), """
+                {"rules": [{"id": "plain", "match": {"paths": ["/llm/plain"]}, "key": {"type": "constant"},
+                            "algorithm": "fixed_window",
+                            "limits": [{"permits": 1000, "period": "1h", "unit": "tokens"}],
+                            "estimate": {"type": "fixed", "value": 100},
+                            "actual": {"type": "header", "name": "X-Tokens-Used"}}]}""");
+        RateLimitFilter filter = new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
+                .rulesReloadInterval(Duration.ZERO).store(store).build());
+        JettyServer server = servers.add(JettyServer.start(context -> {
+            context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
+            JerseyServlet.deploy(context, new ResourceConfig(Llm.class).register(RateLimitFeature.builder()
+                    .store(store).build()));
+        }));
+
+        HttpResponse<String> first = server.get("/llm/plain?used=30");
+
+        assertThat(first.headers().firstValue("X-Tokens-Used")).isEmpty();
+        // A probe reserves its 100 and says 0: once the first settled at 30, it sees 30 and its own 100 spent.
+        awaitRemaining(server, "/llm/plain?used=0", 100, 1_000 - 30 - 100);
     }
 
     @Test
