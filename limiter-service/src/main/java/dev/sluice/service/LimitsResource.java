@@ -440,9 +440,12 @@ public final class LimitsResource {
         }
         Decision after;
         try {
-            after = held.storeReservation().isEmpty() ? call(() -> store.peek(held.storeKey(), units, 0))
-                    : call(() -> store.settleAsync(held.storeKey(), units, held.estimate(), actual,
-                            held.storeReservation().orElseThrow()).toCompletableFuture().join());
+            // A store that named no reservation (one that cannot give back) still charges an excess: never lost.
+            after = held.storeReservation().isPresent() ? call(() -> store.settleAsync(held.storeKey(), units,
+                    held.estimate(), actual, held.storeReservation().orElseThrow()).toCompletableFuture().join())
+                    : actual > held.estimate() ? call(() -> store.record(held.storeKey(), units,
+                            actual - held.estimate(), 0))
+                    : call(() -> store.peek(held.storeKey(), units, 0));
         } catch (WebApplicationException e) {
             // Not settled: the mark goes, so that a retry settles.
             mark.giveBack();

@@ -8,7 +8,11 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.rules.LimitsFile;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.service.client.LimiterServiceException;
+import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.glassfish.jersey.server.ResourceConfig;
@@ -44,8 +48,12 @@ class ReservationServiceTest {
     }
 
     private TestServer serving(String signingKey) throws Exception {
+        return serving(signingKey, store);
+    }
+
+    private TestServer serving(String signingKey, CounterStore counters) throws Exception {
         return TestServer.start(new ResourceConfig().register(LimiterService.builder()
-                .limits(LimitsFile.parse("limits.json", LIMITS)).store(store).timeSource(time)
+                .limits(LimitsFile.parse("limits.json", LIMITS)).store(counters).timeSource(time)
                 .permitSigningKey(signingKey).build()));
     }
 
@@ -102,6 +110,35 @@ class ReservationServiceTest {
         OpenApiDocument.conforming(refused.body(), "Refusal");
         time.advance(Duration.ofMinutes(1));
         reserved("acct", 1);
+    }
+
+    /**
+     * A store that cannot give back (as the compare-and-set mode, or one of another library with permits) names no
+     * reservation: a settle above the estimate still charges the excess, one below keeps the estimate.
+     */
+    @Test
+    void settle_storeWithoutReservationIds_stillChargesTheExcess() throws Exception {
+        CounterStore noIds = (CounterStore) Proxy.newProxyInstance(CounterStore.class.getClassLoader(),
+                new Class<?>[] {CounterStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("estimateAsync") || method.getName().equals("settleAsync")) {
+                        return InvocationHandler.invokeDefault(proxy, method, args);
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        server.close();
+        server = serving(SIGNING_KEY, noIds);
+
+        JsonNode below = settled("below", reserved("below", 40).get("reservation").asText(), 10);
+        JsonNode above = settled("above", reserved("above", 10).get("reservation").asText(), 130);
+
+        assertThat(below.get("remaining").asLong()).as("the estimate kept").isEqualTo(60);
+        assertThat(above.get("debt").asLong()).isEqualTo(120);
+        assertThat(above.get("remaining").asLong()).isZero();
+        assertThat(server.post("limits/llm/above/reservations?estimate=1", "").statusCode()).isEqualTo(429);
     }
 
     @Test
