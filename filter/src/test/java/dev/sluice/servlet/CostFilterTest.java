@@ -7,14 +7,8 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.rules.Evaluation;
 import dev.sluice.store.LocalCounterStore;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,9 +88,8 @@ class CostFilterTest {
     }
 
     private JettyServer start(String rulesJson) throws Exception {
-        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesJson);
-        RateLimitFilter filter = new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
-                .rulesReloadInterval(Duration.ZERO).store(store).metrics(settles).build());
+        RateLimitFilter filter = RulesFileFilters.of(dir, rulesJson, settings -> settings.store(store)
+                .metrics(settles));
         return servers.add(JettyServer.start(context -> servlet.mount(context, filter, true)));
     }
 
@@ -137,15 +130,7 @@ class CostFilterTest {
     @Test
     void filter_clientGoesAway_settlesWhenTheServletNotices() throws Exception {
         JettyServer server = start(TOKENS);
-        URI base = server.uri("/");
-        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET /c/stream?used=5 HTTP/1.1\r\nHost: " + base.getHost() + "\r\nX-Max-Tokens: 50\r\n\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            assertThat(in.read()).as("the response has begun").isNotNegative();
-        }
+        server.getAndGoAway("/c/stream?used=5", "X-Max-Tokens", "50");
 
         await(() -> servlet.streamFailed.get() == 1);
         awaitAllSettled();

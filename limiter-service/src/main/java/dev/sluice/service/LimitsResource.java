@@ -343,10 +343,7 @@ public final class LimitsResource {
         Tokens.Permit held = tokens.verify(permit).orElseThrow(() -> Problems.invalid("permit", "not a permit"
                 + " token of this service: malformed, altered, or signed with another key (give every instance the"
                 + " same permitSigningKey)"));
-        if (!held.id().equals(entry.id()) || !held.key().equals(Optional.ofNullable(key))) {
-            throw Problems.invalid("permit", "a permit of limit '" + held.id() + "'"
-                    + held.key().map(k -> " and key '" + k + "'").orElse("") + ", not of this path");
-        }
+        requireThisPath("permit", "a permit", held.id(), held.key(), entry, key);
         held.storePermit().ifPresent(storePermit -> call(() -> store.releaseAsync(held.storeKey(), limit, storePermit)
                 .toCompletableFuture().join()));
         return Response.noContent().build();
@@ -426,10 +423,7 @@ public final class LimitsResource {
         Tokens.Reservation held = tokens.verifyReservation(reservation).orElseThrow(() -> Problems.invalid(
                 "reservation", "not a reservation token of this service: malformed, altered, signed with another key"
                         + " (give every instance the same permitSigningKey), or a permit's"));
-        if (!held.id().equals(entry.id()) || !held.key().equals(Optional.ofNullable(key))) {
-            throw Problems.invalid("reservation", "a reservation of limit '" + held.id() + "'"
-                    + held.key().map(k -> " and key '" + k + "'").orElse("") + ", not of this path");
-        }
+        requireThisPath("reservation", "a reservation", held.id(), held.key(), entry, key);
         long actual = Parameters.actualCost(cost);
         JsonObject answer = answer(entry, key).put("settled", true).put("estimate", held.estimate())
                 .put("cost", actual).put("unit", units.unit());
@@ -453,6 +447,15 @@ public final class LimitsResource {
         }
         return counts(answer.put("alreadySettled", false).put("debt", Math.max(0, actual - held.estimate())), after,
                 after.remaining()).toString();
+    }
+
+    /** A 400 naming {@code parameter} unless the token's limit id and key, {@code what}'s, are those of the path. */
+    private static void requireThisPath(String parameter, String what, String heldId, Optional<String> heldKey,
+                                        LimitsFile.Entry entry, @Nullable String key) {
+        if (!heldId.equals(entry.id()) || !heldKey.equals(Optional.ofNullable(key))) {
+            throw Problems.invalid(parameter, what + " of limit '" + heldId + "'"
+                    + heldKey.map(k -> " and key '" + k + "'").orElse("") + ", not of this path");
+        }
     }
 
     /**

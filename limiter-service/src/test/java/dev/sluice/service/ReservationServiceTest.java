@@ -194,13 +194,7 @@ class ReservationServiceTest {
         "PUT | limits/partner-api/reservations/x?cost=1 | id | /limits/{id}/reservations/{reservation}"})
     void badRequest_is400AsTheOpenApiDocumentSays(String method, String path, String parameter, String documented)
             throws Exception {
-        HttpResponse<String> response = server.request(method, path, "");
-
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
-        assertThat(OpenApiDocument.operation(documented, method).path("responses").path("400").path("description")
-                .asText()).contains("named in `parameter`");
-        assertThat(OpenApiDocument.conforming(response.body(), "Problem").path("parameter").asText())
-                .isEqualTo(parameter);
+        OpenApiDocument.assertBadRequest(server.request(method, path, ""), parameter, documented, method);
     }
 
     @Test
