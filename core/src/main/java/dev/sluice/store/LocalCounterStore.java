@@ -16,6 +16,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -106,9 +108,41 @@ public final class LocalCounterStore implements CounterStore {
         if (!decision.allowed()) {
             return CompletableFuture.completedFuture(Counted.kept(decision));
         }
-        return CompletableFuture.completedFuture(Counted.reservation(decision, () -> CompletableFuture.completedFuture(
-                        decide(key, time.nanos(), (state, now) -> policy.undo(state, now, estimate, countedAt))),
-                actual -> settle(key, policy, estimate, actual, countedAt), () -> storeId + ":" + countedAt));
+        Reserved reserved = new Reserved(key, policy, estimate, countedAt);
+        return CompletableFuture.completedFuture(Counted.reservation(decision, reserved, reserved, reserved::id));
+    }
+
+    /** A granted reservation: its give-back, its settle and its id, in one object (a reservation is made per call). */
+    private final class Reserved
+            implements Supplier<CompletionStage<Decision>>, LongFunction<CompletionStage<Decision>> {
+        private final String key;
+        private final Policy policy;
+        private final long estimate;
+        private final long countedAt;
+
+        Reserved(String key, Policy policy, long estimate, long countedAt) {
+            this.key = key;
+            this.policy = policy;
+            this.estimate = estimate;
+            this.countedAt = countedAt;
+        }
+
+        /** Gives the whole estimate back. */
+        @Override
+        public CompletionStage<Decision> get() {
+            return CompletableFuture.completedFuture(decide(key, time.nanos(),
+                    (state, now) -> policy.undo(state, now, estimate, countedAt)));
+        }
+
+        /** Settles at {@code actual}. */
+        @Override
+        public CompletionStage<Decision> apply(long actual) {
+            return settle(key, policy, estimate, actual, countedAt);
+        }
+
+        String id() {
+            return storeId + ":" + countedAt;
+        }
     }
 
     /** Settles a reservation of this store by its id; an id of another {@code LocalCounterStore} settles nothing. */
