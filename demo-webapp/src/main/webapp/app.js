@@ -21,6 +21,8 @@ const ENDPOINTS = [
     { label: 'GET /api/catalog: shadow rule, 3 per minute (never rejects)', method: 'GET', path: '/api/catalog' },
     { label: 'POST /api/orders: queued, 1 per second, 2 waiting at most (leaky bucket)', method: 'POST',
       path: '/api/orders' },
+    { label: 'POST /api/completions: a pretend model, 2000 tokens per minute per API key (reserve, then settle)',
+      method: 'POST', path: '/api/completions', headers: { 'X-Api-Key': 'demo-key' } },
     { label: 'POST /api/limits/nightly-export/increment: the limiter service, 3 per 10 s', method: 'POST',
       path: '/api/limits/nightly-export/increment' },
     { label: 'POST /api/limits/nightly-export/acquire: the next free slot within 10 s', method: 'POST',
@@ -95,7 +97,7 @@ async function refreshService() {
     if (serviceLimits === null) {
         serviceLimits = (await getJson('/api/limits')).limits;
     }
-    const delays = await Promise.all(serviceLimits.map(limit => limit.perKey ? null
+    const delays = await Promise.all(serviceLimits.map(limit => limit.perKey || !limit.limits ? null
         : getJson(`/api/limits/${encodeURIComponent(limit.id)}/delay`)));
     const body = document.querySelector('#service-limits tbody');
     body.replaceChildren();
@@ -103,12 +105,14 @@ async function refreshService() {
         const row = document.createElement('tr');
         row.dataset.id = limit.id;
         cell(row, limit.id);
-        cell(row, limit.limits.map(l => `${l.permits} per ${l.periodMs / 1000} s`).join(' and ')
+        const units = limit.metered ? limit.metered.limits.map(l => ({ ...l, unit: limit.metered.unit })) : [];
+        cell(row, [...(limit.limits || []), ...units]
+            .map(l => `${l.permits}${l.unit ? ' ' + l.unit : ''} per ${l.periodMs / 1000} s`).join(' and ')
             + (limit.perKey ? ', per key' : ''));
         cell(row, limit.algorithm);
         const delay = delays[index];
         if (delay === null) {
-            cell(row, 'per key', 'muted');
+            cell(row, limit.perKey ? 'per key' : '', 'muted');
             cell(row, '', 'muted');
             cell(row, '', 'muted');
         } else {

@@ -7,12 +7,19 @@ import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.Limit;
+import dev.sluice.algorithm.Algorithm;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.store.Counted;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -97,6 +104,36 @@ final class BenchmarkCluster implements AutoCloseable {
         // The floor's map stores objects, as Sluice's does, so neither deserializes a value per call.
         config.addMapConfig(new MapConfig(FLOOR_MAP).setInMemoryFormat(InMemoryFormat.OBJECT).setBackupCount(1));
         return config;
+    }
+
+    /**
+     * Waits up to 60 s, trying every 50 ms, until {@code ready} answers true without throwing: for a store that sends
+     * the members a newer wire format only once it has heard that every member reads it, which it asks as it starts.
+     */
+    static void await(String what, Callable<Boolean> ready) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            Exception failure = null;
+            try {
+                if (ready.call()) {
+                    return;
+                }
+            } catch (Exception notYet) {
+                failure = notYet;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(what + " did not happen within 60 s", failure);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Whether {@code store} names its reservations, so settles them by id: once the members read wire version 8. */
+    static boolean settlesById(HazelcastCounterStore store) {
+        Policy probe = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000, Duration.ofMinutes(1))).inUnit("tokens");
+        Counted reserved = store.estimateAsync("benchmark-probe", probe, 1, 0).toCompletableFuture().join();
+        reserved.giveBack().toCompletableFuture().join();
+        return reserved.reservation().isPresent();
     }
 
     static int freePort() {

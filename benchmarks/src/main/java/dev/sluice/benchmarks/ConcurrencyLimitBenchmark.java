@@ -10,14 +10,11 @@ import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.store.Counted;
-import dev.sluice.store.LocalCounterStore;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,11 +22,9 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -53,17 +48,6 @@ public class ConcurrencyLimitBenchmark {
     private static final Policy RATE = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000_000_000L,
             Duration.ofSeconds(1)));
 
-    /** The local store, shared by the threads. */
-    @State(Scope.Benchmark)
-    public static class Local {
-        private final LocalCounterStore store = new LocalCounterStore();
-
-        @TearDown
-        public void stop() {
-            store.close();
-        }
-    }
-
     /** Resilience4j's semaphore bulkhead and a Sentinel resource with a thread-count flow rule, of as many permits. */
     @State(Scope.Benchmark)
     public static class Peers {
@@ -80,57 +64,15 @@ public class ConcurrencyLimitBenchmark {
         }
     }
 
-    /** A two-member cluster and the store on the member in this JVM, shared by the threads. */
-    @State(Scope.Benchmark)
-    public static class Cluster {
-        @Param({"one-jvm", "two-jvms"})
-        public String topology;
-
-        private BenchmarkCluster cluster;
-        private HazelcastCounterStore store;
-
-        @Setup
-        public void start() throws Exception {
-            cluster = BenchmarkCluster.start(topology.equals("two-jvms"));
-            store = HazelcastCounterStore.using(cluster.local());
-            awaitPermitsOnTheMembers();
-        }
-
-        /**
-         * Waits until the store takes permits on the members: it sends them only once it has heard that every member
-         * reads their wire format, which it asks as it starts.
-         */
-        private void awaitPermitsOnTheMembers() throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (true) {
-                try {
-                    store.acquireAsync("warm", PLENTY).toCompletableFuture().join().giveBack();
-                    return;
-                } catch (CompletionException notYet) {
-                    if (System.nanoTime() > deadline) {
-                        throw notYet;
-                    }
-                    Thread.sleep(50);
-                }
-            }
-        }
-
-        @TearDown
-        public void stop() throws Exception {
-            store.close();
-            cluster.close();
-        }
-    }
-
     @Benchmark
-    public boolean local(Local local) {
+    public boolean local(LocalStore local) {
         Counted held = local.store.acquireAsync("k", PLENTY).toCompletableFuture().join();
         held.giveBack();
         return held.decision().allowed();
     }
 
     @Benchmark
-    public boolean localTwoRateDecisions(Local local) {
+    public boolean localTwoRateDecisions(LocalStore local) {
         return local.store.apply("r1", RATE, 1, 0).allowed() & local.store.apply("r2", RATE, 1, 0).allowed();
     }
 
@@ -153,7 +95,7 @@ public class ConcurrencyLimitBenchmark {
     }
 
     @Benchmark
-    public boolean cluster(Cluster cluster) {
+    public boolean cluster(TwoMembers cluster) {
         Counted held = cluster.store.acquireAsync("k", PLENTY).toCompletableFuture().join();
         held.giveBack().toCompletableFuture().join();
         return held.decision().allowed();

@@ -236,7 +236,7 @@ public final class Console implements AutoCloseable {
             rules.add(new RuleFigures(sample.id(), sample.mode(), sample.limit(), sample.totals(),
                     store.syncOverAdmitted().getOrDefault(sample.id(), 0L),
                     advance ? history.next(sample.id(), sample.totals()) : history.peek(sample.id(), sample.totals()),
-                    sample.keys()));
+                    sample.keys(), sample.costs()));
         }
         rules.sort(Comparator.comparing(RuleFigures::id));
         ReloadingRuleSet.Version version = rulesVersion.get();
@@ -273,7 +273,7 @@ public final class Console implements AutoCloseable {
             long shift = newest - snapshot.publishedAtMillis() / Math.max(1, snapshot.intervalMillis());
             for (RuleFigures rule : snapshot.rules()) {
                 RuleFigures into = summed.computeIfAbsent(rule.id(), id -> new RuleFigures(id, rule.mode(),
-                        rule.limit(), Counts.ZERO, 0, RuleFigures.Series.zeros(SLOTS), List.of()));
+                        rule.limit(), Counts.ZERO, 0, RuleFigures.Series.zeros(SLOTS), List.of(), List.of()));
                 RuleFigures.Series series = into.series();
                 int length = rule.series().length();
                 for (int i = 0; i < length; i++) {
@@ -284,7 +284,7 @@ public final class Console implements AutoCloseable {
                 }
                 summed.put(rule.id(), new RuleFigures(rule.id(), into.mode(), into.limit(),
                         into.totals().plus(rule.totals()), into.overAdmitted() + rule.overAdmitted(), series,
-                        List.of()));
+                        List.of(), plus(into.costs(), rule.costs())));
                 Map<String, KeyFigures> ruleKeys = keys.computeIfAbsent(rule.id(), id -> new HashMap<>());
                 for (KeyFigures key : rule.keys()) {
                     ruleKeys.merge(key.key(), key, (a, b) -> new KeyFigures(a.key(), a.limited() + b.limited(),
@@ -297,7 +297,7 @@ public final class Console implements AutoCloseable {
                 rule.totals(), rule.overAdmitted(), rule.series(), keys.getOrDefault(rule.id(), Map.of()).values()
                         .stream().sorted(Comparator.comparingLong(KeyFigures::limited).reversed()
                                 .thenComparing(KeyFigures::key))
-                        .limit(ConsoleRecorder.PUBLISHED_KEYS).toList())));
+                        .limit(ConsoleRecorder.PUBLISHED_KEYS).toList(), rule.costs())));
         rules.sort(Comparator.comparing(RuleFigures::id));
         return rules;
     }
@@ -310,7 +310,19 @@ public final class Console implements AutoCloseable {
         Function<KeyFigures, KeyFigures> mask = key -> new KeyFigures(KeyMask.of(key.key()), key.limited(),
                 key.error());
         return new RuleFigures(rule.id(), rule.mode(), rule.limit(), rule.totals(), rule.overAdmitted(),
-                rule.series(), rule.keys().stream().map(mask).toList());
+                rule.series(), rule.keys().stream().map(mask).toList(), rule.costs());
+    }
+
+    /** Two instances' costs of one rule, summed unit by unit. */
+    private static List<CostFigures> plus(List<CostFigures> a, List<CostFigures> b) {
+        Map<String, CostFigures> byUnit = new LinkedHashMap<>();
+        for (CostFigures costs : a) {
+            byUnit.merge(costs.unit(), costs, CostFigures::plus);
+        }
+        for (CostFigures costs : b) {
+            byUnit.merge(costs.unit(), costs, CostFigures::plus);
+        }
+        return List.copyOf(byUnit.values());
     }
 
     /** Stops publishing; this instance's entry expires within {@value #TTL_INTERVALS} intervals. */

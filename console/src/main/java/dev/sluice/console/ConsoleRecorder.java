@@ -5,6 +5,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.Outcome;
 import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.Reservation;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleDecision;
 import java.util.ArrayList;
@@ -31,6 +32,8 @@ public final class ConsoleRecorder implements DecisionMetrics {
     public static final int PUBLISHED_KEYS = 10;
 
     private final Map<String, RuleCounter> rules = new ConcurrentHashMap<>();
+    /** Per rule id and unit, the costs reserved and settled. */
+    private final Map<String, Map<String, CostCounter>> costs = new ConcurrentHashMap<>();
 
     @Override
     public void recorded(Evaluation evaluation, long decisionNanos) {
@@ -51,15 +54,73 @@ public final class ConsoleRecorder implements DecisionMetrics {
     public void storeFailed(String ruleId) {
     }
 
+    @Override
+    public void reserved(String ruleId, String unit, long estimate) {
+        costs(ruleId, unit).reserved(estimate);
+    }
+
+    @Override
+    public void settled(String ruleId, String unit, long estimate, long actual) {
+        costs(ruleId, unit).settled(estimate, actual);
+    }
+
+    /** The counter of rule {@code ruleId}'s costs in {@code unit}, which may come before its first decision. */
+    private CostCounter costs(String ruleId, String unit) {
+        return costs.computeIfAbsent(ruleId, id -> new ConcurrentHashMap<>()).computeIfAbsent(unit, CostCounter::new);
+    }
+
+    /**
+     * Records {@code evaluation}'s reservations, once the request has ended, for a recorder that is not the adapter's
+     * metrics (it hears of no reservation then: {@link ConsoleRecordingFilter}): each estimate reserved and what it
+     * settled at. Call after {@link #recorded}, which makes the rules known.
+     */
+    void ended(Evaluation evaluation) {
+        for (Reservation reservation : evaluation.reservations()) {
+            String id = reservation.outcome().rule().id();
+            reserved(id, reservation.unit(), reservation.estimate());
+            reservation.settled().ifPresent(actual -> settled(id, reservation.unit(), reservation.estimate(), actual));
+        }
+    }
+
     /** Every rule's totals since recording started, its latest definition and its most limited keys, now. */
     List<Sample> sample() {
         List<Sample> samples = new ArrayList<>(rules.size());
-        rules.values().forEach(counter -> samples.add(counter.sample()));
+        rules.values().forEach(counter -> samples.add(counter.sample(costs.getOrDefault(counter.rule.id(),
+                Map.of()).values().stream().map(CostCounter::figures).toList())));
         return samples;
     }
 
     /** One rule's figures at one moment. */
-    record Sample(String id, String mode, String limit, Counts totals, List<KeyFigures> keys) {
+    record Sample(String id, String mode, String limit, Counts totals, List<KeyFigures> keys,
+                  List<CostFigures> costs) {
+    }
+
+    /** One rule's costs in one unit. */
+    private static final class CostCounter {
+        private final String unit;
+        private final LongAdder reserved = new LongAdder();
+        private final LongAdder settled = new LongAdder();
+        private final LongAdder debt = new LongAdder();
+        private final LongAdder outstanding = new LongAdder();
+
+        CostCounter(String unit) {
+            this.unit = unit;
+        }
+
+        void reserved(long estimate) {
+            reserved.add(estimate);
+            outstanding.add(estimate);
+        }
+
+        void settled(long estimate, long actual) {
+            outstanding.add(-estimate);
+            settled.add(actual);
+            debt.add(Math.max(0, actual - estimate));
+        }
+
+        CostFigures figures() {
+            return new CostFigures(unit, reserved.sum(), settled.sum(), debt.sum(), outstanding.sum());
+        }
     }
 
     /** One rule's counters. */
@@ -97,7 +158,7 @@ public final class ConsoleRecorder implements DecisionMetrics {
             }
         }
 
-        Sample sample() {
+        Sample sample(List<CostFigures> costs) {
             Rule now = rule;
             Counts totals = new Counts(allowed.sum(), delayed.sum(), rejected.sum(), shadowRejected.sum());
             List<KeyFigures> keys = new ArrayList<>();
@@ -105,7 +166,7 @@ public final class ConsoleRecorder implements DecisionMetrics {
                 keys.add(new KeyFigures(entry.key(), entry.count(), entry.error()));
             }
             return new Sample(now.id(), now.mode().name().toLowerCase(Locale.ROOT), describe(now), totals,
-                    List.copyOf(keys));
+                    List.copyOf(keys), costs);
         }
     }
 
@@ -113,6 +174,7 @@ public final class ConsoleRecorder implements DecisionMetrics {
     static String describe(Rule rule) {
         List<String> parts = new ArrayList<>();
         rule.policy().ifPresent(policy -> parts.add(describe(policy)));
+        rule.metered().ifPresent(policy -> parts.add(describe(policy)));
         rule.tiers().forEach((tier, policy) -> parts.add(tier + "=" + describe(policy)));
         rule.concurrency().ifPresent(limit -> parts.add(limit.permits() + " concurrent"));
         return String.join(", ", parts);

@@ -11,14 +11,22 @@ import java.util.List;
  * @param mode {@code enforce} or {@code shadow}
  * @param limit the rule's limit as text, such as {@code token_bucket 5/30s} or {@code 10 concurrent}
  * @param totals decisions since recording started
- * @param overAdmitted for a synchronised rule, the permits of the instances' hits that the keys' owners found beyond
- *     the limit since the stores started: the mode's measured error ({@code StoreHealth.syncOverAdmitted()}); 0
+ * @param overAdmitted for a synchronised rule, the permits by which the instances' hits took its keys past their
+ *     limits since the stores started: the mode's measured error ({@code StoreHealth.syncOverAdmitted()}); 0
  *     otherwise
  * @param series per interval: {@code allowed}, {@code delayed}, {@code rejected}, {@code shadowRejected}
  * @param keys the most limited keys, most first
+ * @param costs the rule's costs in a unit other than requests, one per unit; empty for a rule of requests alone (and
+ *     in a snapshot of an instance that records none)
  */
 public record RuleFigures(String id, String mode, String limit, Counts totals, long overAdmitted, Series series,
-                          List<KeyFigures> keys) {
+                          List<KeyFigures> keys, List<CostFigures> costs) {
+
+    /** An older instance's snapshot has no costs: none. */
+    @SuppressWarnings("ConstantValue")
+    public RuleFigures {
+        costs = costs == null ? List.of() : List.copyOf(costs);
+    }
 
     /**
      * Counts per interval, oldest first, one array per outcome, all of one length (arrays: 120 numbers each, summed

@@ -2,11 +2,14 @@ package dev.sluice.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.Permits;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.RuleSet;
 import dev.sluice.rules.TestRequest;
 import dev.sluice.store.LocalCounterStore;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ConsoleRecorderTest {
@@ -48,6 +51,32 @@ class ConsoleRecorderTest {
         assertThat(hello.keys()).containsExactly(new KeyFigures("198.51.100.1", 3, 0));
         assertThat(hello.limit()).isEqualTo("token_bucket hello:5/1h");
         assertThat(hello.mode()).isEqualTo("enforce");
+    }
+
+    @Test
+    void reservedAndSettled_asMetricsOrFromTheEndedEvaluation_countTheRulesCostsOnce() {
+        RuleSet rules = rules("""
+                {"rules": [{"id": "llm", "match": {"paths": ["/complete"]}, "key": {"type": "constant"},
+                            "limits": [{"permits": 100, "period": "1h", "unit": "tokens"}],
+                            "estimate": {"type": "header", "name": "X-Max-Tokens"}}]}""");
+        ConsoleRecorder asMetrics = new ConsoleRecorder();
+        ConsoleRecorder afterTheChain = new ConsoleRecorder();
+        try (LocalCounterStore store = new LocalCounterStore()) {
+            for (long used : new long[] {10, 70}) {
+                Evaluation evaluation = rules.evaluate(TestRequest.get("/complete").header("X-Max-Tokens", "40"),
+                        store, null, Permits.telling(asMetrics)).join();
+                asMetrics.recorded(evaluation, 0);
+                evaluation.settle(used);
+                afterTheChain.recorded(evaluation, 0);
+                afterTheChain.ended(evaluation);
+            }
+        }
+
+        for (ConsoleRecorder recorder : List.of(asMetrics, afterTheChain)) {
+            assertThat(recorder.sample().get(0).costs()).containsExactly(new CostFigures("tokens", 80, 80, 30, 0));
+        }
+        assertThat(ConsoleRecorder.describe(rules.rule("llm").orElseThrow()))
+                .isEqualTo("token_bucket llm:100 tokens/1h");
     }
 
     @Test

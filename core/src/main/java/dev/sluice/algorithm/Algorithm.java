@@ -290,19 +290,52 @@ public enum Algorithm {
         if (cost < 1) {
             throw new IllegalArgumentException("a request given back costs at least 1, got " + cost);
         }
+        return undoPart(state, now, cost, 0, countedAt, limits);
+    }
+
+    /**
+     * Settles a request counted at {@code countedAt} with its estimate {@code reserved} ({@link #apply}) at its
+     * {@code actual} cost: the excess {@linkplain #record recorded} now, a debt whatever is left; the difference below
+     * the estimate taken back as {@link #undo} takes a request back, the request keeping {@code actual}, with the
+     * bound {@code docs/design/costs.md} proves (never more permissive than a request counted at its actual cost).
+     * The decision is a bare look at the state after it ({@code apply} of cost 0, accepting any delay).
+     *
+     * @throws IllegalArgumentException when {@code reserved} is below 1 or {@code actual} negative
+     */
+    Transition settle(long @Nullable [][] state, long now, long reserved, long actual, long countedAt,
+                      List<Limit> limits) {
+        if (reserved < 1 || actual < 0) {
+            throw new IllegalArgumentException("a settle needs an estimate of at least 1 and an actual cost of 0 or"
+                    + " more, got estimate " + reserved + " and actual cost " + actual);
+        }
+        if (actual > reserved) {
+            Transition charged = record(state, now, actual - reserved, 0, limits);
+            Transition look = apply(charged.state(), now, 0, Long.MAX_VALUE, limits);
+            return new Transition(charged.state(), look.decision(), charged.changed(), look.idleAfterNanos());
+        }
+        if (actual < reserved) {
+            return undoPart(state, now, reserved - actual, actual, countedAt, limits);
+        }
+        Transition look = apply(state, now, 0, Long.MAX_VALUE, limits);
+        return new Transition(state, look.decision(), false, look.idleAfterNanos());
+    }
+
+    /** {@link #undo} of {@code cost} of a request that keeps {@code kept} more. */
+    private Transition undoPart(long @Nullable [][] state, long now, long cost, long kept, long countedAt,
+                                List<Limit> limits) {
         int count = limits.size();
-        long @Nullable [][] kept = state;
+        long @Nullable [][] after = state;
         if (state != null && state.length == count) {
             long[][] next = new long[count][];
             boolean changed = false;
             for (int i = 0; i < count; i++) {
-                next[i] = strategy.undo(state[i], now, countedAt, cost, limits.get(i));
+                next[i] = strategy.undo(state[i], now, countedAt, cost, kept, limits.get(i));
                 changed |= next[i] != state[i];
             }
-            kept = changed ? next : state;
+            after = changed ? next : state;
         }
-        Transition look = apply(kept, now, 0, Long.MAX_VALUE, limits);
-        return new Transition(kept, look.decision(), kept != state, look.idleAfterNanos());
+        Transition look = apply(after, now, 0, Long.MAX_VALUE, limits);
+        return new Transition(after, look.decision(), after != state, look.idleAfterNanos());
     }
 
     /**

@@ -89,7 +89,8 @@ final class FixedWindow implements Strategy {
 
     /** Less {@code cost} in the window holding {@code countedAt}; a window already over counts for nothing. */
     @Override
-    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, long kept,
+                                  Limit limit) {
         return Strategy.lessInWindow(state, 2, countedAt, cost, limit.periodNanos());
     }
 

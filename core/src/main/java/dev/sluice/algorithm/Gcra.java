@@ -94,19 +94,23 @@ final class Gcra implements Strategy {
     }
 
     /**
-     * The theoretical arrival time moved back by the request's {@code cost * T}, less the time since it was counted:
-     * had the request not been counted, the key could have run idle in that time, and a request arriving then would
-     * have started from its own arrival. Exact when undone at the instant counted or when the key was idle before it;
-     * later than exact by at most the time since (never earlier) otherwise.
+     * The theoretical arrival time moved back by the request's {@code cost * T}, less the time since it was counted
+     * beyond the {@code kept * T} the request still holds: had those permits not been counted, the key could have run
+     * idle in that time (never before the kept part had passed), and a request arriving then would have started from
+     * its own arrival. Exact when undone at the instant counted or when the key was idle before it; later than exact
+     * by at most that time (never earlier) otherwise.
      */
     @Override
-    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, long kept,
+                                  Limit limit) {
         if (state == null || state.length != 1) {
             return state;
         }
-        // A granted cost is at most the capacity, whose full span decide() computes without overflow.
-        long counted = cost * Durations.ceilDiv(limit.periodNanos(), limit.permits());
-        long back = counted - Math.min(counted, Math.max(0, now - countedAt));
+        // A granted cost (and so what it keeps) is at most the capacity, whose full span decide() computes without
+        // overflow.
+        long interval = Durations.ceilDiv(limit.periodNanos(), limit.permits());
+        long counted = cost * interval;
+        long back = counted - Math.min(counted, Math.max(0, now - countedAt - kept * interval));
         return back == 0 ? state : new long[] {state[0] - back};
     }
 

@@ -7,6 +7,7 @@ import dev.sluice.internal.state.Transition;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,6 +20,9 @@ import org.jspecify.annotations.Nullable;
  * grants a hot key's permits from slices its node took from the key's owner; or to be {@linkplain #synchronised()
  * synchronised}, never both. Immutable and thread-safe.
  *
+ * <p>A policy counts requests, or a unit such as tokens ({@link #inUnit}), which a request reserves as an estimate
+ * when it starts and settles at its actual cost when it ends ({@link #settle}).
+ *
  * <p>The state methods ({@link #apply}, {@link #record}, {@link #reserve}, {@link #lease}, {@link #giveBack}) are for
  * stores, which run them atomically per key; they return types of {@code dev.sluice.internal.state}, which carry no
  * compatibility promise. Applications decide through a {@code CounterStore} or a {@code RateLimiter}.
@@ -28,6 +32,12 @@ public final class Policy implements Quota {
     /** The most limits one policy holds; real policies have a handful, and the bound keeps wire reads bounded. */
     public static final int MAX_LIMITS = 64;
 
+    /** The unit of a policy that counts requests: every policy's unless {@link #inUnit} says otherwise. */
+    public static final String REQUESTS = "requests";
+
+    /** A unit's name: a letter, then letters, digits, {@code -} or {@code _}, 40 characters at most. */
+    private static final Pattern UNIT = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,39}");
+
     private final Algorithm algorithm;
     private final List<Limit> limits;
     private final long capacity;
@@ -35,6 +45,7 @@ public final class Policy implements Quota {
     private final boolean synced;
     /** The synchronised mode's budget per node and key; empty for the store's ({@link #syncBudget()}). */
     private final OptionalLong syncBudget;
+    private final String unit;
     /** Computed on first use and kept (as {@code String} does): a policy is a map key in cached rejections. */
     private int hash;
 
@@ -57,15 +68,17 @@ public final class Policy implements Quota {
         this.leased = false;
         this.synced = false;
         this.syncBudget = OptionalLong.empty();
+        this.unit = REQUESTS;
     }
 
-    private Policy(Policy policy, boolean leased, boolean synced, OptionalLong syncBudget) {
+    private Policy(Policy policy, boolean leased, boolean synced, OptionalLong syncBudget, String unit) {
         this.algorithm = policy.algorithm;
         this.limits = policy.limits;
         this.capacity = policy.capacity;
         this.leased = leased;
         this.synced = synced;
         this.syncBudget = syncBudget;
+        this.unit = unit;
     }
 
     /** A policy of {@code algorithm} over {@code limits}; throws {@link IllegalArgumentException} when the algorithm
@@ -100,7 +113,7 @@ public final class Policy implements Quota {
         if (synced) {
             throw new IllegalArgumentException("a synchronised policy cannot also be leased: choose one");
         }
-        return leased ? this : new Policy(this, true, false, OptionalLong.empty());
+        return leased ? this : new Policy(this, true, false, OptionalLong.empty(), unit);
     }
 
     /**
@@ -110,8 +123,45 @@ public final class Policy implements Quota {
      * @throws IllegalArgumentException when the algorithm cannot enforce one of them, naming the limit and the reason
      */
     public Policy withLimits(List<Limit> newLimits) {
-        Policy other = new Policy(algorithm, newLimits);
-        return leased ? other.leasing() : synced ? new Policy(other, false, true, syncBudget) : other;
+        Policy other = new Policy(algorithm, newLimits).inUnit(unit);
+        return leased ? other.leasing() : synced ? new Policy(other, false, true, syncBudget, unit) : other;
+    }
+
+    /**
+     * This policy counting {@code newUnit} instead of requests, such as {@code tokens} or {@code bytes}: a request
+     * counts its estimate in that unit when it starts and settles its actual cost when it ends ({@link #settle};
+     * {@code docs/design/costs.md}). {@link #REQUESTS} is every policy's unit unless set. The unit names what the
+     * limits count in headers and metrics; the arithmetic is the same.
+     *
+     * @throws IllegalArgumentException when {@code newUnit} is no unit name (a letter, then letters, digits, {@code -}
+     *     or {@code _}, at most 40), is {@code concurrent-requests} (a concurrency limit's), or the algorithm is the
+     *     leaky bucket, which cannot settle (it gives each request a slot of its estimated length in its queue, and the
+     *     requests behind it are released at theirs: the unused part of a slot cannot be given back)
+     */
+    public Policy inUnit(String newUnit) {
+        if (!UNIT.matcher(newUnit).matches() || newUnit.equals("concurrent-requests")) {
+            throw new IllegalArgumentException("a unit is a letter, then letters, digits, '-' or '_' (40 at most), and"
+                    + " not concurrent-requests; got \"" + newUnit + "\"");
+        }
+        if (newUnit.equals(unit)) {
+            return this;
+        }
+        if (algorithm == Algorithm.LEAKY_BUCKET && !newUnit.equals(REQUESTS)) {
+            throw new IllegalArgumentException("the leaky bucket cannot count " + newUnit + " settled when a request"
+                    + " ends (it gives each request a slot of its estimated length in the queue and releases the"
+                    + " requests behind it at theirs, so the unused part of a slot cannot be given back; GCRA can)");
+        }
+        return new Policy(this, leased, synced, syncBudget, newUnit);
+    }
+
+    /** What the limits count: {@link #REQUESTS}, or the unit {@link #inUnit} set, such as {@code tokens}. */
+    public String unit() {
+        return unit;
+    }
+
+    /** Whether this policy counts a unit other than requests, settled when a request ends ({@link #inUnit}). */
+    public boolean metered() {
+        return !unit.equals(REQUESTS);
     }
 
     /** Whether this policy asks to be leased ({@link #leasing()}). */
@@ -150,7 +200,7 @@ public final class Policy implements Quota {
         if (leased) {
             throw new IllegalArgumentException("a leased policy cannot also be synchronised: choose one");
         }
-        return synced && syncBudget.equals(budget) ? this : new Policy(this, false, true, budget);
+        return synced && syncBudget.equals(budget) ? this : new Policy(this, false, true, budget, unit);
     }
 
     /** Whether this policy asks to be synchronised ({@link #synchronised()}). */
@@ -267,17 +317,35 @@ public final class Policy implements Quota {
         return algorithm.undo(state, nowNanos, cost, countedAtNanos, limits);
     }
 
+    /**
+     * Settles a request that {@link #apply} granted at {@code countedAtNanos} with its {@code estimate}, at its
+     * {@code actual} cost: above the estimate, the excess is {@linkplain #record recorded} now, a debt whatever is
+     * left, which the key pays back before its next grant; below it, the difference is taken back as {@link #undo}
+     * takes a request back, the request keeping its actual cost, never more permissively than had the request been
+     * counted at its actual cost from the start (the bound: {@code docs/design/costs.md}). The decision is a bare
+     * look at the state after it.
+     *
+     * @throws IllegalArgumentException when {@code estimate} is below 1 or {@code actual} negative
+     */
+    @SuppressWarnings("exports")  // for Sluice's stores: internal.state is exported to them
+    public Transition settle(long @Nullable [][] state, long nowNanos, long estimate, long actual,
+                             long countedAtNanos) {
+        return algorithm.settle(state, nowNanos, estimate, actual, countedAtNanos, limits);
+    }
+
     @Override
     public boolean equals(@Nullable Object o) {
         return o == this || o instanceof Policy other && algorithm == other.algorithm && leased == other.leased
-                && synced == other.synced && syncBudget.equals(other.syncBudget) && limits.equals(other.limits);
+                && synced == other.synced && syncBudget.equals(other.syncBudget) && limits.equals(other.limits)
+                && unit.equals(other.unit);
     }
 
     @Override
     public int hashCode() {
         int h = hash;
         if (h == 0) {
-            h = 31 * (31 * (31 * algorithm.hashCode() + limits.hashCode()) + syncBudget.hashCode()) + (leased ? 1 : 0)
+            h = 31 * (31 * (31 * (31 * algorithm.hashCode() + limits.hashCode()) + syncBudget.hashCode())
+                    + unit.hashCode()) + (leased ? 1 : 0)
                     + (synced ? 2 : 0);
             hash = h;
         }
@@ -286,7 +354,7 @@ public final class Policy implements Quota {
 
     @Override
     public String toString() {
-        return "Policy[" + algorithm + " " + limits + (leased ? " leased" : "")
+        return "Policy[" + algorithm + " " + limits + (metered() ? " in " + unit : "") + (leased ? " leased" : "")
                 + (synced ? " synced" + (syncBudget.isPresent() ? " budget " + syncBudget.getAsLong() : "") : "") + "]";
     }
 }

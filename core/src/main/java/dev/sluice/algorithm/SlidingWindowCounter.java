@@ -132,7 +132,8 @@ final class SlidingWindowCounter implements Strategy {
      * nothing.
      */
     @Override
-    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, long kept,
+                                  Limit limit) {
         long window = Math.floorDiv(countedAt, limit.periodNanos());
         if (state == null || state.length != 3 || state[0] != window + 1) {
             return Strategy.lessInWindow(state, 3, countedAt, cost, limit.periodNanos());

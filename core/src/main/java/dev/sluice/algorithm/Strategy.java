@@ -72,12 +72,14 @@ interface Strategy {
     }
 
     /**
-     * {@code state} with a request of {@code cost} that {@link #decide} granted at {@code countedAt} taken back, at
-     * {@code now} (not before {@code countedAt}): a new array, or {@code state} itself when nothing is to change. The
-     * result is never more permissive than the state would be had the request never been counted, and equal to it in
-     * the cases {@code docs/design/all-or-nothing.md} proves. Pure, like {@link #decide}.
+     * {@code state} with {@code cost} of a request that {@link #decide} granted at {@code countedAt} taken back, at
+     * {@code now} (not before {@code countedAt}), the request keeping {@code kept} more that stay counted (0 when it
+     * is taken back whole, the part of a reservation its settle keeps otherwise): a new array, or {@code state}
+     * itself when nothing is to change. The result is never more permissive than the state would be had the request
+     * been counted at {@code kept}, and equal to it in the cases {@code docs/design/all-or-nothing.md} and
+     * {@code docs/design/costs.md} prove. Pure, like {@link #decide}.
      */
-    long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit);
+    long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, long kept, Limit limit);
 
     /** Nanoseconds from {@code at} to the end of the aligned span of {@code length} (a window, a step) holding it. */
     static long untilSpanEnd(long at, long length) {

@@ -89,13 +89,15 @@ final class TokenBucket implements Strategy {
     }
 
     /**
-     * The bucket refilled to {@code now} with {@code cost} tokens put back, less what the bucket without this request
-     * could have lost to being full: nothing while no later request has refilled it since ({@code lastRefill} still
-     * the count's instant), else at most the refill of the time from the count to that later refill. Full: a fresh
-     * bucket.
+     * The bucket refilled to {@code now} with {@code cost} tokens put back, less what the bucket without them could
+     * have lost to being full: nothing while no later request has refilled it since ({@code lastRefill} still the
+     * count's instant), else at most the refill of the time from the count to that later refill less the {@code kept}
+     * tokens the request still holds (the bucket without the {@code cost} tokens held those {@code kept} and could not
+     * be full before it had refilled them). Full: a fresh bucket.
      */
     @Override
-    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, long kept,
+                                  Limit limit) {
         long capacity = limit.capacity();
         if (state == null || state.length != 3 || state[0] >= capacity) {
             return state;
@@ -110,11 +112,17 @@ final class TokenBucket implements Strategy {
         long carry = bucket[2];
         long lostFor = Math.max(0, state[1] - countedAt);
         long lostTokens = Arithmetic.mulAddDiv(lostFor, permits, 0, period);
+        // The remainder is below period, so wrapping 64-bit arithmetic computes it exactly.
+        long lostCarry = lostFor * permits - lostTokens * period;
+        if (lostTokens < kept) {
+            lostTokens = 0;
+            lostCarry = 0;
+        } else {
+            lostTokens -= kept;
+        }
         if (lostTokens >= cost) {
             return bucket;
         }
-        // The remainder is below period, so wrapping 64-bit arithmetic computes it exactly.
-        long lostCarry = lostFor * permits - lostTokens * period;
         tokens += cost - lostTokens;
         if (lostCarry > 0) {
             tokens--;

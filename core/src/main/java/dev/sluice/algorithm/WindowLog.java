@@ -159,7 +159,8 @@ final class WindowLog implements Strategy {
      * is.
      */
     @Override
-    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, Limit limit) {
+    public long @Nullable [] undo(long @Nullable [] state, long now, long countedAt, long cost, long kept,
+                                  Limit limit) {
         return lessAt(state, countedAt, cost, limit);
     }
 

@@ -21,6 +21,17 @@ import java.lang.annotation.Target;
  * public List<Hit> search(@QueryParam("q") String q) { ... }
  * }</pre>
  *
+ * <p>A limit may count a unit other than requests ({@link #unit()}, such as tokens): each request reserves its
+ * {@link #estimate()} when it starts and settles its {@link #actualCost()} when it ends (see
+ * {@code docs/design/costs.md}):
+ *
+ * <pre>{@code
+ * @RateLimited(id = "llm", permits = 20, period = "1m", key = "header:X-Api-Key")
+ * @RateLimited(id = "llm", permits = 10000, period = "1m", unit = "tokens", key = "header:X-Api-Key",
+ *              estimate = "header:X-Max-Tokens", actualCost = "header:X-Tokens-Used")
+ * public Completion complete(Prompt prompt) { ... }
+ * }</pre>
+ *
  * <p>Read by {@code dev.sluice.rules.AnnotationRules}, which reports mistakes naming the class and method. See
  * {@code docs/design/rules.md}.
  */
@@ -113,6 +124,39 @@ public @interface RateLimited {
      * {@code docs/design/concurrency.md}.
      */
     String permitWait() default "";
+
+    /**
+     * What this limit counts: empty (the default) for requests, or a unit such as {@code tokens} or {@code bytes},
+     * which each request reserves as its {@link #estimate()} and settles at its {@link #actualCost()}. Annotations
+     * sharing an id count requests and at most one other unit. The leaky bucket counts only requests.
+     */
+    String unit() default "";
+
+    /**
+     * With a {@link #unit()}, where a request's estimate in it comes from when it starts: {@code header:NAME},
+     * {@code query:NAME}, {@code content-length}, or {@code fixed:N}. Given once per id (annotations that give it
+     * must agree).
+     */
+    String estimate() default "";
+
+    /** With an {@link #estimate()}, the largest taken; 0 (the default): the smallest capacity of the unit's limits. */
+    long maxEstimate() default 0;
+
+    /**
+     * With an {@link #estimate()}, what a request whose estimate is missing or invalid reserves; 0 (the default) to
+     * refuse such a request with 400.
+     */
+    long defaultEstimate() default 0;
+
+    /**
+     * With a {@link #unit()}, where a request's actual cost comes from when it ends: {@code header:NAME} (a response
+     * header the resource sets, stripped unless {@link #keepActualHeader()}) or {@code attribute:NAME} (a request
+     * property); empty (the default) when only the API settles. A request that says none keeps its estimate.
+     */
+    String actualCost() default "";
+
+    /** With {@code actualCost = "header:..."}, leave that header on the response for the client to see. */
+    boolean keepActualHeader() default false;
 
     /** Holds repeated {@link RateLimited} annotations. */
     @Documented

@@ -26,6 +26,15 @@ public record ProblemDetails(String type, int status, String detail, List<String
     /** The problem type of a request refused because the limiter could not decide. */
     public static final String UNAVAILABLE_TYPE = "https://sluice.dev/problems/limiter-unavailable";
 
+    /**
+     * The problem type of a request refused because it lacks the estimate of its cost a rule reserves, or sends one
+     * that rule cannot take (status 400): nothing was counted.
+     */
+    public static final String INVALID_ESTIMATE_TYPE = "https://sluice.dev/problems/invalid-estimate";
+
+    /** The status of a request refused for its estimate. */
+    public static final int BAD_REQUEST = 400;
+
     /** The status of a request refused because the limiter could not decide. */
     public static final int SERVICE_UNAVAILABLE = 503;
 
@@ -77,6 +86,15 @@ public record ProblemDetails(String type, int status, String detail, List<String
         return new ProblemDetails(TYPE, status, detail, policies, retryAfter);
     }
 
+    /**
+     * The problem of a request refused for its estimate: {@value #BAD_REQUEST}, type {@value #INVALID_ESTIMATE_TYPE},
+     * a detail of {@code reason} (what came, what the rule takes) and that nothing was counted, no policies.
+     */
+    public static ProblemDetails invalidEstimate(String reason) {
+        return new ProblemDetails(INVALID_ESTIMATE_TYPE, BAD_REQUEST, Character.toUpperCase(reason.charAt(0))
+                + reason.substring(1) + ". Nothing was counted.", List.of(), -1);
+    }
+
     private static String generatedDetail(Decision verdict, long retryAfter) {
         String exceeded = "Rate limit '" + verdict.limitName() + "' exceeded.";
         if (retryAfter < 0) {
@@ -94,6 +112,9 @@ public record ProblemDetails(String type, int status, String detail, List<String
         if (type.equals(UNAVAILABLE_TYPE)) {
             return "Rate Limiter Unavailable";
         }
+        if (type.equals(INVALID_ESTIMATE_TYPE)) {
+            return "Invalid Estimate";
+        }
         return status == TOO_MANY_REQUESTS ? "Too Many Requests" : "Request Rate Limited";
     }
 
@@ -106,6 +127,9 @@ public record ProblemDetails(String type, int status, String detail, List<String
         Json.appendString(json, title());
         json.append(",\"status\":").append(status).append(",\"detail\":");
         Json.appendString(json, detail);
+        if (type.equals(INVALID_ESTIMATE_TYPE)) {
+            return json.append('}').toString();
+        }
         json.append(",\"policies\":");
         appendStrings(json, policies);
         json.append(",\"violated-policies\":");

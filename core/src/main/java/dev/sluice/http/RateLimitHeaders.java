@@ -52,7 +52,7 @@ public final class RateLimitHeaders {
         @Nullable String policies = null;
         @Nullable String counted = null;
         if (style.draft() && !limits.isEmpty()) {
-            policies = policyField(limits);
+            policies = policyField(limits, null);
             StringBuilder field = new StringBuilder(FIELD_CAPACITY);
             for (Decision decision : decisions) {
                 appendRateLimitItem(field, decision, false);
@@ -112,7 +112,7 @@ public final class RateLimitHeaders {
             if (POLICY_FIELDS.size() >= MAX_CACHED_POLICIES) {
                 POLICY_FIELDS.clear();
             }
-            field = policyField(policy.limits());
+            field = policyField(policy.limits(), policy.metered() ? policy.unit() : null);
             POLICY_FIELDS.put(policy, field);
         }
         return field;
@@ -128,12 +128,21 @@ public final class RateLimitHeaders {
         return field.append(";q=").append(limit.permits()).append(";qu=\"concurrent-requests\"").toString();
     }
 
-    static String policyField(List<Limit> limits) {
+    /**
+     * The {@code RateLimit-Policy} items of {@code limits}, in requests, or in {@code unit} ({@code qu}, the draft's
+     * quota unit: its name as the rule gives it, such as {@code tokens}) when not null.
+     */
+    static String policyField(List<Limit> limits, @Nullable String unit) {
         StringBuilder field = new StringBuilder(FIELD_CAPACITY);
         for (Limit limit : limits) {
             separate(field);
             appendString(field, limit.name());
-            field.append(";q=").append(limit.permits()).append(";w=").append(seconds(limit.periodNanos()));
+            field.append(";q=").append(limit.permits());
+            if (unit != null) {
+                field.append(";qu=");
+                appendString(field, unit);
+            }
+            field.append(";w=").append(seconds(limit.periodNanos()));
         }
         return field.toString();
     }

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What an adapter answers for an {@link Evaluation}, for any HTTP stack: the rate-limit header fields and, for a
  * rejection, the status and problem body; a rejection by a concurrency limit gets no {@code Retry-After}, as nobody
- * knows when a request in flight ends (see {@code docs/headers.md}). The servlet filter and the Jersey binding both
+ * knows when a request in flight ends, and a request refused for its estimate a 400 and no rate-limit fields (see
+ * {@code docs/headers.md}). The servlet filter and the Jersey binding both
  * answer through this class, so a request gets the same response from either.
  *
  * <p>Only enforcing rules shape the response: a request that only shadow rules counted gets nothing (no headers, no
@@ -40,9 +41,13 @@ public final class RateLimitResponse {
         this.evaluation = evaluation;
     }
 
-    /** The response to {@code evaluation}; empty when no enforcing rule counted the request (nothing to answer). */
+    /**
+     * The response to {@code evaluation}; empty when no enforcing rule counted the request and none refused it for its
+     * estimate (nothing to answer).
+     */
     public static Optional<RateLimitResponse> of(Evaluation evaluation) {
-        return evaluation.limiting().isEmpty() ? Optional.empty() : Optional.of(new RateLimitResponse(evaluation));
+        return evaluation.limiting().isEmpty() && evaluation.refusal().isEmpty() ? Optional.empty()
+                : Optional.of(new RateLimitResponse(evaluation));
     }
 
     /** Whether the request is rejected. */
@@ -50,8 +55,14 @@ public final class RateLimitResponse {
         return !evaluation.allowed();
     }
 
-    /** Writes the rate-limit fields of {@code style} (and {@code Retry-After} on a rejection) to {@code header}. */
+    /**
+     * Writes the rate-limit fields of {@code style} (and {@code Retry-After} on a rejection) to {@code header}; none
+     * for a request refused for its estimate, which nothing counted.
+     */
     public void writeHeaders(HeaderStyle style, BiConsumer<String, String> header) {
+        if (evaluation.limiting().isEmpty()) {
+            return;
+        }
         @Nullable String policies = null;
         @Nullable String counted = null;
         if (style.draft()) {
@@ -92,6 +103,10 @@ public final class RateLimitResponse {
     public ProblemDetails problem() {
         if (!rejected()) {
             throw new IllegalStateException("the request is not rejected");
+        }
+        Optional<Evaluation.Refusal> refused = evaluation.refusal();
+        if (refused.isPresent()) {
+            return ProblemDetails.invalidEstimate(refused.get().reason());
         }
         // A concurrency limit first (the detail names it), then the longest wait.
         List<Decision> rejections = evaluation.outcomes().stream()

@@ -38,6 +38,17 @@ final class LeftOpenStore implements CounterStore {
     }
 
     @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        return store.estimateAsync(key, policy, estimate, maxDelayNanos);
+    }
+
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        return store.settleAsync(key, policy, estimate, actual, reservation);
+    }
+
+    @Override
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
         return store.acquireAsync(key, limit);
     }

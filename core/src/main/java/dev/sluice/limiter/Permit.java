@@ -2,11 +2,15 @@ package dev.sluice.limiter;
 
 import dev.sluice.Decision;
 import dev.sluice.store.Counted;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The answer to {@link RateLimiter#tryAcquirePermit}: whether the key got a concurrency permit and, if so, the permit
- * itself, held until {@link #close()}. Use it in try-with-resources so that it is released however the work ends:
+ * itself, held until {@link #close()}; or to {@link RateLimiter#tryReserve}: whether the key's estimate was reserved
+ * and, if so, the reservation, settled at its actual cost by {@link #settle} (a reservation closed without a settle
+ * keeps its estimate). Use it in try-with-resources so that it is released however the work ends:
  *
  * <pre>{@code
  * try (Permit permit = limiter.tryAcquirePermit(tenant)) {
@@ -22,11 +26,18 @@ public final class Permit implements AutoCloseable {
 
     private final Decision decision;
     private final Counted held;
+    /** The estimate of a reservation; 0 for a concurrency permit. */
+    private final long estimate;
     private final AtomicBoolean released = new AtomicBoolean();
 
     Permit(Decision decision, Counted held) {
+        this(decision, held, 0);
+    }
+
+    Permit(Decision decision, Counted held, long estimate) {
         this.decision = decision;
         this.held = held;
+        this.estimate = estimate;
     }
 
     /** Whether the permit was granted: the work may proceed. */
@@ -43,16 +54,42 @@ public final class Permit implements AutoCloseable {
         return decision;
     }
 
-    /** Releases the permit, without waiting for the store; nothing for a rejection or a second call. */
+    /**
+     * Settles a reservation at its {@code actualCost}, without waiting for the store: an excess over the estimate is
+     * charged (a debt the key pays back before its next grant), a difference below it given back
+     * ({@code docs/design/costs.md}). Once: nothing for a rejection, a second settle, or after {@link #close()}.
+     * Completes with a bare look at the key after it (the decision, when nothing changed).
+     *
+     * @throws IllegalStateException for a concurrency permit, which has no cost to settle
+     * @throws IllegalArgumentException when {@code actualCost} is negative
+     */
+    public CompletionStage<Decision> settle(long actualCost) {
+        if (estimate == 0) {
+            throw new IllegalStateException("a concurrency permit has no cost to settle; close it");
+        }
+        if (actualCost < 0) {
+            throw new IllegalArgumentException("an actual cost is 0 or more, got " + actualCost);
+        }
+        if (!decision.allowed() || !released.compareAndSet(false, true) || actualCost == estimate) {
+            return CompletableFuture.completedFuture(decision);
+        }
+        return held.settle(actualCost);
+    }
+
+    /**
+     * Releases a concurrency permit, without waiting for the store; ends a reservation not settled, which keeps its
+     * estimate. Nothing for a rejection or a second call.
+     */
     @Override
     public void close() {
-        if (decision.allowed() && released.compareAndSet(false, true)) {
+        if (decision.allowed() && released.compareAndSet(false, true) && estimate == 0) {
             held.giveBack();
         }
     }
 
     @Override
     public String toString() {
-        return "Permit[" + (granted() ? released.get() ? "released" : "held" : "rejected") + " " + decision + "]";
+        return "Permit[" + (granted() ? released.get() ? "released" : "held" : "rejected")
+                + (estimate == 0 ? "" : " estimate " + estimate) + " " + decision + "]";
     }
 }

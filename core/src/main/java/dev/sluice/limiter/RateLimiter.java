@@ -223,6 +223,37 @@ public final class RateLimiter {
         return permit;
     }
 
+    /**
+     * Reserves {@code estimate} of the policy's unit (such as tokens: {@link Policy#inUnit}) for {@code key} if the
+     * policy grants it now, in one atomic step, for work whose cost is known only when it ends: settle the answer at
+     * the actual cost ({@link Permit#settle}); closed without a settle, it keeps the estimate. An excess is charged as
+     * a debt the key pays back before its next grant, a difference below the estimate given back
+     * ({@code docs/design/costs.md}). Overrides apply as to {@link #tryAcquire}.
+     *
+     * <pre>{@code
+     * try (Permit tokens = limiter.tryReserve(apiKey, maxTokens)) {
+     *     if (!tokens.granted()) { ... reject ... }
+     *     tokens.settle(callTheModel().tokensUsed());
+     * }
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if {@code estimate < 1}
+     * @throws IllegalStateException for a limiter of a concurrency limit alone
+     */
+    public Permit tryReserve(String key, long estimate) {
+        Policy rates = policy();
+        requirePositive(estimate);
+        Optional<LimitOverride> override = overrideOf(key);
+        if (override.isPresent() && override.get().kind() != LimitOverride.Kind.LIMITS) {
+            Decision decided = override.get().decision(rates.capacity(), overrides.now());
+            return new Permit(decided, Counted.kept(decided), estimate);
+        }
+        Counter counter = counter(key, rates, override);
+        Counted reserved = store.estimateAsync(counter.key(), counter.policy(), estimate, 0).toCompletableFuture()
+                .join();
+        return new Permit(reserved.decision(), reserved, estimate);
+    }
+
     /** Takes one permit for {@code key} if it is available now; see {@link #tryAcquire(String, long)}. */
     public Decision tryAcquire(String key) {
         return tryAcquire(key, 1);

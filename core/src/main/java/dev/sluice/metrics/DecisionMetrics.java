@@ -9,7 +9,8 @@ import java.util.function.Supplier;
 
 /**
  * Where adapters report what the rules decided: per rule and {@link Outcome}, and how long deciding took; and, as
- * {@link PermitEvents}, the concurrency permits this node holds per rule and its waits for them. Implementations must
+ * {@link PermitEvents}, the concurrency permits this node holds per rule and its waits for them, and the costs its
+ * requests reserved and settled in units other than requests. Implementations must
  * be thread-safe and must not block; they never see keys (client addresses, API keys).
  */
 public interface DecisionMetrics extends PermitEvents {
@@ -75,6 +76,16 @@ public interface DecisionMetrics extends PermitEvents {
             @Override
             public void waitTimedOut(String ruleId) {
                 each.forEach(one -> one.waitTimedOut(ruleId));
+            }
+
+            @Override
+            public void reserved(String ruleId, String unit, long estimate) {
+                each.forEach(one -> one.reserved(ruleId, unit, estimate));
+            }
+
+            @Override
+            public void settled(String ruleId, String unit, long estimate, long actual) {
+                each.forEach(one -> one.settled(ruleId, unit, estimate, actual));
             }
 
             @Override

@@ -24,8 +24,10 @@ import org.jspecify.annotations.Nullable;
  * {@link DecisionMetrics} as Micrometer meters: the counter {@value #DECISIONS} tagged {@code rule} and
  * {@code outcome}, the timer {@value #DECISION_TIME} of whole-request decisions, and per rule (tag {@code rule}) the
  * gauge {@value #PERMITS_HELD} of the concurrency permits this node holds and the counters {@value #WAITS_STARTED},
- * {@value #WAITS_GRANTED} and {@value #WAITS_TIMED_OUT} of its requests' waits for them, and the counter
- * {@value #SYNC_OVER_ADMITTED} of the synchronised mode's measured error. Rule ids are the only
+ * {@value #WAITS_GRANTED} and {@value #WAITS_TIMED_OUT} of its requests' waits for them, the counter
+ * {@value #SYNC_OVER_ADMITTED} of the synchronised mode's measured error, and per rule in a unit other than requests
+ * (tags {@code rule} and {@code unit}) the counters {@value #COST_RESERVED}, {@value #COST_SETTLED} and
+ * {@value #COST_DEBT} and the gauge {@value #COST_OUTSTANDING}. Rule ids are the only
  * request-dependent tag, and they come from the operator's rules, never from a request. The only Sluice class that
  * needs Micrometer on the classpath. Thread-safe.
  */
@@ -50,10 +52,22 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     public static final String WAITS_TIMED_OUT = "sluice.permit.waits.timed.out";
 
     /**
-     * Per rule, the permits of this node's synchronised hits that the keys' owners found beyond the limit
-     * ({@link StoreHealth#syncOverAdmitted()}), read from the watched store's health; 0 for other rules.
+     * Per rule, the permits by which this node's synchronised hits took keys past their limits when the owners merged
+     * them ({@link StoreHealth#syncOverAdmitted()}), read from the watched store's health; 0 for other rules.
      */
     public static final String SYNC_OVER_ADMITTED = "sluice.sync.overadmitted";
+
+    /** Units reserved per rule: the estimates of the requests a rule in a unit other than requests counted. */
+    public static final String COST_RESERVED = "sluice.cost.reserved";
+
+    /** Units settled per rule: the actual costs of those requests (0 for a reservation given back). */
+    public static final String COST_SETTLED = "sluice.cost.settled";
+
+    /** Units charged as debt per rule: what settled requests cost beyond their estimates. */
+    public static final String COST_DEBT = "sluice.cost.debt";
+
+    /** Units reserved and not yet settled per rule on this node: the estimates of its requests in flight. */
+    public static final String COST_OUTSTANDING = "sluice.cost.outstanding";
 
     /** The gauges of the store's {@link StoreHealth}, tagged {@code mode}: {@code sluice.store.members} and more. */
     public static final String STORE = "sluice.store";
@@ -68,6 +82,8 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     private final Map<String, Counter> waits = new ConcurrentHashMap<>();
     /** The health of the store watched last ({@link #watch}); a local store's while none is. */
     private volatile Supplier<StoreHealth> watched = () -> StoreHealth.LOCAL;
+    /** Per rule id and unit, the cost meters, registered on first use. */
+    private final Map<String, CostMeters> costs = new ConcurrentHashMap<>();
 
     @SuppressWarnings("exports")  // an application that uses Micrometer requires it itself
     public MicrometerDecisionMetrics(MeterRegistry registry) {
@@ -119,6 +135,46 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     public void waitTimedOut(String ruleId) {
         wait(WAITS_TIMED_OUT, "Requests that waited for a concurrency permit in vain and were rejected", ruleId)
                 .increment();
+    }
+
+    @Override
+    public void reserved(String ruleId, String unit, long estimate) {
+        CostMeters meters = costs(ruleId, unit);
+        meters.reserved.increment(estimate);
+        meters.outstanding.addAndGet(estimate);
+    }
+
+    @Override
+    public void settled(String ruleId, String unit, long estimate, long actual) {
+        CostMeters meters = costs(ruleId, unit);
+        meters.outstanding.addAndGet(-estimate);
+        meters.settled.increment(actual);
+        if (actual > estimate) {
+            meters.debt.increment(actual - estimate);
+        }
+    }
+
+    /** One rule's meters of its costs in one unit, tagged {@code rule} and {@code unit}. */
+    private record CostMeters(Counter reserved, Counter settled, Counter debt, AtomicLong outstanding) {
+    }
+
+    private CostMeters costs(String ruleId, String unit) {
+        return costs.computeIfAbsent(ruleId + " " + unit, ruleAndUnit -> {
+            AtomicLong outstanding = new AtomicLong();
+            Gauge.builder(COST_OUTSTANDING, outstanding, AtomicLong::doubleValue)
+                    .description("Units a rule's requests reserved on this node and have not settled yet")
+                    .tags("rule", ruleId, "unit", unit)
+                    .strongReference(true)
+                    .register(registry);
+            return new CostMeters(costCounter(COST_RESERVED, "Units a rule's requests reserved as estimates", ruleId,
+                    unit), costCounter(COST_SETTLED, "Units a rule's requests settled at, their actual cost", ruleId,
+                    unit), costCounter(COST_DEBT, "Units a rule's requests cost beyond their estimates, charged as"
+                    + " debt", ruleId, unit), outstanding);
+        });
+    }
+
+    private Counter costCounter(String name, String description, String ruleId, String unit) {
+        return Counter.builder(name).description(description).tags("rule", ruleId, "unit", unit).register(registry);
     }
 
     private AtomicLong held(String ruleId) {

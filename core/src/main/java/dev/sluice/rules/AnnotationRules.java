@@ -128,6 +128,7 @@ public final class AnnotationRules {
                         + " onMissingKey, fallbackKey, cost, shadow, lease, sync, syncBudget and permitWait");
             }
         }
+        RateLimited metering = metering(group, origin);
         try {
             Rule.Builder rule = Rule.builder(id).origin(origin).resourceMethods(Set.of(method)).key(key(first.key()))
                     .cost(first.cost()).mode(first.shadow() ? Mode.SHADOW : Mode.ENFORCE)
@@ -144,22 +145,45 @@ public final class AnnotationRules {
                     if (annotation.permits() != 0 || !annotation.period().isEmpty() || annotation.capacity() != 0
                             || annotation.lease() || annotation.sync() != Sync.EXACT || annotation.syncBudget() != -1
                             || annotation.concurrency() != 0 || !annotation.maxHold().isEmpty()
-                            || !annotation.permitWait().isEmpty()) {
+                            || !annotation.permitWait().isEmpty() || !annotation.unit().isEmpty() || metering != null) {
                         throw new IllegalArgumentException("rule = \"" + first.rule() + "\" takes its limits from the"
                                 + " rules file; give no permits, period, capacity, lease, sync, syncBudget,"
-                                + " concurrency, maxHold or permitWait");
+                                + " concurrency, maxHold, permitWait, unit, estimate or actualCost");
                     }
                 }
                 return rule.build();
             }
             List<Limit> limits = new ArrayList<>();
+            List<Limit> metered = new ArrayList<>();
+            Set<String> units = new LinkedHashSet<>();
             Set<ConcurrencyLimit> concurrency = new LinkedHashSet<>();
             for (RateLimited annotation : group) {
                 if (annotation.concurrency() != 0 || !annotation.maxHold().isEmpty()) {
                     concurrency.add(concurrency(annotation, id));
                 }
-                if (annotation.concurrency() == 0 || annotation.permits() != 0 || !annotation.period().isEmpty()) {
-                    limits.add(limit(annotation, id));
+                if (!annotation.unit().isEmpty() && !annotation.unit().equals(Policy.REQUESTS)) {
+                    units.add(annotation.unit());
+                    metered.add(Rule.defaultName(limit(annotation), id, null, annotation.unit()));
+                } else if (annotation.concurrency() == 0 || annotation.permits() != 0
+                        || !annotation.period().isEmpty()) {
+                    limits.add(Rule.defaultName(limit(annotation), id, null));
+                }
+            }
+            if (units.size() > 1) {
+                throw new IllegalArgumentException("annotations sharing an id count one unit beside requests, got "
+                        + units);
+            }
+            if (!metered.isEmpty()) {
+                rule.metered(Policy.of(first.algorithm(), metered).inUnit(units.iterator().next()));
+            }
+            if (metering != null) {
+                if (metering.estimate().isEmpty()) {
+                    throw new IllegalArgumentException("maxEstimate, defaultEstimate, actualCost and keepActualHeader"
+                            + " go with an estimate; give estimate = \"header:...\" or another source");
+                }
+                rule.estimate(estimate(metering));
+                if (!metering.actualCost().isEmpty() || metering.keepActualHeader()) {
+                    rule.actualCost(actualCost(metering));
                 }
             }
             if (concurrency.size() > 1) {
@@ -182,7 +206,8 @@ public final class AnnotationRules {
         }
     }
 
-    private static Limit limit(RateLimited annotation, String id) {
+    /** The annotation's limit, unnamed. */
+    private static Limit limit(RateLimited annotation) {
         if (annotation.permits() < 1) {
             throw new IllegalArgumentException("permits must be at least 1 (or name a rules file rule with rule = ...),"
                     + " got " + annotation.permits());
@@ -191,7 +216,72 @@ public final class AnnotationRules {
         if (annotation.capacity() != 0) {
             limit = limit.withCapacity(annotation.capacity());
         }
-        return Rule.defaultName(limit, id, null);
+        return limit;
+    }
+
+    /**
+     * The annotation of {@code group} that says how requests are metered (estimate, its bounds, the actual cost), all
+     * that say any agreeing; null when none does.
+     */
+    private static @Nullable RateLimited metering(List<RateLimited> group, String origin) {
+        RateLimited found = null;
+        for (RateLimited annotation : group) {
+            boolean says = !annotation.estimate().isEmpty() || annotation.maxEstimate() != 0
+                    || annotation.defaultEstimate() != 0 || !annotation.actualCost().isEmpty()
+                    || annotation.keepActualHeader();
+            if (!says) {
+                continue;
+            }
+            if (found != null && !(found.estimate().equals(annotation.estimate())
+                    && found.maxEstimate() == annotation.maxEstimate()
+                    && found.defaultEstimate() == annotation.defaultEstimate()
+                    && found.actualCost().equals(annotation.actualCost())
+                    && found.keepActualHeader() == annotation.keepActualHeader())) {
+                throw new RulesException(origin + ": annotations sharing an id that give an estimate must agree on"
+                        + " estimate, maxEstimate, defaultEstimate, actualCost and keepActualHeader");
+            }
+            found = annotation;
+        }
+        return found;
+    }
+
+    /** The estimate given: {@code header:NAME}, {@code query:NAME}, {@code content-length} or {@code fixed:N}. */
+    private static Estimate estimate(RateLimited annotation) {
+        String text = annotation.estimate();
+        int colon = text.indexOf(':');
+        String kind = colon < 0 ? text : text.substring(0, colon);
+        String name = colon < 0 ? "" : text.substring(colon + 1);
+        Estimate estimate = switch (kind) {
+            case "header" -> colon < 0 ? null : Estimate.header(name);
+            case "query" -> colon < 0 ? null : Estimate.query(name);
+            case "content-length" -> colon < 0 ? Estimate.contentLength() : null;
+            case "fixed" -> colon < 0 || !name.matches("[0-9]{1,18}") ? null : Estimate.fixed(Long.parseLong(name));
+            default -> null;
+        };
+        if (estimate == null) {
+            throw new IllegalArgumentException("estimate: expected \"header:NAME\", \"query:NAME\","
+                    + " \"content-length\" or \"fixed:N\", got \"" + text + "\"");
+        }
+        if (annotation.maxEstimate() != 0) {
+            estimate = estimate.max(annotation.maxEstimate());
+        }
+        return annotation.defaultEstimate() == 0 ? estimate : estimate.orDefault(annotation.defaultEstimate());
+    }
+
+    /** The actual cost given: {@code header:NAME} or {@code attribute:NAME}. */
+    private static ActualCost actualCost(RateLimited annotation) {
+        String text = annotation.actualCost();
+        int colon = text.indexOf(':');
+        String kind = colon < 0 ? text : text.substring(0, colon);
+        if (kind.equals("header") && colon > 0) {
+            ActualCost header = ActualCost.header(text.substring(colon + 1));
+            return annotation.keepActualHeader() ? header.keepingHeader() : header;
+        }
+        if (kind.equals("attribute") && colon > 0 && !annotation.keepActualHeader()) {
+            return ActualCost.attribute(text.substring(colon + 1));
+        }
+        throw new IllegalArgumentException("actualCost: expected \"header:NAME\" or \"attribute:NAME\""
+                + " (keepActualHeader only with a header), got \"" + text + "\"");
     }
 
     /** The annotation element {@code element}'s duration {@code text}; a clear error naming it otherwise. */

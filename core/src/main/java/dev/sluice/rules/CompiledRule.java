@@ -54,6 +54,12 @@ final class CompiledRule {
     private final @Nullable KeySpec tierKey;
     /** Each tier's counter, by the tier value as a request's key resolves it (escaped and bounded). */
     private final Map<String, Counter> tierCounters;
+    /** The counter of the limits in a unit other than requests; null for a rule that counts only requests. */
+    private final @Nullable Counter meteredCounter;
+    /** Each tier's counter in that unit, by tier value as {@link #tierCounters}. */
+    private final Map<String, Counter> meteredTierCounters;
+    /** Where a request's estimate comes from; null exactly when {@link #meteredCounter} is. */
+    private final @Nullable Estimate estimate;
     /** The exempt keys as a request's key resolves them, so they compare equal. */
     private final Set<String> exemptKeyValues;
     /** The prefix of the fallback key of a request lacking its key, before its client address. */
@@ -78,12 +84,11 @@ final class CompiledRule {
         this.concurrency = rule.concurrency().orElse(null);
         this.permitPrefix = concurrency == null ? "" : Rule.counterPrefix(rule.id(), concurrency);
         KeySpec tiersBy = rule.tierKey().orElse(null);
-        Map<String, Counter> byValue = new LinkedHashMap<>();
-        if (tiersBy != null) {
-            rule.tiers().forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value), counter(rule.id(), tier)));
-        }
         this.tierKey = tiersBy;
-        this.tierCounters = Map.copyOf(byValue);
+        this.tierCounters = tierCounters(rule.id(), tiersBy, rule.tiers());
+        this.meteredCounter = rule.metered().map(policy -> counter(rule.id(), policy)).orElse(null);
+        this.meteredTierCounters = tierCounters(rule.id(), tiersBy, rule.meteredTiers());
+        this.estimate = rule.estimate().orElse(null);
         this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value))
                 .collect(Collectors.toUnmodifiableSet());
         this.fallbackKeyValue = rule.fallbackKey().map(KeyText::bound).orElse(null);
@@ -93,6 +98,15 @@ final class CompiledRule {
 
     private static Counter counter(String id, Policy policy) {
         return new Counter(policy, Rule.counterPrefix(id, policy));
+    }
+
+    /** The counter of each tier's policy, by the tier value as a request's key resolves it. */
+    private static Map<String, Counter> tierCounters(String id, @Nullable KeySpec tiersBy, Map<String, Policy> tiers) {
+        Map<String, Counter> byValue = new LinkedHashMap<>();
+        if (tiersBy != null) {
+            tiers.forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value), counter(id, tier)));
+        }
+        return Map.copyOf(byValue);
     }
 
     /**
@@ -141,6 +155,49 @@ final class CompiledRule {
         return defaultCounter != null;
     }
 
+    /** Whether the rule has limits in a unit other than requests, which {@link #reserve} counts at an estimate. */
+    boolean meters() {
+        return meteredCounter != null;
+    }
+
+    /**
+     * The request's estimate in the rule's metered unit, or {@link Estimate#INVALID} when it is missing or invalid
+     * and the rule has no default. Only for a rule that {@link #meters()}.
+     */
+    long estimateOf(RequestContext context) {
+        return Objects.requireNonNull(estimate, "meters()").of(context.view());
+    }
+
+    /** Why the request's estimate is refused, for its 400; see {@link #estimateOf}. */
+    String refusal(RequestContext context) {
+        return Objects.requireNonNull(estimate, "meters()").refusal(context.view(), rule.id(),
+                Objects.requireNonNull(meteredCounter, "meters()").policy().unit());
+    }
+
+    /**
+     * Reserves the request's {@code estimate} (from {@link #estimateOf}) in {@code store} under {@code key}, its tier's
+     * counter in the metered unit ({@link CounterStore#estimateAsync}, waited for); a grant also becomes a
+     * {@link Reservation}, added to {@code reservations} and told to {@code events}, through which the counting's
+     * give-back and settle go, once. Only for a rule that {@link #meters()}.
+     *
+     * @param pattern the pattern that matched, for path variables; null when matched by resource method
+     */
+    Counting reserve(String key, @Nullable PathPattern pattern, RequestContext context, long estimate,
+                     CounterStore store, PermitEvents events, List<Reservation> reservations) {
+        Counter metered = Objects.requireNonNull(meteredCounter, "meters()");
+        Counter counter = tierKey == null ? metered : tierCounter(meteredTierCounters, metered,
+                context.resolve(tierKey, pattern));
+        String counterKey = counter.prefix() + key;
+        Counted reserved = join(store.estimateAsync(counterKey, counter.policy(), estimate, maxDelayNanos), key);
+        RuleDecision outcome = new RuleDecision(rule, key, counterKey, counter.policy(), reserved.decision());
+        if (!reserved.decision().allowed() || reserved.decision().storeUnavailable()) {
+            return new Counting(outcome, reserved);
+        }
+        Reservation reservation = new Reservation(outcome, estimate, reserved, events);
+        reservations.add(reservation);
+        return new Counting(outcome, reservation.counted());
+    }
+
     /** Whether the rule has a concurrency limit, whose permit {@link #acquire} takes. */
     boolean holds() {
         return concurrency != null;
@@ -155,8 +212,9 @@ final class CompiledRule {
      */
     Counting count(String key, @Nullable PathPattern pattern, RequestContext context, CounterStore store,
                    boolean undoable) {
-        Counter counter = tierKey == null ? Objects.requireNonNull(defaultCounter, "counts()")
-                : tierCounter(context.resolve(tierKey, pattern));
+        Counter requests = Objects.requireNonNull(defaultCounter, "counts()");
+        Counter counter = tierKey == null ? requests : tierCounter(tierCounters, requests,
+                context.resolve(tierKey, pattern));
         return count(key, counter, store, undoable);
     }
 
@@ -171,13 +229,15 @@ final class CompiledRule {
 
     /**
      * The decision of a blocked key ({@link LimitOverride#decision}) at {@code now}, counting nothing: against the
-     * rule's default policy, or its concurrency limit for a rule of a concurrency limit alone.
+     * rule's default policy (of requests, else of its metered unit), or its concurrency limit for a rule of a
+     * concurrency limit alone.
      */
     Counting blocked(String key, LimitOverride override, Instant now) {
         RuleDecision outcome;
-        if (defaultCounter != null) {
-            Policy policy = defaultCounter.policy();
-            outcome = new RuleDecision(rule, key, defaultCounter.prefix() + key, policy,
+        Counter counter = defaultCounter != null ? defaultCounter : meteredCounter;
+        if (counter != null) {
+            Policy policy = counter.policy();
+            outcome = new RuleDecision(rule, key, counter.prefix() + key, policy,
                     override.decision(policy.capacity(), now));
         } else {
             ConcurrencyLimit limit = Objects.requireNonNull(concurrency, "a rule counts or holds");
@@ -306,9 +366,12 @@ final class CompiledRule {
         }
     }
 
-    /** The counter of the tier whose value the request's tier key resolved to; the default for none or another. */
-    private Counter tierCounter(@Nullable String tierValue) {
-        Counter tier = tierValue == null ? null : tierCounters.get(tierValue);
-        return tier != null ? tier : Objects.requireNonNull(defaultCounter, "tiers have a default policy");
+    /**
+     * The counter of {@code tiers} whose value the request's tier key resolved to; {@code otherwise} for none or
+     * another.
+     */
+    private static Counter tierCounter(Map<String, Counter> tiers, Counter otherwise, @Nullable String tierValue) {
+        Counter tier = tierValue == null ? null : tiers.get(tierValue);
+        return tier != null ? tier : otherwise;
     }
 }

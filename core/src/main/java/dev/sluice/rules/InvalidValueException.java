@@ -13,6 +13,7 @@ final class InvalidValueException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
     private final String field;
+    private final String member;
     private final String expectation;
 
     /**
@@ -21,8 +22,17 @@ final class InvalidValueException extends IllegalArgumentException {
      * @param shownValue the rejected value for the message, strings {@linkplain #quoted quoted}
      */
     InvalidValueException(String field, String expectation, String shownValue) {
-        super(field + ": expected " + expectation + ", got " + shownValue);
+        this(field, "", expectation, shownValue);
+    }
+
+    /**
+     * A value of member {@code member} of the object {@code field} (such as {@code max} of {@code estimate}); the
+     * message names it {@code estimate.max}.
+     */
+    InvalidValueException(String field, String member, String expectation, String shownValue) {
+        super(field + (member.isEmpty() ? "" : "." + member) + ": expected " + expectation + ", got " + shownValue);
         this.field = field;
+        this.member = member;
         this.expectation = expectation;
     }
 
@@ -34,6 +44,11 @@ final class InvalidValueException extends IllegalArgumentException {
     /** The field as the rules file names it. */
     String field() {
         return field;
+    }
+
+    /** The member of the object {@link #field()} at fault; empty when the whole field is. */
+    String member() {
+        return member;
     }
 
     /** What the field takes, as in "expected ...". */

@@ -33,9 +33,10 @@ final class JsonFields {
         this.fields = node.fields();
         for (Map.Entry<String, Node> field : fields.entrySet()) {
             if (!allowed.contains(field.getKey())) {
-                throw field.getValue().error("unknown field \"" + field.getKey() + "\"; did you mean \""
-                        + SettingNames.nearestTo(field.getKey(), allowed).orElseThrow() + "\"? Expected one of "
-                        + String.join(", ", allowed));
+                String nearest = SettingNames.nearestTo(field.getKey(), allowed)
+                        .map(near -> "; did you mean \"" + near + "\"?").orElse(".");
+                throw field.getValue().error("unknown field \"" + field.getKey() + "\"" + nearest
+                        + " Expected one of " + String.join(", ", allowed));
             }
         }
     }

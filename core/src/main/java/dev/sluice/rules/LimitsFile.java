@@ -28,8 +28,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>An id takes one limit inline or a {@code limits} array of them (all must pass), and optionally {@code algorithm}
  * and {@code perKey}; {@code concurrency} (permits in flight) and {@code maxHold} as in the rules file, read by the
- * same code. Read as strictly as the rules file, with the same errors (file, line, column, JSON path, what
- * was expected). Immutable and thread-safe. The full form: {@code docs/design/rules.md}.
+ * same code. A limit with a {@code unit} other than requests (such as {@code "tokens"}) counts a cost known only when
+ * a call ends: a worker reserves its estimate and settles the actual cost (one unit per id beside requests). Read as
+ * strictly as the rules file, with the same errors (file, line, column, JSON path, what was expected). Immutable
+ * and thread-safe. The full form: {@code docs/design/rules.md}.
  */
 public final class LimitsFile {
 
@@ -54,26 +56,31 @@ public final class LimitsFile {
     }
 
     /**
-     * One id's limits: a rate policy, a concurrency limit, or both.
+     * One id's limits: a rate policy of requests, one in another unit, a concurrency limit, or several of them.
      */
     public static final class Entry {
         private final String id;
         private final @Nullable Policy policy;
+        private final @Nullable Policy metered;
         private final @Nullable ConcurrencyLimit concurrency;
         private final boolean perKey;
         private final String counterPrefix;
+        private final String meteredPrefix;
         private final String permitPrefix;
 
-        Entry(String id, @Nullable Policy policy, @Nullable ConcurrencyLimit concurrency, boolean perKey) {
-            if (policy == null && concurrency == null) {
+        Entry(String id, @Nullable Policy policy, @Nullable Policy metered, @Nullable ConcurrencyLimit concurrency,
+              boolean perKey) {
+            if (policy == null && metered == null && concurrency == null) {
                 throw new IllegalArgumentException("limit '" + id + "' has neither a rate nor a concurrency limit");
             }
             this.id = id;
             this.policy = policy;
+            this.metered = metered;
             this.concurrency = concurrency;
             this.perKey = perKey;
             // Not a rule's key: "/" is in no rule id, so these counters are never taken for a rule's.
             this.counterPrefix = policy == null ? "" : "limits/" + Rule.counterPrefix(id, policy);
+            this.meteredPrefix = metered == null ? "" : "limits/" + Rule.counterPrefix(id, metered);
             this.permitPrefix = concurrency == null ? "" : "limits/" + Rule.counterPrefix(id, concurrency);
         }
 
@@ -84,6 +91,14 @@ public final class LimitsFile {
         /** The rate limits; empty for an id of a concurrency limit alone. */
         public Optional<Policy> policy() {
             return Optional.ofNullable(policy);
+        }
+
+        /**
+         * The limits in a unit other than requests (tokens, bytes), which a call reserves at an estimate and settles at
+         * its actual cost; empty for an id of requests alone.
+         */
+        public Optional<Policy> metered() {
+            return Optional.ofNullable(metered);
         }
 
         /** The concurrency limit: at most so many permits of the id (or of each key under it) held at once. */
@@ -111,6 +126,19 @@ public final class LimitsFile {
         }
 
         /**
+         * The store key that counts {@code key} under this id in its {@linkplain #metered() unit}, as
+         * {@link #counterKey} but with the fingerprint of those limits.
+         *
+         * @throws IllegalStateException for an id without limits in a unit other than requests
+         */
+        public String meteredKey(String key) {
+            if (metered == null) {
+                throw new IllegalStateException("limit '" + id + "' has no limits in a unit other than requests");
+            }
+            return meteredPrefix + KeyText.bound(key);
+        }
+
+        /**
          * The store key of the concurrency permits of {@code key} under this id, as {@link #counterKey} but with the
          * fingerprint of the concurrency limit.
          *
@@ -126,18 +154,20 @@ public final class LimitsFile {
         @Override
         public boolean equals(Object o) {
             return o instanceof Entry other && id.equals(other.id) && Objects.equals(policy, other.policy)
-                    && Objects.equals(concurrency, other.concurrency) && perKey == other.perKey;
+                    && Objects.equals(metered, other.metered) && Objects.equals(concurrency, other.concurrency)
+                    && perKey == other.perKey;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(id, policy, concurrency, perKey);
+            return Objects.hash(id, policy, metered, concurrency, perKey);
         }
 
         @Override
         public String toString() {
             return "LimitsFile.Entry[" + id + (policy == null ? "" : " " + policy)
-                    + (concurrency == null ? "" : " " + concurrency) + (perKey ? " per key" : "") + "]";
+                    + (metered == null ? "" : " " + metered) + (concurrency == null ? "" : " " + concurrency)
+                    + (perKey ? " per key" : "") + "]";
         }
     }
 
@@ -188,21 +218,22 @@ public final class LimitsFile {
         Algorithm algorithm = fields.has("algorithm") ? RulesFile.algorithm(fields.required("algorithm"))
                 : DEFAULT_ALGORITHM;
         boolean perKey = fields.has("perKey") && bool(fields.required("perKey"));
-        @Nullable Policy policy = null;
+        RulesFile.Policies policies = new RulesFile.Policies(null, null);
         if (fields.has("limits")) {
-            for (String inline : List.of("permits", "period", "capacity")) {
+            for (String inline : List.of("permits", "period", "capacity", "unit")) {
                 if (fields.has(inline)) {
                     throw fields.required(inline).error("give either \"limits\" or one limit inline (\"permits\", "
                             + "\"period\"), not both");
                 }
             }
-            policy = RulesFile.policy(fields.required("limits"), algorithm, id, null);
+            policies = RulesFile.policies(fields.required("limits"), algorithm, id, null);
         } else if (fields.has("permits") || fields.has("period")) {
-            policy = Policy.of(algorithm, RulesFile.limit(fields, node, algorithm, id, null));
+            policies = RulesFile.policies(fields, node, algorithm, id);
         } else if (!fields.has("concurrency")) {
             throw node.expected("an object with \"permits\" and \"period\", \"limits\", or \"concurrency\"");
         }
-        if (policy == null && fields.has("algorithm")) {
+        @Nullable Policy policy = policies.requests();
+        if (policy == null && policies.metered() == null && fields.has("algorithm")) {
             throw fields.required("algorithm").error("\"algorithm\" is the rate limits' algorithm; this id has a"
                     + " concurrency limit only");
         }
@@ -213,7 +244,7 @@ public final class LimitsFile {
             throw fields.required("maxHold").error("\"maxHold\" bounds a concurrency limit's permits; this id has no"
                     + " \"concurrency\"");
         }
-        return new Entry(id, policy, concurrency, perKey);
+        return new Entry(id, policy, policies.metered(), concurrency, perKey);
     }
 
     /** The file's name, as used in messages. */

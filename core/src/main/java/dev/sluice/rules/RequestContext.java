@@ -29,6 +29,11 @@ final class RequestContext {
         return path;
     }
 
+    /** The request as the adapter sees it. */
+    RequestView view() {
+        return view;
+    }
+
     /** The HTTP method, upper case; empty when the adapter gave none. */
     String method() {
         String known = method;

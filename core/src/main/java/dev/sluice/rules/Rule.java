@@ -72,6 +72,12 @@ public final class Rule {
     private final @Nullable ConcurrencyLimit concurrency;
     private final @Nullable KeySpec tierKey;
     private final Map<String, Policy> tiers;
+    /** Null for a rule without limits in a unit other than requests. */
+    private final @Nullable Policy metered;
+    private final Map<String, Policy> meteredTiers;
+    /** Null exactly when {@link #metered} is. */
+    private final @Nullable Estimate estimate;
+    private final ActualCost actualCost;
     private final long cost;
     private final Mode mode;
     private final List<String> exemptAddresses;
@@ -104,23 +110,43 @@ public final class Rule {
         }
         this.policy = b.policy == null ? null : distributed(b.policy);
         this.concurrency = b.concurrency;
-        if (lease && policy == null) {
+        if (lease && policy == null && b.metered == null) {
             throw new InvalidValueException("lease", "false, as only rate limits lease", "true");
         }
-        if (sync != Sync.EXACT && policy == null) {
+        if (sync != Sync.EXACT && policy == null && b.metered == null) {
             throw new InvalidValueException("sync", "\"exact\", as only rate limits are synchronised",
                     InvalidValueException.quoted(sync.name().toLowerCase(Locale.ROOT)));
         }
         this.tierKey = b.tierKey;
-        Map<String, Policy> tierPolicies = new LinkedHashMap<>(b.tiers);
-        tierPolicies.replaceAll((tier, tierPolicy) -> distributed(tierPolicy));
-        this.tiers = Map.copyOf(tierPolicies);
-        if ((tierKey == null) != tiers.isEmpty()) {
+        this.tiers = distributed(b.tiers);
+        this.metered = b.metered == null ? null : distributed(b.metered);
+        this.meteredTiers = distributed(b.meteredTiers);
+        if ((tierKey == null) != (tiers.isEmpty() && meteredTiers.isEmpty())) {
             throw new IllegalArgumentException(tierKey == null ? "tiers need a key to choose them by"
                     : "a tier key needs at least one tier");
         }
-        if (policy == null && !tiers.isEmpty()) {
+        if (policy == null && !tiers.isEmpty() || metered == null && !meteredTiers.isEmpty()) {
             throw new IllegalArgumentException("tiers need default limits, for requests of no listed tier");
+        }
+        checkUnits();
+        this.actualCost = b.actualCost;
+        if (metered == null) {
+            if (b.estimate != null || actualCost != ActualCost.API_ONLY) {
+                throw new InvalidValueException(b.estimate != null ? "estimate" : "actual", "none, as the rule has no"
+                        + " limits in a unit other than requests", String.valueOf(b.estimate != null ? b.estimate
+                        : actualCost));
+            }
+            this.estimate = null;
+        } else {
+            if (b.estimate == null) {
+                throw new IllegalArgumentException("a rule with limits in " + metered.unit() + " needs an estimate:"
+                        + " where a request's " + metered.unit() + " come from when it starts");
+            }
+            long smallest = metered.capacity();
+            for (Policy tier : meteredTiers.values()) {
+                smallest = Math.min(smallest, tier.capacity());
+            }
+            this.estimate = b.estimate.boundedBy(smallest);
         }
         this.cost = b.cost;
         long smallestCapacity = policy == null ? Limit.MAX_PERMITS : policy.capacity();
@@ -164,6 +190,10 @@ public final class Rule {
         this.concurrency = rule.concurrency;
         this.tierKey = rule.tierKey;
         this.tiers = rule.tiers;
+        this.metered = rule.metered;
+        this.meteredTiers = rule.meteredTiers;
+        this.estimate = rule.estimate;
+        this.actualCost = rule.actualCost;
         this.cost = rule.cost;
         this.mode = rule.mode;
         this.exemptAddresses = rule.exemptAddresses;
@@ -177,6 +207,43 @@ public final class Rule {
         this.lease = rule.lease;
         this.sync = rule.sync;
         this.syncBudget = rule.syncBudget;
+    }
+
+    /** Each tier's policy {@linkplain #distributed(Policy) distributed} as the rule's fields say. */
+    private Map<String, Policy> distributed(Map<String, Policy> byTier) {
+        Map<String, Policy> policies = new LinkedHashMap<>(byTier);
+        policies.replaceAll((tier, tierPolicy) -> distributed(tierPolicy));
+        return Map.copyOf(policies);
+    }
+
+    /**
+     * Checks that the request limits count requests and the others one unit: a rule counts requests and at most one
+     * other unit, each request reserving its estimate in it.
+     */
+    private void checkUnits() {
+        List<Policy> requests = new ArrayList<>(tiers.values());
+        if (policy != null) {
+            requests.add(policy);
+        }
+        for (Policy counted : requests) {
+            if (counted.metered()) {
+                throw new IllegalArgumentException("the rule's request limits count " + counted.unit() + "; give"
+                        + " limits in another unit than requests as its metered limits");
+            }
+        }
+        if (metered == null) {
+            return;
+        }
+        for (Policy tier : meteredTiers.values()) {
+            if (!tier.unit().equals(metered.unit())) {
+                throw new IllegalArgumentException("a rule counts one unit beside requests: its limits count "
+                        + metered.unit() + ", a tier's " + tier.unit());
+            }
+        }
+        if (!metered.metered()) {
+            throw new IllegalArgumentException("the rule's metered limits count requests; give them a unit"
+                    + " (Policy.inUnit), or give them as its request limits");
+        }
     }
 
     /**
@@ -289,6 +356,33 @@ public final class Rule {
         return tiers;
     }
 
+    /**
+     * The limits in a unit other than requests (tokens, bytes), for requests of no listed tier: each request reserves
+     * its {@linkplain #estimate() estimate} in that unit when it starts and settles its {@linkplain #actualCost()
+     * actual cost} when it ends; empty for a rule that counts only requests. See {@code docs/design/costs.md}.
+     */
+    public Optional<Policy> metered() {
+        return Optional.ofNullable(metered);
+    }
+
+    /** The limits in the {@linkplain #metered() metered} unit of each tier, by the tier key's value. */
+    public Map<String, Policy> meteredTiers() {
+        return meteredTiers;
+    }
+
+    /**
+     * Where a request's estimate in the {@linkplain #metered() metered} unit comes from, bounded by the smallest
+     * capacity of the limits in it; empty exactly when the rule has none.
+     */
+    public Optional<Estimate> estimate() {
+        return Optional.ofNullable(estimate);
+    }
+
+    /** Where a request's actual cost in the metered unit comes from when it ends; only the API by default. */
+    public ActualCost actualCost() {
+        return actualCost;
+    }
+
     /** Permits each request costs, at least 1. */
     public long cost() {
         return cost;
@@ -387,7 +481,8 @@ public final class Rule {
      * clusters name their counters by it): never change it.
      */
     static String counterPrefix(String id, Policy policy) {
-        return counterPrefix(id, "Policy[" + policy.algorithm() + " " + policy.limits() + "]");
+        return counterPrefix(id, "Policy[" + policy.algorithm() + " " + policy.limits()
+                + (policy.metered() ? " in " + policy.unit() : "") + "]");
     }
 
     /**
@@ -405,7 +500,7 @@ public final class Rule {
 
     /** Whether the rule has limits of its own (an annotation naming a rules file rule has not). */
     boolean defined() {
-        return policy != null || concurrency != null;
+        return policy != null || concurrency != null || metered != null;
     }
 
     boolean matchesNothing() {
@@ -426,14 +521,24 @@ public final class Rule {
 
     /** The default name of a limit of rule {@code id}, in tier {@code tier} (null for none): {@code login:5/1m}. */
     static Limit defaultName(Limit limit, String id, @Nullable String tier) {
-        return limit.named(id + (tier == null ? "" : "." + tier) + ":" + limit.permits() + "/"
+        return defaultName(limit, id, tier, Policy.REQUESTS);
+    }
+
+    /**
+     * The default name of a limit of rule {@code id} counting {@code unit}: as for requests, the unit after the
+     * permits when it is another ({@code llm:10000 tokens/1m}).
+     */
+    static Limit defaultName(Limit limit, String id, @Nullable String tier, String unit) {
+        return limit.named(id + (tier == null ? "" : "." + tier) + ":" + limit.permits()
+                + (unit.equals(Policy.REQUESTS) ? "" : " " + unit) + "/"
                 + limit.name().substring(limit.name().indexOf('/') + 1));
     }
 
     @Override
     public String toString() {
         return "Rule[" + id + " " + paths + (resourceMethods.isEmpty() ? "" : " " + resourceMethods.size() + " methods")
-                + " by " + key + " " + policy + (concurrency == null ? "" : " " + concurrency)
+                + " by " + key + " " + policy + (metered == null ? "" : " " + metered)
+                + (concurrency == null ? "" : " " + concurrency)
                 + (mode == Mode.SHADOW ? " shadow" : "") + "]";
     }
 
@@ -454,6 +559,10 @@ public final class Rule {
         private @Nullable ConcurrencyLimit concurrency;
         private @Nullable KeySpec tierKey;
         private final Map<String, Policy> tiers = new LinkedHashMap<>();
+        private @Nullable Policy metered;
+        private final Map<String, Policy> meteredTiers = new LinkedHashMap<>();
+        private @Nullable Estimate estimate;
+        private ActualCost actualCost = ActualCost.API_ONLY;
         private long cost = 1;
         private Mode mode = Mode.ENFORCE;
         private final List<String> exemptAddresses = new ArrayList<>();
@@ -563,6 +672,38 @@ public final class Rule {
         /** The policy for requests whose tier key has {@code value}, instead of the default policy. */
         public Builder tier(String value, Policy tierPolicy) {
             tiers.put(Objects.requireNonNull(value, "value"), Objects.requireNonNull(tierPolicy, "policy"));
+            return this;
+        }
+
+        /**
+         * The limits in a unit other than requests ({@link Policy#inUnit}, such as tokens), for requests of no listed
+         * tier: each request reserves its {@linkplain #estimate estimate} when it starts and settles its actual cost
+         * when it ends. Beside the request limits ({@link #policy}) or alone; needs an estimate. See
+         * {@code docs/design/costs.md}.
+         */
+        public Builder metered(Policy meteredPolicy) {
+            this.metered = Objects.requireNonNull(meteredPolicy, "metered");
+            return this;
+        }
+
+        /** The limits in the metered unit for requests whose tier key has {@code value}. */
+        public Builder meteredTier(String value, Policy tierPolicy) {
+            meteredTiers.put(Objects.requireNonNull(value, "value"), Objects.requireNonNull(tierPolicy, "policy"));
+            return this;
+        }
+
+        /**
+         * Where a request's estimate in the metered unit comes from; required with {@link #metered}. Its maximum is
+         * the smallest capacity of the metered limits unless set lower.
+         */
+        public Builder estimate(Estimate requestEstimate) {
+            this.estimate = Objects.requireNonNull(requestEstimate, "estimate");
+            return this;
+        }
+
+        /** Where a request's actual cost in the metered unit comes from when it ends; only the API by default. */
+        public Builder actualCost(ActualCost source) {
+            this.actualCost = Objects.requireNonNull(source, "actualCost");
             return this;
         }
 

@@ -43,11 +43,17 @@ public final class RuleSet {
 
     private static final RuleSet EMPTY = new RuleSet(List.of(), ClientAddresses.direct());
 
+    /** The estimates of a set without rules in a unit other than requests: none, and no array made per request. */
+    private static final long[] NO_ESTIMATES = new long[0];
+    private static final @Nullable String[] NO_KEYS = new String[0];
+
     private final List<Rule> rules;
     private final List<CompiledRule> compiled;
     private final ClientAddresses clientAddresses;
     private final PathIndex pathIndex = new PathIndex();
     private final Map<Method, int[]> byResourceMethod;
+    /** Whether a rule has limits in a unit other than requests, whose requests reserve an estimate. */
+    private final boolean metered;
 
     private RuleSet(List<Rule> rules, ClientAddresses clientAddresses) {
         this.rules = List.copyOf(rules);
@@ -77,6 +83,7 @@ public final class RuleSet {
             }
         }
         this.compiled = List.copyOf(compiledRules);
+        this.metered = compiledRules.stream().anyMatch(CompiledRule::meters);
         Map<Method, int[]> byMethod = new HashMap<>();
         methods.forEach((method, indexes) ->
                 byMethod.put(method, indexes.stream().mapToInt(Integer::intValue).toArray()));
@@ -128,13 +135,15 @@ public final class RuleSet {
 
     /** Two annotated rules of one id as one rule over both methods; they must agree on the definition. */
     static Rule mergeAnnotated(Rule first, Rule second) {
-        boolean sameDefinition = first.policy().equals(second.policy())
+        boolean sameDefinition = first.policy().equals(second.policy()) && first.metered().equals(second.metered())
+                && first.estimate().equals(second.estimate()) && first.actualCost().equals(second.actualCost())
                 && first.concurrency().equals(second.concurrency()) && first.permitWait().equals(second.permitWait())
                 && first.key().equals(second.key())
                 && first.cost() == second.cost() && first.mode() == second.mode();
         if (!sameDefinition) {
             throw new RulesException("rule '" + first.id() + "' is defined differently by " + first.origin() + " and "
-                    + second.origin() + "; annotations sharing an id must agree on limits, key, cost and mode");
+                    + second.origin() + "; annotations sharing an id must agree on limits, key, cost, estimate and"
+                    + " mode");
         }
         return first.withResourceMethods(second.resourceMethods());
     }
@@ -244,6 +253,7 @@ public final class RuleSet {
         RequestContext context = new RequestContext(request, clientAddresses);
         List<RuleDecision> outcomes = new ArrayList<>(2);
         List<Counted> counts = new ArrayList<>(2);
+        List<Reservation> reservations = List.of();
         Set<String> countedIds = Set.of();
         if (counted != null && counted.matched()) {
             countedIds = new HashSet<>();
@@ -252,21 +262,44 @@ public final class RuleSet {
                 countedIds.add(outcome.rule().id());
             }
             counts.addAll(counted.counts());
+            reservations = new ArrayList<>(counted.reservations());
         }
-        boolean rejected = false;
-        LimitOverrides overrides = store.overrides();
-        LimitOverrides.Active active = overrides.active();
         List<PathIndex.Target> targets = matching(context);
-        // A request one rule alone counts has nothing to take back: counted as before, which a store may batch.
-        boolean undoable = outcomes.size() + decisions(targets) > 1;
-        List<CompiledRule> holding = List.of();
-        List<String> holdingKeys = List.of();
-        for (PathIndex.Target target : targets) {
+        // With rules in a unit other than requests, keys and estimates first: most rule sets have none, and skip it.
+        @Nullable String[] keys = metered ? new String[targets.size()] : NO_KEYS;
+        long[] estimates = metered ? new long[targets.size()] : NO_ESTIMATES;
+        for (int i = 0; i < keys.length; i++) {
+            PathIndex.Target target = targets.get(i);
             CompiledRule rule = compiled.get(target.ruleIndex());
             if (countedIds.contains(rule.rule().id())) {
                 continue;
             }
             String key = rule.keyOf(target.pattern(), context);
+            keys[i] = key;
+            if (key != null && rule.meters()) {
+                // Before anything is counted: a request whose estimate is refused is counted under no rule.
+                estimates[i] = rule.estimateOf(context);
+                if (estimates[i] == Estimate.INVALID) {
+                    giveBack(outcomes, counts);
+                    return CompletableFuture.completedFuture(Evaluation.refused(rule.rule(), rule.refusal(context),
+                            outcomes, counts, reservations));
+                }
+            }
+        }
+        boolean rejected = false;
+        LimitOverrides overrides = store.overrides();
+        LimitOverrides.Active active = overrides.active();
+        // A request one rule alone counts has nothing to take back: counted as before, which a store may batch.
+        boolean undoable = outcomes.size() + decisions(targets) > 1;
+        List<CompiledRule> holding = List.of();
+        List<String> holdingKeys = List.of();
+        for (int i = 0; i < targets.size(); i++) {
+            PathIndex.Target target = targets.get(i);
+            CompiledRule rule = compiled.get(target.ruleIndex());
+            if (countedIds.contains(rule.rule().id())) {
+                continue;
+            }
+            String key = metered ? keys[i] : rule.keyOf(target.pattern(), context);
             if (key == null) {
                 continue;
             }
@@ -280,6 +313,13 @@ public final class RuleSet {
             if (rule.counts()) {
                 rejected |= add(override.isPresent() ? rule.count(key, override.get(), store, undoable)
                         : rule.count(key, target.pattern(), context, store, undoable), outcomes, counts);
+            }
+            if (rule.meters()) {
+                if (reservations.isEmpty()) {
+                    reservations = new ArrayList<>(1);
+                }
+                rejected |= add(rule.reserve(key, target.pattern(), context, estimates[i], store, permits.events(),
+                        reservations), outcomes, counts);
             }
             if (rule.holds()) {
                 if (holding.isEmpty()) {
@@ -295,10 +335,10 @@ public final class RuleSet {
         }
         if (rejected || holding.isEmpty()) {
             // Most requests: no permit to take, so no taking state or continuation made per request.
-            return CompletableFuture.completedFuture(Evaluation.of(outcomes, counts));
+            return CompletableFuture.completedFuture(Evaluation.of(outcomes, counts, reservations));
         }
         // Permits are taken once every rate limit granted: a request a rate limit rejects holds none, even briefly.
-        return new Taking(holding, holdingKeys, outcomes, counts, store, permits).from(0);
+        return new Taking(holding, holdingKeys, outcomes, counts, reservations, store, permits).from(0);
     }
 
     /**
@@ -310,16 +350,18 @@ public final class RuleSet {
         private final List<String> keys;
         private final List<RuleDecision> outcomes;
         private final List<Counted> counts;
+        private final List<Reservation> reservations;
         private final CounterStore store;
         private final Permits permits;
         private final CompletableFuture<Evaluation> result = new CompletableFuture<>();
 
         Taking(List<CompiledRule> rules, List<String> keys, List<RuleDecision> outcomes, List<Counted> counts,
-               CounterStore store, Permits permits) {
+               List<Reservation> reservations, CounterStore store, Permits permits) {
             this.rules = rules;
             this.keys = keys;
             this.outcomes = outcomes;
             this.counts = counts;
+            this.reservations = reservations;
             this.store = store;
             this.permits = permits;
         }
@@ -355,7 +397,7 @@ public final class RuleSet {
                     break;
                 }
             }
-            if (!result.complete(Evaluation.of(outcomes, counts))) {
+            if (!result.complete(Evaluation.of(outcomes, counts, reservations))) {
                 // Cancelled meanwhile: the request went away, and keeps nothing.
                 giveBack(outcomes, counts);
             }
@@ -379,7 +421,7 @@ public final class RuleSet {
                 if (add(rule.waited(keys.get(index), held, permits.events(), waited), outcomes, counts)
                         || result.isDone()) {
                     giveBack(outcomes, counts);
-                    result.complete(Evaluation.of(outcomes, counts));
+                    result.complete(Evaluation.of(outcomes, counts, reservations));
                     return;
                 }
                 from(index + 1);
@@ -395,7 +437,7 @@ public final class RuleSet {
         int decisions = 0;
         for (PathIndex.Target target : targets) {
             CompiledRule rule = compiled.get(target.ruleIndex());
-            decisions += (rule.counts() ? 1 : 0) + (rule.holds() ? 1 : 0);
+            decisions += (rule.counts() ? 1 : 0) + (rule.meters() ? 1 : 0) + (rule.holds() ? 1 : 0);
         }
         return decisions;
     }

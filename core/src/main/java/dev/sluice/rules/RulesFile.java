@@ -24,11 +24,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -43,10 +45,14 @@ public final class RulesFile {
     private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header");
     private static final List<String> RULE_FIELDS = List.of("id", "match", "key", "limits", "algorithm", "cost", "mode",
             "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay",
-            "lease", "sync", "syncBudget", "concurrency", "maxHold", "wait");
+            "lease", "sync", "syncBudget", "concurrency", "maxHold", "wait", "estimate", "actual");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
-    static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name");
+    static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name", "unit");
+    private static final List<String> ESTIMATE_FIELDS = List.of("type", "name", "value", "max", "default");
+    private static final List<String> ACTUAL_FIELDS = List.of("type", "name", "keep");
+    private static final List<String> ESTIMATE_TYPES = Arrays.stream(Estimate.Source.values())
+            .map(Estimate.Source::text).toList();
     private static final List<String> TIER_FIELDS = List.of("key", "levels");
     private static final List<String> EXEMPT_FIELDS = List.of("addresses", "keys");
     private static final List<String> RESPONSE_FIELDS = List.of("status", "message");
@@ -205,7 +211,19 @@ public final class RulesFile {
         Algorithm algorithm = fields.has("algorithm")
                 ? algorithm(fields.required("algorithm")) : Algorithm.TOKEN_BUCKET;
         if (fields.has("limits") || !fields.has("concurrency")) {
-            rule.policy(policy(fields.required("limits"), algorithm, id, null));
+            Policies limits = policies(fields.required("limits"), algorithm, id, null);
+            if (limits.requests() != null) {
+                rule.policy(limits.requests());
+            }
+            if (limits.metered() != null) {
+                rule.metered(limits.metered());
+            }
+        }
+        if (fields.has("estimate")) {
+            rule.estimate(estimate(fields.required("estimate")));
+        }
+        if (fields.has("actual")) {
+            rule.actualCost(actualCost(fields.required("actual")));
         }
         if (fields.has("concurrency")) {
             rule.concurrency(concurrency(fields, id));
@@ -265,6 +283,10 @@ public final class RulesFile {
             return rule.build();
         } catch (IllegalArgumentException e) {
             Node field = e instanceof InvalidValueException invalid ? fields.optional(invalid.field()) : null;
+            if (field != null && e instanceof InvalidValueException invalid && !invalid.member().isEmpty()
+                    && field.type == JsonTree.Type.OBJECT && field.fields().containsKey(invalid.member())) {
+                field = field.fields().get(invalid.member());
+            }
             throw field != null ? errorAt(field, e) : node.error(String.valueOf(e.getMessage()));
         }
     }
@@ -347,22 +369,127 @@ public final class RulesFile {
         return new KeySpec(kind, "", List.of());
     }
 
-    /** The policy of {@code algorithm} over the limits of the array {@code node}; its errors located there. */
-    static Policy policy(Node node, Algorithm algorithm, String id, @Nullable String tier) {
-        List<Limit> limits = list(node, true, limit -> limit(limit, algorithm, id, tier));
-        return at(node, () -> Policy.of(algorithm, limits));
+    /**
+     * A rule's (or a limits file id's) limits split by what they count: requests, and at most one other unit; either
+     * may be null, not both.
+     */
+    record Policies(@Nullable Policy requests, @Nullable Policy metered) {
     }
 
-    private static Limit limit(Node node, Algorithm algorithm, String id, @Nullable String tier) {
-        return limit(new JsonFields(node, LIMIT_FIELDS), node, algorithm, id, tier);
+    /** A limit and what it counts, with the node of its {@code unit} (null when it counts requests, the default). */
+    private record UnitLimit(Limit limit, String unit, @Nullable Node unitNode) {
+    }
+
+    /**
+     * The policies of {@code algorithm} over the limits of the array {@code node}: those counting requests, and those
+     * in one other unit (their {@code unit}); errors located at the array, or at the unit at fault.
+     */
+    static Policies policies(Node node, Algorithm algorithm, String id, @Nullable String tier) {
+        List<UnitLimit> limits = list(node, true, limit -> unitLimit(new JsonFields(limit, LIMIT_FIELDS), limit,
+                algorithm, id, tier));
+        List<Limit> requests = new ArrayList<>();
+        List<Limit> metered = new ArrayList<>();
+        @Nullable UnitLimit first = null;
+        for (UnitLimit limit : limits) {
+            if (limit.unitNode() == null) {
+                requests.add(limit.limit());
+                continue;
+            }
+            if (first != null && !first.unit().equals(limit.unit())) {
+                throw limit.unitNode().error("a rule counts one unit beside requests: limits in " + first.unit()
+                        + " and in " + limit.unit() + " need two rules");
+            }
+            first = first == null ? limit : first;
+            metered.add(limit.limit());
+        }
+        Policy requestPolicy = requests.isEmpty() ? null : at(node, () -> Policy.of(algorithm, requests));
+        Policy meteredPolicy = null;
+        if (first != null) {
+            UnitLimit unitLimit = first;
+            meteredPolicy = at(Objects.requireNonNull(unitLimit.unitNode()),
+                    () -> Policy.of(algorithm, metered).inUnit(unitLimit.unit()));
+        }
+        return new Policies(requestPolicy, meteredPolicy);
+    }
+
+    /**
+     * The policy of the one limit given inline in the object {@code node} (read into {@code fields}, which may allow
+     * other fields beside a limit's): of requests, or of its {@code unit}.
+     */
+    static Policies policies(JsonFields fields, Node node, Algorithm algorithm, String id) {
+        UnitLimit limit = unitLimit(fields, node, algorithm, id, null);
+        Policy policy = Policy.of(algorithm, limit.limit());
+        return limit.unitNode() == null ? new Policies(policy, null)
+                : new Policies(null, policy.inUnit(limit.unit()));
+    }
+
+    /**
+     * A limit of the fields of {@link #limit} and its {@code unit} (requests when it has none), its default name
+     * naming the unit ({@code llm:10000 tokens/1m}).
+     */
+    private static UnitLimit unitLimit(JsonFields fields, Node node, Algorithm algorithm, String id,
+                                       @Nullable String tier) {
+        Node unitNode = fields.optional("unit");
+        String unit = unitNode == null ? Policy.REQUESTS : nonBlank(unitNode);
+        Limit limit = limit(fields, node, algorithm, id, tier, unit);
+        if (unitNode == null || unit.equals(Policy.REQUESTS)) {
+            return new UnitLimit(limit, Policy.REQUESTS, null);
+        }
+        at(unitNode, () -> Policy.of(algorithm, limit).inUnit(unit));
+        return new UnitLimit(limit, unit, unitNode);
+    }
+
+    /** A rule's {@code estimate}: where a request's cost in its unit comes from, with its bounds. */
+    private static Estimate estimate(Node node) {
+        JsonFields fields = new JsonFields(node, ESTIMATE_FIELDS);
+        Node typeNode = fields.required("type");
+        Estimate.Source source = Estimate.Source.values()[ESTIMATE_TYPES.indexOf(choice(typeNode, ESTIMATE_TYPES))];
+        boolean named = source == Estimate.Source.HEADER || source == Estimate.Source.QUERY;
+        if (!named && fields.has("name")) {
+            throw fields.required("name").error("an estimate of type " + source.text() + " takes no \"name\"");
+        }
+        if (source != Estimate.Source.FIXED && fields.has("value")) {
+            throw fields.required("value").error("only a fixed estimate has a \"value\"");
+        }
+        Estimate estimate = switch (source) {
+            case HEADER -> Estimate.header(nonBlank(fields.required("name")));
+            case QUERY -> Estimate.query(nonBlank(fields.required("name")));
+            case CONTENT_LENGTH -> Estimate.contentLength();
+            case FIXED -> Estimate.fixed(integer(fields.required("value"), 1, Limit.MAX_PERMITS));
+        };
+        if (fields.has("max")) {
+            estimate = estimate.max(integer(fields.required("max"), 1, Limit.MAX_PERMITS));
+        }
+        if (fields.has("default")) {
+            estimate = estimate.orDefault(integer(fields.required("default"), 1, Limit.MAX_PERMITS));
+        }
+        return estimate;
+    }
+
+    /** A rule's {@code actual}: where a request's actual cost comes from when it ends. */
+    private static ActualCost actualCost(Node node) {
+        JsonFields fields = new JsonFields(node, ACTUAL_FIELDS);
+        boolean header = choice(fields.required("type"), List.of("header", "attribute")).equals("header");
+        String name = nonBlank(fields.required("name"));
+        if (!header && fields.has("keep")) {
+            throw fields.required("keep").error("only a response header is kept or stripped; an attribute takes no"
+                    + " \"keep\"");
+        }
+        if (!header) {
+            return ActualCost.attribute(name);
+        }
+        boolean keep = fields.has("keep") && bool(fields.required("keep"));
+        return keep ? ActualCost.header(name).keepingHeader() : ActualCost.header(name);
     }
 
     /**
      * The limit of the fields {@code permits}, {@code period}, {@code capacity} and {@code name} of the object
      * {@code node}, already read into {@code fields} (which may allow other fields beside them), valid for
-     * {@code algorithm}; its errors located at the value at fault.
+     * {@code algorithm}, counting {@code unit} (its default name says one other than requests); its errors located at
+     * the value at fault.
      */
-    static Limit limit(JsonFields fields, Node node, Algorithm algorithm, String id, @Nullable String tier) {
+    private static Limit limit(JsonFields fields, Node node, Algorithm algorithm, String id, @Nullable String tier,
+                               String unit) {
         long permits = integer(fields.required("permits"), 1, Limit.MAX_PERMITS);
         Node periodNode = fields.required("period");
         Duration period = duration(periodNode);
@@ -381,7 +508,7 @@ public final class RulesFile {
         }
         Node nameNode = fields.optional("name");
         Limit unnamed = limit;
-        Limit named = nameNode == null ? Rule.defaultName(limit, id, tier)
+        Limit named = nameNode == null ? Rule.defaultName(limit, id, tier, unit)
                 : at(nameNode, () -> unnamed.named(string(nameNode)));
         // Asked here rather than left to Policy.of, so that what the algorithm rejects (a capacity that a window
         // cannot have) is located at the capacity.
@@ -404,7 +531,13 @@ public final class RulesFile {
             if (level.getKey().isBlank()) {
                 throw level.getValue().error("a tier needs a non-empty name");
             }
-            rule.tier(level.getKey(), policy(level.getValue(), algorithm, id, level.getKey()));
+            Policies limits = policies(level.getValue(), algorithm, id, level.getKey());
+            if (limits.requests() != null) {
+                rule.tier(level.getKey(), limits.requests());
+            }
+            if (limits.metered() != null) {
+                rule.meteredTier(level.getKey(), limits.metered());
+            }
         }
     }
 

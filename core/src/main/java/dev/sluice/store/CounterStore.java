@@ -55,6 +55,59 @@ public interface CounterStore extends AutoCloseable {
     }
 
     /**
+     * Counts a request whose cost is known only when it ends (tokens, bytes, work) at its {@code estimate}, as
+     * {@link #countAsync} counts, and says how to settle it at its actual cost ({@link Counted#settle}): an excess is
+     * charged, a debt the key pays back before its next grant; a difference below the estimate is given back, never
+     * more permissively than had the request been counted at its actual cost from the start
+     * ({@link Policy#settle}; {@code docs/design/costs.md}). A grant's {@link Counted#reservation()} is its id for
+     * {@link #settleAsync} on any node sharing the store.
+     *
+     * <p>The default applies, and its settle charges an excess with {@link #recordAsync} and keeps an estimate above
+     * the actual cost: a store of another library never gives back, and charges an excess only if it records. Every
+     * Sluice store gives back.
+     *
+     * @param estimate the cost counted now, at least 1
+     */
+    default CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        return applyAsync(key, policy, estimate, maxDelayNanos).thenApply(decision -> !decision.allowed()
+                ? Counted.kept(decision)
+                : Counted.reservation(decision, () -> CompletableFuture.completedFuture(decision),
+                        actual -> chargeExcess(this, key, policy, estimate, actual)));
+    }
+
+    /**
+     * Settles the reservation {@code reservation} of the key (a grant's {@link Counted#reservation()}), counted at
+     * {@code estimate}, at its {@code actual} cost, from this node or any other sharing the store, without blocking
+     * the caller: what the grant's {@link Counted#settle} does where it was counted. Each call settles: settle a
+     * reservation once (the limiter service keeps a mark of the reservations it settled). Completes with a bare look
+     * at the key's state after it.
+     *
+     * <p>The default charges an excess with {@link #recordAsync} and keeps an estimate above the actual cost, as the
+     * default {@link #estimateAsync} does; every Sluice store gives back.
+     *
+     * @throws IllegalArgumentException (or completes exceptionally with it) when {@code reservation} is no id of this
+     *     kind of store, {@code estimate} is below 1 or {@code actual} negative
+     */
+    default CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                  String reservation) {
+        return chargeExcess(this, key, policy, estimate, actual);
+    }
+
+    /**
+     * What a store that cannot give back settles: an excess recorded now (a debt), the estimate kept otherwise
+     * (a bare look at the key).
+     */
+    private static CompletionStage<Decision> chargeExcess(CounterStore store, String key, Policy policy,
+                                                          long estimate, long actual) {
+        if (estimate < 1 || actual < 0) {
+            throw new IllegalArgumentException("a settle needs an estimate of at least 1 and an actual cost of 0 or"
+                    + " more, got estimate " + estimate + " and actual cost " + actual);
+        }
+        return actual > estimate ? store.recordAsync(key, policy, actual - estimate, 0)
+                : store.peekAsync(key, policy, 0);
+    }
+
+    /**
      * What {@link #apply} would decide now for {@code cost} permits (0 for the bare state), without counting
      * anything.
      */

@@ -41,8 +41,8 @@ public final class FailurePolicyStore implements CounterStore {
     /** How long a {@link OnFailure#REJECT rejection for failure} tells the caller to wait: one second. */
     public static final Duration REJECT_RETRY_AFTER = Duration.ofSeconds(1);
 
-    /** How the ids of the fallback store's permits begin, apart from the remote store's. */
-    private static final String FALLBACK_PERMIT = "fallback:";
+    /** How the ids of the fallback store's permits and reservations begin, apart from the remote store's. */
+    private static final String FALLBACK_ID = "fallback:";
 
     /** What decides when the remote store fails or is too slow. */
     public enum OnFailure {
@@ -326,17 +326,37 @@ public final class FailurePolicyStore implements CounterStore {
      */
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        @Nullable CompletableFuture<Counted> answer = startRemote(key,
-                () -> remote.countAsync(key, policy, cost, maxDelayNanos));
+        return guardedCount(key, () -> remote.countAsync(key, policy, cost, maxDelayNanos),
+                () -> countWithout(key, policy, cost, maxDelayNanos, false));
+    }
+
+    /**
+     * Counts an estimate on the remote store within the timeout, as {@link #countAsync} counts; on failure the failure
+     * rule answers (the fallback store's reservation, its id prefixed {@code fallback:}, or an answer that counted
+     * nothing, whose settle does nothing). Settling a remote reservation is bounded by the timeout too: when it fails
+     * or is late, the failure is logged and counted like any other, and the estimate stays counted (an excess is not
+     * charged).
+     */
+    @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        return guardedCount(key, () -> remote.estimateAsync(key, policy, estimate, maxDelayNanos),
+                () -> countWithout(key, policy, estimate, maxDelayNanos, true));
+    }
+
+    /**
+     * The remote store's count ({@code remote}) within the timeout, its give-back and settle bounded as it was (when
+     * they fail, the count stays and its own decision answers); when it fails or is late, {@code without}.
+     */
+    private CompletionStage<Counted> guardedCount(String key, Supplier<CompletionStage<Counted>> remoteCount,
+                                                  Supplier<CompletionStage<Counted>> without) {
+        @Nullable CompletableFuture<Counted> answer = startRemote(key, remoteCount);
         if (answer == null) {
-            return countWithout(key, policy, cost, maxDelayNanos);
+            return without.get();
         }
-        // The give-back is bounded as the count was; when it fails, the count stays and its own decision answers.
         Function<Counted, CompletionStage<Counted>> guarded = counted -> CompletableFuture.completedFuture(
-                counted.guarded(giveBack -> bounded(key, giveBack.toCompletableFuture(), Function.identity(),
+                counted.guarded(call -> bounded(key, call.toCompletableFuture(), Function.identity(),
                         counted::decision)));
-        return bounded(key, answer, guarded, () -> countWithout(key, policy, cost, maxDelayNanos))
-                .thenCompose(Function.identity());
+        return bounded(key, answer, guarded, without).thenCompose(Function.identity());
     }
 
     /**
@@ -371,7 +391,7 @@ public final class FailurePolicyStore implements CounterStore {
             case REJECT -> CompletableFuture.completedFuture(Counted.kept(new Decision(false, permits, 0,
                     REJECT_RETRY_AFTER.toNanos(), REJECT_RETRY_AFTER.toNanos(), 0, limit.name(), true)));
             case FALLBACK -> fallback().acquireAsync(key, limit)
-                    .thenApply(held -> held.withPermitId(id -> FALLBACK_PERMIT + id));
+                    .thenApply(held -> held.withIds(id -> FALLBACK_ID + id));
         };
     }
 
@@ -382,14 +402,37 @@ public final class FailurePolicyStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
-        if (permit.startsWith(FALLBACK_PERMIT)) {
-            return fallback().releaseAsync(key, limit, permit.substring(FALLBACK_PERMIT.length()));
+        if (permit.startsWith(FALLBACK_ID)) {
+            return fallback().releaseAsync(key, limit, permit.substring(FALLBACK_ID.length()));
         }
-        @Nullable CompletableFuture<Decision> answer = startRemote(key,
-                () -> remote.releaseAsync(key, limit, permit));
+        return byIdOnRemote(key, () -> remote.releaseAsync(key, limit, permit), "release a concurrency permit in"
+                + " time; it returns at its maximum hold");
+    }
+
+    /**
+     * Settles a reservation by its id: the fallback store's (ids {@code fallback:...}) there, the remote store's there
+     * within the timeout. A remote settle that fails or is late is logged and counted, and completes exceptionally
+     * (the estimate stays counted): a caller may try again.
+     */
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        if (reservation.startsWith(FALLBACK_ID)) {
+            return fallback().settleAsync(key, policy, estimate, actual, reservation.substring(FALLBACK_ID.length()));
+        }
+        return byIdOnRemote(key, () -> remote.settleAsync(key, policy, estimate, actual, reservation), "settle a"
+                + " reservation in time; its estimate stays counted");
+    }
+
+    /**
+     * A call by id on the remote store ({@code call}) within the timeout; one that fails or is late is logged and
+     * counted, and completes exceptionally saying the store did not {@code what}.
+     */
+    private CompletionStage<Decision> byIdOnRemote(String key, Supplier<CompletionStage<Decision>> call,
+                                                   String what) {
+        @Nullable CompletableFuture<Decision> answer = startRemote(key, call);
         Supplier<Decision> failed = () -> {
-            throw new IllegalStateException("Sluice: the store did not release a concurrency permit in time; it"
-                    + " returns at its maximum hold");
+            throw new IllegalStateException("Sluice: the store did not " + what);
         };
         if (answer == null) {
             return CompletableFuture.supplyAsync(failed, Runnable::run);
@@ -407,12 +450,18 @@ public final class FailurePolicyStore implements CounterStore {
         failed(key, timedOut, timedOut ? null : cause);
     }
 
-    /** What the failure rule counts: the fallback store's count, or an answer that counted nothing. */
-    private CompletionStage<Counted> countWithout(String key, Policy policy, long cost, long maxDelayNanos) {
+    /**
+     * What the failure rule counts: the fallback store's count (its reservation, for an {@code estimate}, with its id
+     * prefixed), or an answer that counted nothing.
+     */
+    private CompletionStage<Counted> countWithout(String key, Policy policy, long cost, long maxDelayNanos,
+                                                  boolean estimate) {
         return switch (onFailure) {
             case ALLOW -> CompletableFuture.completedFuture(Counted.kept(allowed(policy, cost)));
             case REJECT -> CompletableFuture.completedFuture(Counted.kept(rejected(policy, cost)));
-            case FALLBACK -> fallback().countAsync(key, policy, cost, maxDelayNanos);
+            case FALLBACK -> estimate ? fallback().estimateAsync(key, policy, cost, maxDelayNanos)
+                    .thenApply(reserved -> reserved.withIds(id -> FALLBACK_ID + id))
+                    : fallback().countAsync(key, policy, cost, maxDelayNanos);
         };
     }
 

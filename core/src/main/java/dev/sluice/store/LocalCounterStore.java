@@ -16,6 +16,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -93,6 +95,79 @@ public final class LocalCounterStore implements CounterStore {
         }
         return CompletableFuture.completedFuture(Counted.undoable(decision, () -> CompletableFuture.completedFuture(
                 decide(key, time.nanos(), (state, now) -> policy.undo(state, now, cost, countedAt)))));
+    }
+
+    /**
+     * Applies now; a grant is taken back or settled as of the instant it was counted ({@link Policy#undo},
+     * {@link Policy#settle}), its id {@code <store id>:<instant>}, so that another store's id settles nothing here.
+     */
+    @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        long countedAt = time.nanos();
+        Decision decision = decide(key, countedAt, (state, now) -> policy.apply(state, now, estimate, maxDelayNanos));
+        if (!decision.allowed()) {
+            return CompletableFuture.completedFuture(Counted.kept(decision));
+        }
+        Reserved reserved = new Reserved(key, policy, estimate, countedAt);
+        return CompletableFuture.completedFuture(Counted.reservation(decision, reserved, reserved, reserved::id));
+    }
+
+    /** A granted reservation: its give-back, its settle and its id, in one object (a reservation is made per call). */
+    private final class Reserved
+            implements Supplier<CompletionStage<Decision>>, LongFunction<CompletionStage<Decision>> {
+        private final String key;
+        private final Policy policy;
+        private final long estimate;
+        private final long countedAt;
+
+        Reserved(String key, Policy policy, long estimate, long countedAt) {
+            this.key = key;
+            this.policy = policy;
+            this.estimate = estimate;
+            this.countedAt = countedAt;
+        }
+
+        /** Gives the whole estimate back. */
+        @Override
+        public CompletionStage<Decision> get() {
+            return CompletableFuture.completedFuture(decide(key, time.nanos(),
+                    (state, now) -> policy.undo(state, now, estimate, countedAt)));
+        }
+
+        /** Settles at {@code actual}. */
+        @Override
+        public CompletionStage<Decision> apply(long actual) {
+            return settle(key, policy, estimate, actual, countedAt);
+        }
+
+        String id() {
+            return storeId + ":" + countedAt;
+        }
+    }
+
+    /** Settles a reservation of this store by its id; an id of another {@code LocalCounterStore} settles nothing. */
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        int colon = reservation.lastIndexOf(':');
+        long countedAt = -1;
+        try {
+            countedAt = colon < 0 ? -1 : Long.parseLong(reservation, colon + 1, reservation.length(), 10);
+        } catch (NumberFormatException e) {
+            colon = -1;
+        }
+        if (colon < 0) {
+            throw new IllegalArgumentException("not a reservation id of a LocalCounterStore: " + reservation);
+        }
+        if (!reservation.substring(0, colon).equals(storeId)) {
+            return CompletableFuture.completedFuture(peek(key, policy, 0));
+        }
+        return settle(key, policy, estimate, actual, countedAt);
+    }
+
+    private CompletionStage<Decision> settle(String key, Policy policy, long estimate, long actual, long countedAt) {
+        return CompletableFuture.completedFuture(
+                decide(key, (state, now) -> policy.settle(state, now, estimate, actual, countedAt)));
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -87,16 +88,40 @@ public final class RejectionCachingStore implements CounterStore {
      */
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+        return cachedOr(key, policy, cost, maxDelayNanos, () -> remote.countAsync(key, policy, cost, maxDelayNanos));
+    }
+
+    /**
+     * Counts an estimate as {@link #countAsync} counts a cost: a cached rejection is repeated, a remote one
+     * remembered. A settle can make a key freer (a difference given back) or more restricted (a debt): the first is
+     * fewer passing until a remembered rejection's retry-after, the second a rejection the next remote answer brings.
+     */
+    @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        return cachedOr(key, policy, estimate, maxDelayNanos,
+                () -> remote.estimateAsync(key, policy, estimate, maxDelayNanos));
+    }
+
+    /** A cached rejection of {@code cost}, or {@code count} on the remote store, its rejection remembered. */
+    private CompletionStage<Counted> cachedOr(String key, Policy policy, long cost, long maxDelayNanos,
+                                              Supplier<CompletionStage<Counted>> count) {
         CacheKey cacheKey = new CacheKey(key, policy);
         long sentAt = time.nanos();
         @Nullable Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
         if (cached != null) {
             return CompletableFuture.completedFuture(Counted.kept(cached));
         }
-        return remote.countAsync(key, policy, cost, maxDelayNanos).thenApply(counted -> {
+        return count.get().thenApply(counted -> {
             remember(cacheKey, counted.decision(), sentAt, cost, maxDelayNanos);
             return counted;
         });
+    }
+
+    /** Settles on the remote store; the next remote answer brings what it changed. */
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        return remote.settleAsync(key, policy, estimate, actual, reservation);
     }
 
     /**

@@ -52,14 +52,19 @@ public final class SettingNames {
         return noun + " '" + name + "' is not " + kind + nearest(name, known) + "Known: " + String.join(", ", known);
     }
 
-    /** {@code ; did you mean 'NAME'? }, or {@code . } when nothing is known. */
+    /** {@code ; did you mean 'NAME'? }, or {@code . } when no known name is near. */
     private static String nearest(String name, List<String> known) {
         return nearestTo(name, known).map(candidate -> "; did you mean '" + candidate + "'? ").orElse(". ");
     }
 
-    /** The known name nearest to {@code name} (fewest edits, without case); empty when nothing is known. */
+    /**
+     * The known name nearest to {@code name} (fewest edits, without case), when it is a likely misspelling: at most
+     * half of {@code name}'s letters (and at least two) differ; empty otherwise ("burst" is no misspelling of "unit").
+     */
     public static Optional<String> nearestTo(String name, Collection<String> known) {
-        return known.stream().min(Comparator.comparingInt(candidate -> distance(name, candidate)));
+        int farthest = Math.max(2, name.length() / 2);
+        return known.stream().min(Comparator.comparingInt(candidate -> distance(name, candidate)))
+                .filter(candidate -> distance(name, candidate) <= farthest);
     }
 
     /** The Levenshtein distance between two names, without case. */

@@ -134,13 +134,13 @@ class RateLimitHeadersTest {
     @Test
     void policyField_hostileName_isEscapedAndCannotBreakTheHeader() {
         Limit hostile = Limit.of(1, Duration.ofSeconds(1)).named("a\"b\\c\r\nX-Evil: 1é");
-        assertThat(RateLimitHeaders.policyField(List.of(hostile)))
+        assertThat(RateLimitHeaders.policyField(List.of(hostile), null))
                 .isEqualTo("\"a\\\"b\\\\c??X-Evil: 1?\";q=1;w=1");
     }
 
     @Test
     void policyField_subSecondWindow_roundsUpToOneSecond() {
-        assertThat(RateLimitHeaders.policyField(List.of(Limit.of(5, Duration.ofMillis(100)))))
+        assertThat(RateLimitHeaders.policyField(List.of(Limit.of(5, Duration.ofMillis(100))), null))
                 .isEqualTo("\"5/100ms\";q=5;w=1");
     }
 

@@ -29,6 +29,36 @@ class RateLimiterTest {
     }
 
     @Test
+    void tryReserve_settledBelowThenAbove_givesBackThenChargesTheDebtOnce() {
+        RateLimiter limiter = RateLimiter.builder().policy(dev.sluice.algorithm.Policy.of(Algorithm.TOKEN_BUCKET,
+                Limit.of(100, Duration.ofMinutes(1))).inUnit("tokens")).timeSource(time).build();
+
+        try (Permit tokens = limiter.tryReserve("k", 40)) {
+            assertThat(tokens.granted()).isTrue();
+            assertThat(limiter.peek("k").remaining()).isEqualTo(60);
+            tokens.settle(10);
+            tokens.settle(90);
+        }
+        assertThat(limiter.peek("k").remaining()).isEqualTo(90);
+
+        Permit debt = limiter.tryReserve("k", 50);
+        debt.settle(150);
+        debt.close();
+        // 90 less the estimate of 50 less the excess of 100: 60 owed, paid back at 100 a minute.
+        assertThat(limiter.peek("k").remaining()).isZero();
+        assertThat(limiter.tryReserve("k", 1).decision().retryAfter()).isEqualTo(Duration.ofMillis(36_600));
+    }
+
+    @Test
+    void tryReserve_closedWithoutASettle_keepsTheEstimate() {
+        RateLimiter limiter = limiter(Algorithm.FIXED_WINDOW, Limit.of(10, ofSeconds(1)));
+        limiter.tryReserve("k", 4).close();
+        assertThat(limiter.peek("k").remaining()).isEqualTo(6);
+        assertThatThrownBy(() -> RateLimiter.builder().concurrency(dev.sluice.ConcurrencyLimit.of(1)).build()
+                .tryAcquirePermit("k").settle(1)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void tryAcquire_costBelowOne_isRefused() {
         RateLimiter limiter = limiter(Algorithm.GCRA, Limit.of(2, ofSeconds(1)));
         assertThatThrownBy(() -> limiter.tryAcquire("k", 0)).hasMessageContaining("cost must be at least 1, got 0");

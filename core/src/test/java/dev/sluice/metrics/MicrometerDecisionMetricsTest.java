@@ -31,6 +31,25 @@ class MicrometerDecisionMetricsTest {
     }
 
     @Test
+    void reservedAndSettled_countUnitsPerRuleAndUnit_theDebtBeyondTheEstimates() {
+        metrics.reserved("llm", "tokens", 40);
+        metrics.reserved("llm", "tokens", 30);
+        metrics.settled("llm", "tokens", 40, 10);
+        metrics.settled("llm", "tokens", 30, 45);
+        metrics.reserved("llm", "tokens", 20);
+
+        assertThat(cost(MicrometerDecisionMetrics.COST_RESERVED)).isEqualTo(90);
+        assertThat(cost(MicrometerDecisionMetrics.COST_SETTLED)).isEqualTo(55);
+        assertThat(cost(MicrometerDecisionMetrics.COST_DEBT)).isEqualTo(15);
+        assertThat(registry.get(MicrometerDecisionMetrics.COST_OUTSTANDING).tags("rule", "llm", "unit", "tokens")
+                .gauge().value()).isEqualTo(20);
+    }
+
+    private double cost(String name) {
+        return registry.get(name).tags("rule", "llm", "unit", "tokens").counter().count();
+    }
+
+    @Test
     void waitStarted_countsTheRulesWaits() {
         metrics.waitStarted("exports");
         metrics.waitStarted("exports");

@@ -100,7 +100,7 @@ class ConcurrencyRulesTest {
         assertThat(first.allowed()).isTrue();
         assertThat(second.allowed()).isTrue();
         assertThat(third.allowed()).isFalse();
-        first.release();
+        first.end(RequestEnd.NOTHING_SAID);
         assertThat(request(rules).allowed()).isTrue();
     }
 
@@ -110,8 +110,8 @@ class ConcurrencyRulesTest {
         Evaluation first = request(rules);
         request(rules);
 
-        first.release();
-        first.release();
+        first.end(RequestEnd.NOTHING_SAID);
+        first.end(RequestEnd.NOTHING_SAID);
 
         assertThat(request(rules).allowed()).isTrue();
         assertThat(request(rules).allowed()).isFalse();
@@ -134,7 +134,7 @@ class ConcurrencyRulesTest {
     void evaluate_rateRejects_takesNoPermit() {
         RuleSet rules = rules(EXPORTS_AND_RATE);
         for (int i = 0; i < 3; i++) {
-            request(rules).release();
+            request(rules).end(RequestEnd.NOTHING_SAID);
         }
 
         Evaluation fourth = request(rules);

@@ -86,7 +86,7 @@ class LimitsFileTest {
     @CsvSource(delimiter = '|', textBlock = """
             {"limits": {"a": {"permits": 10, "period": "a minute"}}}                  | 1:44: $.limits.a.period: expected a duration such as "10s", "5m", "1h" or "PT1M", got "a minute"
             {"limits": {"a": {"permits": 0, "period": "1s"}}}                         | 1:30: $.limits.a.permits: expected an integer between 1 and 4611686018427387903, got 0
-            {"limits": {"a": {"permits": 1, "period": "1s", "burst": 2}}}             | 1:58: $.limits.a.burst: unknown field "burst"; did you mean "limits"? Expected one of limits, algorithm, perKey, concurrency, maxHold, permits, period, capacity
+            {"limits": {"a": {"permits": 1, "period": "1s", "burst": 2}}}             | 1:58: $.limits.a.burst: unknown field "burst". Expected one of limits, algorithm, perKey, concurrency, maxHold, permits, period, capacity, unit
             {"limits": {}}                                                            | 1:12: $.limits: expected an object of at least one limit by id, such as {"partner-api": {"permits": 10, "period": "1m"}}, got an object
             {"limits": {"a": {"perKey": "yes", "permits": 1, "period": "1s"}}}        | 1:29: $.limits.a.perKey: expected true or false, got "yes"
             {"limits": {"a": {"algorithm": "fast", "permits": 1, "period": "1s"}}}    | 1:32: $.limits.a.algorithm: expected one of "token_bucket", "leaky_bucket", "fixed_window", "sliding_window_log", "sliding_window_counter", "stepped_sliding_window", "gcra", got "fast"

@@ -84,13 +84,13 @@ class PermitWaitRulesTest {
         CompletableFuture<Evaluation> waiter = request();
         assertThat(waiter).isNotDone();
 
-        holder.release();
+        holder.end(RequestEnd.NOTHING_SAID);
 
         await(waiter::isDone);
         assertThat(waiter.join().allowed()).isTrue();
-        assertThat(waiter.join().holdsPermits()).isTrue();
+        assertThat(waiter.join().holdsUntilEnd()).isTrue();
         assertThat(store.permitsHeld()).isEqualTo(1);
-        waiter.join().release();
+        waiter.join().end(RequestEnd.NOTHING_SAID);
         assertThat(store.permitsHeld()).isZero();
         assertThat(queue.waiting()).isZero();
     }
@@ -101,12 +101,12 @@ class PermitWaitRulesTest {
         CompletableFuture<Evaluation> waiter = request();
         assertThat(rateRemaining(holder)).isEqualTo(8);
 
-        holder.release();
+        holder.end(RequestEnd.NOTHING_SAID);
         await(waiter::isDone);
 
         assertThat(waiter.join().allowed()).isTrue();
         assertThat(rateRemaining(holder)).isEqualTo(8);
-        waiter.join().release();
+        waiter.join().end(RequestEnd.NOTHING_SAID);
     }
 
     @Test
@@ -122,7 +122,7 @@ class PermitWaitRulesTest {
         assertThat(rateRemaining(holder)).isEqualTo(9);
         assertThat(store.permitsHeld()).isEqualTo(1);
         assertThat(queue.waiting()).isZero();
-        holder.release();
+        holder.end(RequestEnd.NOTHING_SAID);
         assertThat(store.permitsHeld()).isZero();
     }
 
@@ -132,7 +132,7 @@ class PermitWaitRulesTest {
         CompletableFuture<Evaluation> waiter = request();
 
         waiter.cancel(false);
-        holder.release();
+        holder.end(RequestEnd.NOTHING_SAID);
 
         await(() -> queue.waiting() == 0 && store.permitsHeld() == 0 && rateRemaining(holder) == 9);
         assertThat(events.held()).isZero();
@@ -146,7 +146,7 @@ class PermitWaitRulesTest {
 
         assertThat(second.allowed()).isFalse();
         assertThat(rateRemaining(holder)).isEqualTo(9);
-        holder.release();
+        holder.end(RequestEnd.NOTHING_SAID);
     }
 
     @Test
@@ -157,8 +157,8 @@ class PermitWaitRulesTest {
         assertThat(events.held()).isEqualTo(1);
         assertThat(events.count("started")).isEqualTo(2);
 
-        holder.release();
-        holder.release();
+        holder.end(RequestEnd.NOTHING_SAID);
+        holder.end(RequestEnd.NOTHING_SAID);
         await(granted::isDone);
         time.advance(Duration.ofSeconds(2));
         await(timedOut::isDone);
@@ -166,7 +166,7 @@ class PermitWaitRulesTest {
         assertThat(events.held()).isEqualTo(1);
         assertThat(events.count("granted")).isEqualTo(1);
         assertThat(events.count("timedOut")).isEqualTo(1);
-        granted.join().release();
+        granted.join().end(RequestEnd.NOTHING_SAID);
         assertThat(events.held()).isZero();
     }
 
@@ -218,7 +218,7 @@ class PermitWaitRulesTest {
         assertThat(String.valueOf(failure.getMessage())).startsWith("no answer for").doesNotContain(tenant);
         assertThat(rateRemaining(holder)).isEqualTo(9);
         failing.set(false);
-        holder.release();
+        holder.end(RequestEnd.NOTHING_SAID);
     }
 
     public static class WaitingResource {

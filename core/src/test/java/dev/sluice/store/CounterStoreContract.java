@@ -374,6 +374,178 @@ public abstract class CounterStoreContract {
                 .isFalse();
     }
 
+    /** Ten tokens a minute in a fixed window, counted at estimates and settled at actual costs. */
+    protected static final Policy TOKENS = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE).inUnit("tokens");
+    /** The same in a token bucket. */
+    protected static final Policy TOKEN_BUCKET_TOKENS = TOKEN_BUCKET.inUnit("tokens");
+
+    /**
+     * Whether a settle below the estimate gives the difference back: every Sluice store but one deciding as a store of
+     * another library (the compare-and-set mode), which keeps the estimate.
+     */
+    protected boolean givesBack() {
+        return true;
+    }
+
+    @Test
+    void estimate_settledBelow_givesTheDifferenceBack() {
+        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        assertThat(reserved.decision().allowed()).isTrue();
+        assertThat(reserved.decision().remaining()).isEqualTo(2);
+
+        Decision after = join(reserved.settle(3));
+
+        assertThat(after.remaining()).isEqualTo(givesBack() ? 7 : 2);
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 7 : 2);
+    }
+
+    @Test
+    void estimate_settledLaterInItsWindow_givesBackThereAndTheWindowStillEnds() {
+        time.advanceNanos(5 * SECOND);
+        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        time.advanceNanos(40 * SECOND);
+
+        join(reserved.settle(1));
+
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 9 : 2);
+        time.advanceNanos(15 * SECOND);
+        assertThat(store.peek("k", TOKENS, 0).remaining()).as("the next window").isEqualTo(10);
+    }
+
+    @Test
+    void estimate_settledAbove_chargesTheExcessAsADebtPaidBackBeforeTheNextGrant() {
+        Counted reserved = join(store.estimateAsync("k", TOKEN_BUCKET_TOKENS, 4, 0));
+
+        Decision after = join(reserved.settle(13));
+
+        // 13 from a full bucket of 10 owes 3; one more token takes 4 tokens of refill (24 s).
+        assertThat(after.remaining()).isZero();
+        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).retryAfterNanos()).isEqualTo(24 * SECOND);
+        time.advanceNanos(24 * SECOND - 1);
+        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).allowed()).isFalse();
+        time.advanceNanos(1);
+        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).allowed()).isTrue();
+    }
+
+    @Test
+    void settleAsync_byTheReservationsId_settlesAsItsGrantWould() {
+        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        if (!givesBack()) {
+            assertThat(reserved.reservation()).as("a store that cannot give back has no id to settle by").isEmpty();
+            return;
+        }
+
+        Decision after = join(store.settleAsync("k", TOKENS, 8, 3, reserved.reservation().orElseThrow()));
+
+        assertThat(after.remaining()).isEqualTo(7);
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(7);
+    }
+
+    @Test
+    void estimate_rejected_countsNothingAndItsSettleChangesNothing() {
+        join(store.estimateAsync("k", TOKENS, 8, 0));
+        Counted rejected = join(store.estimateAsync("k", TOKENS, 3, 0));
+
+        assertThat(rejected.decision().allowed()).isFalse();
+        assertThat(rejected.reservation()).isEmpty();
+        join(rejected.settle(0));
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(2);
+    }
+
+    @Test
+    void estimate_givenBackWhole_countsNothing() {
+        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+
+        join(reserved.giveBack());
+
+        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 10 : 2);
+    }
+
+    @Test
+    void estimate_manyThreadsSettling_settledCostsInTheWindowNeverExceedTheLimitPlusTheirDebt() throws Exception {
+        Policy thousand = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000, Duration.ofMinutes(1))).inUnit("tokens");
+        Settled settled = settleConcurrently(List.of(store), racingThreads(), 40, "k", thousand);
+
+        assertSettledWithinTheLimitPlusTheirDebt(settled, 1_000, store.peek("k", thousand, 0).remaining(),
+                givesBack());
+    }
+
+    /** What many threads reserved and settled on one key: the sums over the reservations granted, and the refused. */
+    public record Settled(long actual, long kept, long excess, long granted, long refused) {
+    }
+
+    /**
+     * Reservations of 1 to 50 on {@code key} by {@code threadsEach} threads on each of {@code stores}, {@code attempts}
+     * each, each granted one settled at once at 0 to 80 (so a fifth or so above its estimate, a debt).
+     */
+    public static Settled settleConcurrently(List<? extends CounterStore> stores, int threadsEach, int attempts,
+                                             String key, Policy policy) throws Exception {
+        java.util.concurrent.atomic.LongAdder actual = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder kept = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder excess = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder granted = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
+        ExecutorService pool = Executors.newFixedThreadPool(stores.size() * threadsEach);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < stores.size() * threadsEach; t++) {
+                CounterStore on = stores.get(t % stores.size());
+                java.util.Random random = new java.util.Random(t);
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < attempts; i++) {
+                        long estimate = 1 + random.nextInt(50);
+                        Counted reserved = join(on.estimateAsync(key, policy, estimate, 0));
+                        if (!reserved.decision().allowed()) {
+                            refused.increment();
+                            continue;
+                        }
+                        long cost = random.nextInt(81);
+                        join(reserved.settle(cost));
+                        granted.increment();
+                        actual.add(cost);
+                        kept.add(Math.min(cost, estimate));
+                        excess.add(Math.max(0, cost - estimate));
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> each : done) {
+                each.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return new Settled(actual.sum(), kept.sum(), excess.sum(), granted.sum(), refused.sum());
+    }
+
+    /**
+     * The settled costs of one window's reservations within {@code limit} plus their debt (so what they kept of their
+     * estimates within the limit); the limit reached (some refused); and what the key has left, with {@code exact}
+     * give-backs, exactly the limit less the settled costs (nothing once they passed it).
+     */
+    public static void assertSettledWithinTheLimitPlusTheirDebt(Settled settled, long limit, long remaining,
+                                                                boolean exact) {
+        assertThat(settled.refused()).as("the limit was reached").isPositive();
+        assertThat(settled.actual()).as("settled costs, at most the limit plus their debt")
+                .isLessThanOrEqualTo(limit + settled.excess());
+        assertThat(settled.kept()).isLessThanOrEqualTo(limit);
+        if (exact) {
+            assertThat(remaining).as("the key holds the settled costs").isEqualTo(Math.max(0,
+                    limit - settled.actual()));
+        }
+    }
+
+    private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
+        try {
+            return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** Lets the store drop keys whose time to live has passed; stores that expire lazily sweep here. */
     protected abstract void awaitExpiry();
 

@@ -35,6 +35,12 @@ class SettingNamesTest {
     }
 
     @Test
+    void requireKnown_nameNearNoKnownOne_namesNoNearest() {
+        assertThatThrownBy(() -> SettingNames.requireKnown(List.of("burst"), "known", KNOWN))
+                .hasMessageStartingWith("init-param 'burst' is not known. Known: rules, ");
+    }
+
+    @Test
     void requireKnown_onlyKnownNames_passes() {
         assertThatCode(() -> SettingNames.requireKnown(KNOWN, "known", KNOWN)).doesNotThrowAnyException();
         assertThatCode(() -> SettingNames.requireKnown(List.of(), "known", List.of())).doesNotThrowAnyException();

@@ -10,8 +10,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,6 +71,27 @@ public class ShowcaseResource {
     @Path("catalog")
     public Map<String, Object> catalog() {
         return Map.of("items", List.of("sluice gate", "weir", "lock"));
+    }
+
+    /** The most tokens a pretend completion writes: a model's own cap, when the request names none. */
+    static final int MODEL_MAX_TOKENS = 1_000;
+
+    /**
+     * A pretend language-model completion: "generates" a random number of tokens, at most {@code X-Max-Tokens} (the
+     * model's cap of {@value #MODEL_MAX_TOKENS} without one), and reports them in the body and in the response header
+     * {@code X-Tokens-Used}, which the rule {@code completions-per-key} reads (and strips) to settle the request's
+     * reservation: limited per API key in requests and in tokens per minute.
+     */
+    @POST
+    @Path("completions")
+    public Response complete(@HeaderParam("X-Max-Tokens") @Nullable String maxTokens) {
+        int cap = MODEL_MAX_TOKENS;
+        if (maxTokens != null && maxTokens.strip().matches("[0-9]{1,4}")) {
+            cap = Math.max(1, Math.min(MODEL_MAX_TOKENS, Integer.parseInt(maxTokens.strip())));
+        }
+        int tokens = ThreadLocalRandom.current().nextInt(cap / 4 + 1, cap + 1);
+        return Response.ok(Map.of("completion", "lorem ipsum ... (" + tokens + " tokens)", "tokens", tokens))
+                .header("X-Tokens-Used", tokens).build();
     }
 
     /** Orders are queued: a burst is delayed to a steady rate (leaky bucket), and rejected past the queue. */

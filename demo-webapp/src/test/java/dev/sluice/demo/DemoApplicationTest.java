@@ -102,6 +102,41 @@ class DemoApplicationTest {
     }
 
     @Test
+    void completions_tokensPerKey_reserveTheEstimateAndSettleWhatTheModelWrote() throws Exception {
+        HttpResponse<String> first = http.post("/api/completions", "X-Api-Key", "tokens-key", "X-Max-Tokens", "400");
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        long tokens = json(first).get("tokens").asLong();
+        assertThat(tokens).isBetween(101L, 400L);
+        assertThat(first.headers().firstValue("X-Tokens-Used")).as("read and stripped by the filter").isEmpty();
+        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(policy -> assertThat(policy)
+                .contains("\"completions-per-key:2000 tokens/1m\";q=2000;qu=\"tokens\";w=60"));
+        assertThat(first.headers().firstValue("RateLimit")).hasValueSatisfying(rateLimit -> assertThat(rateLimit)
+                .contains("\"completions-per-key:2000 tokens/1m\";r=1600"));
+    }
+
+    @Test
+    void completions_withoutAnEstimate_reserveTheDefaultAndTheModelsExcessIsADebt() throws Exception {
+        // No X-Max-Tokens: 200 reserved, and the model writes 251 to 1000, each a debt: 2000 a minute run out first.
+        long reserved = http.ruleStats("completions-per-key").path("costs").path(0).path("reserved").asLong();
+        HttpResponse<String> answer = null;
+        for (int i = 0; i < 10; i++) {
+            answer = http.post("/api/completions", "X-Api-Key", "debt-key");
+            if (answer.statusCode() == 429) {
+                break;
+            }
+            // The request settles once the filter's chain returns, which may be after the client has its response.
+            long expected = reserved += 200;
+            http.ruleStatsOnce("completions-per-key", stats -> stats.path("costs").path(0).path("reserved")
+                    .asLong() == expected && stats.path("costs").path(0).path("outstanding").asLong() == 0);
+        }
+
+        assertThat(answer.statusCode()).isEqualTo(429);
+        assertThat(json(answer).get("policies").get(0).asText()).isEqualTo("completions-per-key:2000 tokens/1m");
+        assertThat(answer.headers().firstValue("Retry-After")).isPresent();
+    }
+
+    @Test
     void reports_premiumPlanHeader_getsTenInsteadOfThree() throws Exception {
         for (int i = 0; i < 3; i++) {
             assertThat(http.get("/api/reports", "X-Api-Key", "free-key").statusCode()).isEqualTo(200);

@@ -54,9 +54,11 @@ import org.jspecify.annotations.Nullable;
  * rate-limit headers, answers the rejection ({@code 429}, {@code Retry-After}, a problem body), or holds the request
  * until its slot or its concurrency permit (where a rule {@linkplain dev.sluice.rules.Rule#permitWait() waits}) without
  * holding a container thread (the filter and servlet must be {@code async-supported}). A request's concurrency permits
- * are released however it ends: when the chain returns or throws or, for a request
- * gone asynchronous, when it completes, times out or fails; a chain that never returns holds them until their
- * maximum hold. It never throws to the container. The evaluation is left in {@link #EVALUATION_ATTRIBUTE} and,
+ * are released, and its reservations of a cost in a unit other than requests settled (at the actual cost its response
+ * header or attribute says, or {@link #settle} said), however it ends: when the chain returns or throws or, for a
+ * request gone asynchronous, when it completes, times out or fails; a chain that never returns holds its permits until
+ * their maximum hold and its reservations at their estimates. A request whose estimate a rule refuses gets a 400. It
+ * never throws to the container. The evaluation is left in {@link #EVALUATION_ATTRIBUTE} and,
  * while started, the store in {@link #STORE_ATTRIBUTE}. A store a provider opened is closed on {@link #destroy}; a
  * store given in code is left open. Thread-safe. See {@code docs/design/adapters.md}.
  */
@@ -256,19 +258,20 @@ public class RateLimitFilter implements Filter {
         }
         if (answer.rejected()) {
             reject(answer.problem(), response);
-        } else if (!evaluation.holdsPermits()) {
+        } else if (!evaluation.holdsUntilEnd()) {
             pass(current, request, response, chain, evaluation);
         } else {
-            // Released when the chain returns or throws; a request still asynchronous then, when it ends.
+            // Ended when the chain returns or throws; a request still asynchronous then, when it ends.
+            HttpServletResponse capturing = CostCapture.around(request, response, evaluation);
             boolean asynchronous = false;
             try {
-                pass(current, request, response, chain, evaluation);
+                pass(current, request, capturing, chain, evaluation);
                 asynchronous = request.isAsyncStarted();
             } finally {
                 if (asynchronous) {
-                    request.getAsyncContext().addListener(new ReleasingListener(evaluation));
+                    request.getAsyncContext().addListener(new EndingListener(evaluation, request, capturing));
                 } else {
-                    evaluation.release();
+                    evaluation.end(CostCapture.ended(request, capturing));
                 }
             }
         }
@@ -323,7 +326,9 @@ public class RateLimitFilter implements Filter {
             answer(current, request, response, chain, evaluation, decisionNanos);
             return;
         }
-        AsyncContext async = request.startAsync(request, response);
+        // Wrapped before the wait, as the dispatch after it carries this response: armed once the evaluation is known.
+        CostCapture capture = new CostCapture(request, response);
+        AsyncContext async = request.startAsync(request, capture);
         async.setTimeout(0);
         async.addListener(new AbandonedWait(evaluating));
         evaluating.whenComplete((evaluation, failure) -> {
@@ -335,12 +340,13 @@ public class RateLimitFilter implements Filter {
                     warnFailedAfterWait(request, failure);
                     async.dispatch();
                 } else {
-                    answerAfterWait(current, request, response, async, evaluation, decisionNanos);
+                    capture.arm(evaluation);
+                    answerAfterWait(current, request, capture, async, evaluation, decisionNanos);
                 }
             } catch (IOException | RuntimeException e) {
                 // The client went away (or the container gave up on the request) as its wait ended.
                 if (evaluation != null) {
-                    evaluation.release();
+                    evaluation.end(capture);
                 }
                 LOG.log(System.Logger.Level.DEBUG, "a request that waited for a permit could not be answered", e);
             }
@@ -349,9 +355,10 @@ public class RateLimitFilter implements Filter {
 
     /**
      * Answers a request whose wait ended: rejected (completing it), or sent on by an asynchronous dispatch (the filter
-     * lets a dispatched request through), its permits released when it ends as for any asynchronous request.
+     * lets a dispatched request through), its permits released and reservations settled when it ends as for any
+     * asynchronous request.
      */
-    private void answerAfterWait(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
+    private void answerAfterWait(FilterRuntime current, HttpServletRequest request, CostCapture response,
                                  AsyncContext async, Evaluation evaluation, long decisionNanos) throws IOException {
         RateLimitResponse answer = recorded(current, request, response, evaluation, decisionNanos).orElseThrow();
         if (answer.rejected()) {
@@ -359,7 +366,7 @@ public class RateLimitFilter implements Filter {
             async.complete();
             return;
         }
-        async.addListener(new ReleasingListener(evaluation));
+        async.addListener(new EndingListener(evaluation, request, response));
         dispatchAfter(current, async, evaluation.delay());
     }
 
@@ -405,25 +412,31 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
-     * Releases an asynchronous request's concurrency permits when it completes, times out or fails (a client that
-     * went away included), and follows it into a later {@code startAsync}. Releasing is idempotent, so a timeout
-     * followed by its completion releases once.
+     * Ends an asynchronous request when it completes, times out or fails (a client that went away included): releases
+     * its concurrency permits and settles its reservations at the actual cost its response or attributes say; and
+     * follows it into a later {@code startAsync}. Ending is idempotent, so a timeout followed by its completion ends it
+     * once.
      */
-    private record ReleasingListener(Evaluation evaluation) implements AsyncListener {
+    private record EndingListener(Evaluation evaluation, HttpServletRequest request, HttpServletResponse response)
+            implements AsyncListener {
+
+        private void end() {
+            evaluation.end(CostCapture.ended(request, response));
+        }
 
         @Override
         public void onComplete(AsyncEvent event) {
-            evaluation.release();
+            end();
         }
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            evaluation.release();
+            end();
         }
 
         @Override
         public void onError(AsyncEvent event) {
-            evaluation.release();
+            end();
         }
 
         @Override
@@ -512,6 +525,22 @@ public class RateLimitFilter implements Filter {
             context.removeAttribute(RULES_ATTRIBUTE);
         }
         started.close();
+    }
+
+    /**
+     * Settles the reservations of {@code request} (its rules' costs in units other than requests, such as tokens) at
+     * {@code actualCost}, now, without waiting for the store: what an application that knows the cost says instead of
+     * (or before) the response header or attribute its rules read. Each reservation settles once: the request's end
+     * then leaves it as it is. Nothing for a request Sluice did not evaluate, or that reserved nothing. See
+     * {@link Evaluation#settle(long)}; for a request with reservations in several units,
+     * {@link Evaluation#settle(String, long)} on its {@link #EVALUATION_ATTRIBUTE}.
+     *
+     * @throws IllegalArgumentException when {@code actualCost} is negative
+     */
+    public static void settle(ServletRequest request, long actualCost) {
+        if (request.getAttribute(EVALUATION_ATTRIBUTE) instanceof Evaluation evaluation) {
+            evaluation.settle(actualCost);
+        }
     }
 
     /**

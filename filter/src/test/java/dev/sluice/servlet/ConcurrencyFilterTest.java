@@ -6,13 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ManualTimeSource;
 import dev.sluice.store.LocalCounterStore;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,9 +56,7 @@ class ConcurrencyFilterTest {
     }
 
     private JettyServer start(String rulesJson) throws Exception {
-        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesJson);
-        RateLimitFilter filter = new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
-                .rulesReloadInterval(Duration.ZERO).store(store).build());
+        RateLimitFilter filter = RulesFileFilters.of(dir, rulesJson, settings -> settings.store(store));
         return servers.add(JettyServer.start(context -> servlet.mount(context, filter, true)));
     }
 
@@ -149,15 +141,7 @@ class ConcurrencyFilterTest {
     @Test
     void filter_clientDisconnects_releasesThePermitWhenTheServletNotices() throws Exception {
         JettyServer server = start(ONE_AT_A_TIME);
-        URI base = server.uri("/");
-        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET /c/stream HTTP/1.1\r\nHost: " + base.getHost() + "\r\n\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            assertThat(in.read()).as("the response has begun").isNotNegative();
-        }
+        server.getAndGoAway("/c/stream");
 
         awaitNoPermitHeld();
         assertThat(servlet.streamFailed.get()).isEqualTo(1);

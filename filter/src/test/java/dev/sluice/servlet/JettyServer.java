@@ -1,9 +1,13 @@
 package dev.sluice.servlet;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -76,6 +80,26 @@ public final class JettyServer implements AutoCloseable {
             request.headers(headers);
         }
         return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * Sends {@code GET pathAndQuery} with {@code headers} (names and values in turn) on a connection of its own and
+     * goes away once the response has begun: a client gone in the middle of a response.
+     */
+    public void getAndGoAway(String pathAndQuery, String... headers) throws IOException {
+        StringBuilder request = new StringBuilder("GET ").append(pathAndQuery).append(" HTTP/1.1\r\nHost: ")
+                .append(base.getHost()).append("\r\n");
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+        }
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(request.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            if (socket.getInputStream().read() < 0) {
+                throw new IOException("the server closed the connection before its response began");
+            }
+        }
     }
 
     public HttpClient client() {

@@ -3,6 +3,8 @@ package dev.sluice.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -24,11 +26,13 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 /**
- * The servlet behind the filter's concurrency-permit tests: ends each request its own way, by the path under
+ * The servlet behind the filter's concurrency-permit and cost tests: ends each request its own way, by the path under
  * {@code /c/}, counting the requests in flight in it, the most at once, those served, and the order of {@code record}
  * requests. Paths: {@code throw}, {@code block} (until {@link #unblock}), {@code slow}, {@code stream} (until the
  * client goes), {@code record?n=}, {@code async-complete}, {@code async-timeout}, {@code async-error} (its asynchronous
- * dispatch throws); any other answers {@code ok}. Thread-safe.
+ * dispatch throws); any other answers {@code ok}. Before that, whatever the path, it says an actual cost as the query
+ * asks: {@code used=} in the response header {@code X-Tokens-Used}, {@code said=} in the request attribute
+ * {@code tokens}, {@code settle=} through {@link RateLimitFilter#settle}. Thread-safe.
  */
 final class PathBehaviourServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
@@ -61,6 +65,7 @@ final class PathBehaviourServlet extends HttpServlet {
         if (request.getDispatcherType() == DispatcherType.ASYNC && "/c/async-error".equals(request.getPathInfo())) {
             throw new IllegalStateException("the asynchronous dispatch fails");
         }
+        sayTheCost(request, response);
         mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
         served.incrementAndGet();
         boolean asynchronous = false;
@@ -82,7 +87,12 @@ final class PathBehaviourServlet extends HttpServlet {
                 case "/c/async-timeout" -> {
                     asynchronous = true;
                     inFlight.decrementAndGet();
-                    request.startAsync().setTimeout(1);
+                    AsyncContext async = request.startAsync();
+                    // Answered by the servlet's own listener, as Jetty asks, and after 200 ms: a time-out of 1 ms,
+                    // which can expire while this dispatch is still returning, sometimes left the request unanswered
+                    // under concurrent requests (Jetty 12.1, with no rule at all).
+                    async.addListener(new TimedOut());
+                    async.setTimeout(200);
                 }
                 case "/c/async-error" -> {
                     asynchronous = true;
@@ -95,6 +105,42 @@ final class PathBehaviourServlet extends HttpServlet {
             if (!asynchronous) {
                 inFlight.decrementAndGet();
             }
+        }
+    }
+
+    /** Answers a request whose asynchronous part timed out: 500, completed. */
+    private static final class TimedOut implements AsyncListener {
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            ((HttpServletResponse) event.getAsyncContext().getResponse()).setStatus(500);
+            event.getAsyncContext().complete();
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+        }
+    }
+
+    private static void sayTheCost(HttpServletRequest request, HttpServletResponse response) {
+        String used = request.getParameter("used");
+        if (used != null) {
+            response.setHeader("X-Tokens-Used", used);
+        }
+        String said = request.getParameter("said");
+        if (said != null) {
+            request.setAttribute("tokens", Long.valueOf(said));
+        }
+        String settle = request.getParameter("settle");
+        if (settle != null) {
+            RateLimitFilter.settle(request, Long.parseLong(settle));
         }
     }
 

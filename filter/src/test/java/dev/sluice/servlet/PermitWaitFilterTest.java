@@ -14,7 +14,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,10 +72,8 @@ class PermitWaitFilterTest {
     }
 
     private JettyServer start(String rulesJson, boolean asyncSupported) throws Exception {
-        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesJson);
-        filter = new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
-                .rulesReloadInterval(Duration.ZERO).store(store).timeSource(time)
-                .metrics(new MicrometerDecisionMetrics(registry)).build());
+        filter = RulesFileFilters.of(dir, rulesJson, settings -> settings.store(store).timeSource(time)
+                .metrics(new MicrometerDecisionMetrics(registry)));
         return servers.add(JettyServer.start(context -> servlet.mount(context, filter, asyncSupported)));
     }
 

@@ -15,6 +15,7 @@ import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
 import dev.sluice.hazelcast.internal.overrides.ClusterOverrides;
 import dev.sluice.hazelcast.internal.permits.PermitCalls;
+import dev.sluice.hazelcast.internal.settle.Reservations;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.metrics.DecisionMetrics;
@@ -94,6 +95,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final DeciderChoice deciders;
     /** Concurrency permits, in a map of their own; see {@code docs/design/concurrency.md}. */
     private final PermitCalls permits;
+    /** Reservations of a cost known when a request ends; see {@code docs/design/costs.md}. */
+    private final Reservations reservations;
     /** Overrides of limits, in a map of their own, and this instance's copy. */
     private final ClusterOverrides overrides;
 
@@ -117,6 +120,7 @@ public final class HazelcastCounterStore implements CounterStore {
         this.deciders = new DeciderChoice(instance, options, processors,
                 System.getLogger(HazelcastCounterStore.class.getName()));
         this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
+        this.reservations = new Reservations(instance, options.mapName(), wireVersion::current);
         this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time);
     }
 
@@ -233,6 +237,27 @@ public final class HazelcastCounterStore implements CounterStore {
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         return decider().countAsync(key, policy, cost, maxDelayNanos);
+    }
+
+    /**
+     * Counts an estimate on the key's owner, one call, and settles it there, one more ({@link Reservations}); leased
+     * and synchronised policies too, exactly on the owner. In compare-and-set mode, as a store of another library: an
+     * excess recorded, nothing given back.
+     */
+    @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        CounterStore now = decider();
+        return now == processors ? reservations.estimateAsync(key, policy, estimate, maxDelayNanos)
+                : now.estimateAsync(key, policy, estimate, maxDelayNanos);
+    }
+
+    /** Settles a reservation by its id (the owner's time of its count) on the key's owner, from any node. */
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        CounterStore now = decider();
+        return now == processors ? reservations.settleAsync(key, policy, estimate, actual, reservation)
+                : now.settleAsync(key, policy, estimate, actual, reservation);
     }
 
     @Override

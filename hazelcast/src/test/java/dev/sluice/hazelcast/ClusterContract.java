@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.ManualTimeSource;
+import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreContract;
 import java.time.Duration;
@@ -43,11 +44,17 @@ abstract class ClusterContract extends CounterStoreContract {
         ClusterSupport.closeAll(members);
     }
 
+    /**
+     * A store once it has found the wire format version its members read (it asks as it starts, and until they answer
+     * uses the oldest, whose reservations have no id to settle by): the contract is that of the store as it runs.
+     */
     @Override
     protected CounterStore newStore(ManualTimeSource time) {
         clock.use(time);
         HazelcastCounterStore cluster = HazelcastCounterStore.using(members.get(0).instance(),
                 StoreOptions.builder().mapName("contract-" + maps.incrementAndGet()).build());
+        ClusterSupport.await(() -> cluster.clusterWireVersion() == WireFormat.NEWEST_READ, Duration.ofSeconds(60),
+                "the members to say they read wire format version " + WireFormat.NEWEST_READ);
         return synced ? new SynchronisingStore(cluster) : cluster;
     }
 

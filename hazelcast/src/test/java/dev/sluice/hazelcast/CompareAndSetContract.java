@@ -54,6 +54,12 @@ abstract class CompareAndSetContract extends CounterStoreContract {
         return new CompareAndSetCounterStore(members.get(member).instance(), mapName, RETRY_TIMEOUT, clock);
     }
 
+    /** The compare-and-set mode settles as a store of another library: an excess recorded, nothing given back. */
+    @Override
+    protected boolean givesBack() {
+        return false;
+    }
+
     @Override
     protected long storedKeys(CounterStore store) {
         return ((CompareAndSetCounterStore) store).size();

@@ -107,6 +107,10 @@ public final class MemberProcess {
             System.out.println("ready");
             System.out.flush();
             if (hotThreads > 0) {
+                // Until the members say which wire version they read the store uses the oldest, which cannot lease.
+                ClusterSupport.await(() -> store.clusterWireVersion() == WireFormat.NEWEST_READ,
+                        Duration.ofSeconds(60), "the members to say they read wire format version "
+                                + WireFormat.NEWEST_READ);
                 int admitted = hammer(store, lease ? LEASED_HOT_POLICY : HOT_POLICY, hotThreads, hotAttempts);
                 if (lease) {
                     System.out.println("slices=" + store.leases().slicesTaken());

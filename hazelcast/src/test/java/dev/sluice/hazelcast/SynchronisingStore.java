@@ -2,6 +2,7 @@ package dev.sluice.hazelcast;
 
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.util.concurrent.CompletionStage;
 
@@ -69,6 +70,17 @@ final class SynchronisingStore implements CounterStore {
     @Override
     public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
         return cluster.reserveAsync(key, synced(policy), cost, maxWaitNanos).thenApplyAsync(this::flushed);
+    }
+
+    @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        return cluster.estimateAsync(key, synced(policy), estimate, maxDelayNanos).thenApplyAsync(this::flushed);
+    }
+
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        return cluster.settleAsync(key, synced(policy), estimate, actual, reservation).thenApplyAsync(this::flushed);
     }
 
     @Override

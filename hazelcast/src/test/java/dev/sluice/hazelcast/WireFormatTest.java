@@ -23,6 +23,7 @@ import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
 import dev.sluice.hazelcast.internal.wire.RecordProcessor;
 import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
+import dev.sluice.hazelcast.internal.wire.SettleProcessor;
 import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
@@ -49,12 +50,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Pins the wire format of every type Sluice sends through Hazelcast, in the version that defined it (1, 2 for the
- * batch types, 3 for the leased slices' types, 4 for the undo types, 6 for the synchronised keys'): a known value,
- * serialized by Hazelcast's real serialization service (with the hook the jar registers), gives exactly these bytes,
- * and these bytes read back to that value. A change that fails here changes what other members read: it needs a new
- * format version (see {@link WireFormat}), not a new constant. Only before the first release may a version itself
- * change, as version 1 did when decision results gained the next-permit time, and version 6 when the synchronised
- * keys moved into shards.
+ * batch types, 3 for the leased slices' types, 4 for the undo types, 6 for the synchronised keys', 8 for the
+ * settle): a known value, serialized by Hazelcast's real serialization service (with the hook the jar registers),
+ * gives exactly these bytes, and these bytes read back to that value. A change that fails here changes what other
+ * members read: it needs a new format version (see {@link WireFormat}), not a new constant. Only before the first
+ * release may a version itself change, as version 1 did when decision results gained the next-permit time, and
+ * version 6 when the synchronised keys moved into shards.
  *
  * <p>The constants are hex, one group per field: Hazelcast's header (partition hash, serializer type, identified flag,
  * Sluice's factory id, class id), then Sluice's fields in order, starting with the format version.
@@ -140,6 +141,11 @@ class WireFormatTest {
             + " 0000000000000001" // the cost of the request taken back
             + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600"; // the count's time on the owner
+    private static final String SETTLE_PROCESSOR_V8 = HEADER + "00000021 08" + SECOND_POLICY
+            + " 0000000000000005" // the estimate counted
+            + " 0000000000000000" // maximum delay: always 0
+            + " 1886725211bd4600" // the count's time on the owner
+            + " 0000000000000002"; // the actual cost
     private static final String SYNC_PROCESSOR_V6 = HEADER + "00000014 06" + SECOND_POLICY
             + " 0000000000000000 0000000000000000" // no request decided: cost 0, no delay
             + " 00" // it would not reserve
@@ -225,6 +231,7 @@ class WireFormatTest {
                 Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V4),
                 Arguments.of(new SyncProcessor(second, 0, 0, false, new long[] {1, 3},
                         new long[] {2_000_000L, 600_000_000L}), SYNC_PROCESSOR_V6),
+                Arguments.of(new SettleProcessor(second, 5, 2, 1_767_225_600_600_000_000L), SETTLE_PROCESSOR_V8),
                 Arguments.of(new SyncResult(new Decision(true, 1, 0, 0, 400_000_000L, 400_000_000L, 0, "second",
                         false), new long[][] {{1_767_225_600_000_000_000L, 1}}, 2), SYNC_RESULT_V6),
                 Arguments.of(shard(second), SHARD_V6),
@@ -323,6 +330,25 @@ class WireFormatTest {
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version5)))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("wire format version 5: version 6 added it");
+    }
+
+    @Test
+    void toObject_settleInVersion7_isRefused() {
+        byte[] version7 = bytes(SETTLE_PROCESSOR_V8);
+        version7[VERSION_OFFSET] = 7;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(version7)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("wire format version 7: version 8 added it");
+    }
+
+    @Test
+    void toObject_settleOfANegativeActualCost_isRefused() {
+        byte[] negative = bytes(SETTLE_PROCESSOR_V8);
+        java.util.Arrays.fill(negative, negative.length - 8, negative.length, (byte) 0xff);
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(negative)))
+                .isInstanceOf(HazelcastSerializationException.class).hasMessageContaining("a settle of estimate 5");
     }
 
     @Test

@@ -39,6 +39,18 @@ final class NonQueueingStore implements CounterStore {
         return delegate.countAsync(key, policy, cost, 0);
     }
 
+    /** Reserves as {@link #countAsync} counts, keeping how the underlying store settles the reservation. */
+    @Override
+    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+        return delegate.estimateAsync(key, policy, estimate, 0);
+    }
+
+    @Override
+    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
+                                                 String reservation) {
+        return delegate.settleAsync(key, policy, estimate, actual, reservation);
+    }
+
     @Override
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
         return delegate.acquireAsync(key, limit);

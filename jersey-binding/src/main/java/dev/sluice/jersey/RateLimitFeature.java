@@ -2,11 +2,14 @@ package dev.sluice.jersey;
 
 import dev.sluice.TimeSource;
 import dev.sluice.http.HeaderStyle;
+import dev.sluice.http.RateLimitResponse;
+import dev.sluice.rules.Evaluation;
 import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.CounterStore;
 import jakarta.ws.rs.ConstrainedTo;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.RuntimeType;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import java.nio.file.Path;
@@ -65,6 +68,21 @@ public final class RateLimitFeature implements Feature {
         return new Builder();
     }
 
+    /**
+     * Settles the reservations of {@code request} (its rules' costs in units other than requests, such as tokens) at
+     * {@code actualCost}, now, without waiting for the store: what a resource that knows the cost says instead of (or
+     * before) the response header or property its rules read. Each reservation settles once; the request's end then
+     * leaves it as it is. Nothing for a request no rule evaluated, or that reserved nothing. See
+     * {@link Evaluation#settle(long)}.
+     *
+     * @throws IllegalArgumentException when {@code actualCost} is negative
+     */
+    public static void settle(ContainerRequestContext request, long actualCost) {
+        if (request.getProperty(RateLimitResponse.EVALUATION_ATTRIBUTE) instanceof Evaluation evaluation) {
+            evaluation.settle(actualCost);
+        }
+    }
+
     @Override
     public boolean configure(FeatureContext context) {
         if (context.getConfiguration().getRuntimeType() != RuntimeType.SERVER) {
@@ -74,7 +92,7 @@ public final class RateLimitFeature implements Feature {
         context.register(new AnnotationScanner(limiting));
         context.register(new ResourceBinder(limiting));
         context.register(limiting);
-        context.register(new PermitRelease());
+        context.register(new RequestEnding());
         if (ServletAddressCapture.available()) {
             context.register(ServletAddressCapture.class);
         }

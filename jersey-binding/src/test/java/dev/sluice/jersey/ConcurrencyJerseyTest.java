@@ -8,6 +8,8 @@ import dev.sluice.servlet.JettyServers;
 import dev.sluice.store.LocalCounterStore;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A concurrency limit on a resource method (issue 26), on a real Jetty 12 and Jersey: the permit is released when the
- * resource returns and when it throws an exception no mapper takes, and a request over the limit gets the 429.
+ * resource returns, when it throws an exception no mapper takes and when its asynchronous response is resumed, and a
+ * request over the limit gets the 429.
  */
 class ConcurrencyJerseyTest {
 
@@ -48,6 +51,13 @@ class ConcurrencyJerseyTest {
             entered.countDown();
             unblock.await(60, TimeUnit.SECONDS);
             return "exported late";
+        }
+
+        @GET
+        @Path("async")
+        @RateLimited(id = "export", concurrency = 1, key = "constant")
+        public void async(@Suspended AsyncResponse response) {
+            CompletableFuture.runAsync(() -> response.resume("exported later"));
         }
 
         @GET
@@ -91,6 +101,17 @@ class ConcurrencyJerseyTest {
     }
 
     @Test
+    void resource_asynchronousResponseResumed_releasesItsPermit() throws Exception {
+        JettyServer server = start();
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(server.get("/export/async").statusCode()).isEqualTo(200);
+            // Released once Jersey finishes, by when the container may have recycled the request (read before).
+            awaitNoPermitHeld();
+        }
+    }
+
+    @Test
     void resource_throwsAnUnmappedException_releasesItsPermit() throws Exception {
         JettyServer server = start();
 
@@ -115,6 +136,8 @@ class ConcurrencyJerseyTest {
         assertThat(rejected.headers().firstValue("Retry-After")).isEmpty();
         Exports.unblock.countDown();
         assertThat(blocked.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        // Released once Jersey finishes the request, which may be after its client has the response.
+        awaitNoPermitHeld();
         assertThat(server.get("/export/ok").statusCode()).isEqualTo(200);
     }
 }

@@ -57,7 +57,7 @@ public final class LimiterService implements Feature {
         this.operations = new OperationsAccess(builder.token, builder.role);
         this.maxWait = builder.maxWait;
         this.resource = new LimitsResource(limits, store, builder.time, maxWait.toNanos(),
-                builder.maxFutureSkew.toNanos(), operations, new PermitTokens(builder.permitSigningKey));
+                builder.maxFutureSkew.toNanos(), operations, new Tokens(builder.permitSigningKey));
     }
 
     public static Builder builder() {
@@ -178,11 +178,11 @@ public final class LimiterService implements Feature {
          * source code and logs.
          */
         public Builder permitSigningKey(String key) {
-            if (key == null || key.length() < PermitTokens.MIN_KEY_BYTES) {
+            if (key == null || key.length() < Tokens.MIN_KEY_BYTES) {
                 throw new IllegalArgumentException("the permit signing key must have at least "
-                        + PermitTokens.MIN_KEY_BYTES + " characters");
+                        + Tokens.MIN_KEY_BYTES + " characters");
             }
-            this.permitSigningKey = PermitTokens.keyBytes(key);
+            this.permitSigningKey = Tokens.keyBytes(key);
             return this;
         }
 
@@ -200,7 +200,7 @@ public final class LimiterService implements Feature {
         }
 
         private static byte[] randomKey() {
-            byte[] key = new byte[PermitTokens.MIN_KEY_BYTES];
+            byte[] key = new byte[Tokens.MIN_KEY_BYTES];
             new SecureRandom().nextBytes(key);
             return key;
         }

@@ -15,6 +15,7 @@ import dev.sluice.store.CounterStore;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -51,6 +52,10 @@ import org.jspecify.annotations.Nullable;
  *   slot, where two that both asked /delay and both heard "now" would both send;
  * - permits is CounterStore.acquireAsync with the lease as the permit's maximum hold, and its release releaseAsync by
  *   the permit's id, which the signed token carries with the store key: any instance can release it.
+ * - reservations count a request (countAsync, when the id limits requests) and the estimate (estimateAsync) at once,
+ *   giving back the one granted when the other refuses: two calls, in parallel. A settle takes a one-permit mark under
+ *   the reservation's nonce first (acquireAsync: a second settle finds it held and changes nothing, which is what makes
+ *   it idempotent), then settleAsync by the store's reservation id: two calls.
  * Instants in answers are this service's clock plus the store's wait, rounded up to the millisecond: never early.
  */
 
@@ -67,6 +72,7 @@ public final class LimitsResource {
 
     private static final String OPENAPI = "openapi.json";
     private static final String PERMITS = "permits";
+    private static final String RESERVATIONS = "reservations";
 
     private final LimitsFile limits;
     private final CounterStore store;
@@ -74,12 +80,12 @@ public final class LimitsResource {
     private final long maxWaitNanos;
     private final long maxFutureSkewNanos;
     private final OperationsAccess operations;
-    private final PermitTokens tokens;
+    private final Tokens tokens;
     private final String openApi;
     private final String list;
 
     LimitsResource(LimitsFile limits, CounterStore store, TimeSource time, long maxWaitNanos, long maxFutureSkewNanos,
-                   OperationsAccess operations, PermitTokens tokens) {
+                   OperationsAccess operations, Tokens tokens) {
         this.limits = limits;
         this.store = store;
         this.time = time;
@@ -265,6 +271,9 @@ public final class LimitsResource {
             if (entry.policy().isPresent()) {
                 store.reset(entry.counterKey(keyOf(key)));
             }
+            if (entry.metered().isPresent()) {
+                store.reset(entry.meteredKey(keyOf(key)));
+            }
             if (entry.concurrency().isPresent()) {
                 store.reset(entry.permitKey(keyOf(key)));
             }
@@ -303,7 +312,7 @@ public final class LimitsResource {
         if (!decision.allowed()) {
             throw permitRefused(entry, key, decision);
         }
-        String token = tokens.sign(new PermitTokens.Permit(entry.id(), Optional.ofNullable(key), storeKey,
+        String token = tokens.sign(new Tokens.Permit(entry.id(), Optional.ofNullable(key), storeKey,
                 held.permit()));
         JsonObject answer = counts(answer(entry, key).put("granted", true).put("permit", token), decision,
                 decision.remaining());
@@ -331,16 +340,136 @@ public final class LimitsResource {
                                   @PathParam("permit") String permit) {
         LimitsFile.Entry entry = entry(id, key);
         ConcurrencyLimit limit = concurrency(entry);
-        PermitTokens.Permit held = tokens.verify(permit).orElseThrow(() -> Problems.invalid("permit", "not a permit"
+        Tokens.Permit held = tokens.verify(permit).orElseThrow(() -> Problems.invalid("permit", "not a permit"
                 + " token of this service: malformed, altered, or signed with another key (give every instance the"
                 + " same permitSigningKey)"));
-        if (!held.id().equals(entry.id()) || !held.key().equals(Optional.ofNullable(key))) {
-            throw Problems.invalid("permit", "a permit of limit '" + held.id() + "'"
-                    + held.key().map(k -> " and key '" + k + "'").orElse("") + ", not of this path");
-        }
+        requireThisPath("permit", "a permit", held.id(), held.key(), entry, key);
         held.storePermit().ifPresent(storePermit -> call(() -> store.releaseAsync(held.storeKey(), limit, storePermit)
                 .toCompletableFuture().join()));
         return Response.noContent().build();
+    }
+
+    @POST
+    @Path("{id}/" + RESERVATIONS)
+    public Response reserve(@PathParam("id") String id, @QueryParam("estimate") @Nullable String estimate) {
+        return reserve(id, null, estimate);
+    }
+
+    /**
+     * Reserves {@code estimate} of the id's unit (and counts one request, when the id limits requests too), now, all or
+     * nothing: 200 with a signed token that settles it through any instance sharing the store and signing key, or 429
+     * with {@code Retry-After} when either limit has no room, nothing counted.
+     */
+    @POST
+    @Path("{id}/{key}/" + RESERVATIONS)
+    public Response reserve(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                            @QueryParam("estimate") @Nullable String estimate) {
+        LimitsFile.Entry entry = entry(id, key);
+        Policy units = metered(entry);
+        long cost = Parameters.estimate(estimate, entry, units);
+        String unitKey = entry.meteredKey(keyOf(key));
+        long now = time.nanos();
+        CompletableFuture<Counted> reserving = call(() -> store.estimateAsync(unitKey, units, cost, 0)
+                .toCompletableFuture());
+        Optional<CompletableFuture<Counted>> counting = entry.policy().map(requests -> call(() -> store
+                .countAsync(entry.counterKey(keyOf(key)), requests, 1, 0).toCompletableFuture()));
+        Counted reserved = call(reserving::join);
+        Optional<Counted> request = counting.map(pending -> call(pending::join));
+        Decision refused = Decision.mostRestrictive(reserved.decision(),
+                request.map(Counted::decision).orElse(reserved.decision()));
+        if (!refused.allowed()) {
+            // All or nothing: what the other limit granted is taken back (a failure to do so keeps it: fewer pass).
+            if (reserved.decision().allowed()) {
+                reserved.giveBack();
+            }
+            request.filter(counted -> counted.decision().allowed()).ifPresent(Counted::giveBack);
+            throw rejected(entry, key, refused, now, refused.storeUnavailable() ? null : "Limit '" + entry.id()
+                    + "' has no room now for this reservation of " + cost + " " + units.unit() + "; the next is in "
+                    + millisCeil(refused.retryAfterNanos()) + " ms. Nothing was counted.");
+        }
+        String token = tokens.sign(entry.id(), Optional.ofNullable(key), unitKey, cost, reserved.reservation());
+        JsonObject answer = counts(answer(entry, key).put("granted", true).put("reservation", token)
+                .put("estimate", cost).put("unit", units.unit()), reserved.decision(),
+                reserved.decision().remaining());
+        request.ifPresent(counted -> {
+            if (!counted.decision().storeUnavailable()) {
+                answer.put("requestsRemaining", counted.decision().remaining());
+            }
+        });
+        return Response.ok(answer.put("delayMs", 0).put("sendAt", epochMillisCeil(now))
+                .put("sendAtTime", rfc3339(now)).toString()).build();
+    }
+
+    @PUT
+    @Path("{id}/" + RESERVATIONS + "/{reservation}")
+    public String settle(@PathParam("id") String id, @PathParam("reservation") String reservation,
+                         @QueryParam("cost") @Nullable String cost) {
+        return settle(id, null, reservation, cost);
+    }
+
+    /**
+     * Settles a reservation by its token at its actual {@code cost}: an excess over the estimate charged (a debt), a
+     * difference given back. Idempotent: a settle of a reservation settled already answers 200 with
+     * {@code alreadySettled} and changes nothing. 400 naming {@code reservation} for a token this service did not sign
+     * (malformed, altered, signed with another key, a permit's) or one of another id or key; 503 when the store fails,
+     * when the reservation stays unsettled and may be settled again.
+     */
+    @PUT
+    @Path("{id}/{key}/" + RESERVATIONS + "/{reservation}")
+    public String settle(@PathParam("id") String id, @PathParam("key") @Nullable String key,
+                         @PathParam("reservation") String reservation, @QueryParam("cost") @Nullable String cost) {
+        LimitsFile.Entry entry = entry(id, key);
+        Policy units = metered(entry);
+        Tokens.Reservation held = tokens.verifyReservation(reservation).orElseThrow(() -> Problems.invalid(
+                "reservation", "not a reservation token of this service: malformed, altered, signed with another key"
+                        + " (give every instance the same permitSigningKey), or a permit's"));
+        requireThisPath("reservation", "a reservation", held.id(), held.key(), entry, key);
+        long actual = Parameters.actualCost(cost);
+        JsonObject answer = answer(entry, key).put("settled", true).put("estimate", held.estimate())
+                .put("cost", actual).put("unit", units.unit());
+        Counted mark = call(() -> store.acquireAsync(held.storeKey() + "|settled|" + held.nonce(), settledMark(entry,
+                units)).toCompletableFuture().join());
+        if (!mark.decision().allowed()) {
+            return answer.put("alreadySettled", true).toString();
+        }
+        Decision after;
+        try {
+            // A store that named no reservation (one that cannot give back) still charges an excess: never lost.
+            after = held.storeReservation().isPresent() ? call(() -> store.settleAsync(held.storeKey(), units,
+                    held.estimate(), actual, held.storeReservation().orElseThrow()).toCompletableFuture().join())
+                    : actual > held.estimate() ? call(() -> store.record(held.storeKey(), units,
+                            actual - held.estimate(), 0))
+                    : call(() -> store.peek(held.storeKey(), units, 0));
+        } catch (WebApplicationException e) {
+            // Not settled: the mark goes, so that a retry settles.
+            mark.giveBack();
+            throw e;
+        }
+        return counts(answer.put("alreadySettled", false).put("debt", Math.max(0, actual - held.estimate())), after,
+                after.remaining()).toString();
+    }
+
+    /** A 400 naming {@code parameter} unless the token's limit id and key, {@code what}'s, are those of the path. */
+    private static void requireThisPath(String parameter, String what, String heldId, Optional<String> heldKey,
+                                        LimitsFile.Entry entry, @Nullable String key) {
+        if (!heldId.equals(entry.id()) || !heldKey.equals(Optional.ofNullable(key))) {
+            throw Problems.invalid(parameter, what + " of limit '" + heldId + "'"
+                    + heldKey.map(k -> " and key '" + k + "'").orElse("") + ", not of this path");
+        }
+    }
+
+    /**
+     * The mark of a settled reservation: one permit, held as long as a second settle could still change the key (the
+     * longest period and refill time of the id's limits in its unit, at most {@link Limit#MAX_PERIOD}).
+     */
+    private static ConcurrencyLimit settledMark(LimitsFile.Entry entry, Policy units) {
+        long hold = 1;
+        for (Limit limit : units.limits()) {
+            double refill = Math.ceil((double) limit.capacity() * limit.periodNanos() / limit.permits());
+            hold = Math.max(hold, (long) Math.min(Math.max(refill, limit.periodNanos()), Limit.MAX_PERIOD.toNanos()));
+        }
+        return ConcurrencyLimit.of(1, Duration.ofNanos(Math.max(hold, Parameters.NANOS_PER_MILLI)))
+                .named(entry.id() + ":settled");
     }
 
     /**
@@ -363,6 +492,13 @@ public final class LimitsResource {
         return entry.policy().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no rate"
                 + " limits, only a concurrency limit; take its permits with POST limits/" + entry.id() + "/"
                 + PERMITS));
+    }
+
+    /** The id's limits in a unit other than requests; 400 naming {@code id} for an id without them. */
+    private static Policy metered(LimitsFile.Entry entry) {
+        return entry.metered().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no limits"
+                + " in a unit other than requests to reserve; take a slot with POST limits/" + entry.id()
+                + "/acquire"));
     }
 
     /** The id's concurrency limit; 400 naming {@code id} for an id without one. */
@@ -508,14 +644,10 @@ public final class LimitsResource {
         List<String> ids = new ArrayList<>();
         for (LimitsFile.Entry entry : limits.entries()) {
             JsonObject id = new JsonObject().put("id", entry.id()).put("perKey", entry.perKey());
-            entry.policy().ifPresent(policy -> {
-                List<String> each = new ArrayList<>();
-                for (Limit limit : policy.limits()) {
-                    each.add(new JsonObject().put("name", limit.name()).put("permits", limit.permits())
-                            .put("periodMs", millisCeil(limit.periodNanos())).toString());
-                }
-                id.put("algorithm", algorithm(policy)).putRaw("limits", JsonObject.array(each));
-            });
+            entry.policy().ifPresent(policy -> id.put("algorithm", algorithm(policy)).putRaw("limits",
+                    limitsOf(policy)));
+            entry.metered().ifPresent(units -> id.put("algorithm", algorithm(units)).putRaw("metered",
+                    new JsonObject().put("unit", units.unit()).putRaw("limits", limitsOf(units)).toString()));
             entry.concurrency().ifPresent(limit -> id.putRaw("concurrency", new JsonObject()
                     .put("name", limit.name()).put("permits", limit.permits())
                     .put("maxHoldMs", millisCeil(limit.maxHoldNanos())).toString()));
@@ -523,6 +655,16 @@ public final class LimitsResource {
         }
         return new JsonObject().putRaw("limits", JsonObject.array(ids))
                 .put("maxWaitMs", maxWaitNanos / Parameters.NANOS_PER_MILLI).toString();
+    }
+
+    /** {@code policy}'s limits as a JSON array: name, permits, period in milliseconds. */
+    private static String limitsOf(Policy policy) {
+        List<String> each = new ArrayList<>();
+        for (Limit limit : policy.limits()) {
+            each.add(new JsonObject().put("name", limit.name()).put("permits", limit.permits())
+                    .put("periodMs", millisCeil(limit.periodNanos())).toString());
+        }
+        return JsonObject.array(each);
     }
 
     private static String readOpenApi() {

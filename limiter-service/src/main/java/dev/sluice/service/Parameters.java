@@ -2,6 +2,7 @@ package dev.sluice.service;
 
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
+import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Json;
 import dev.sluice.rules.LimitsFile;
 import java.time.Duration;
@@ -35,6 +36,27 @@ final class Parameters {
         if (cost < 1 || cost > capacity) {
             throw Problems.invalid("cost", "expected an integer from 1 to " + capacity + " (the capacity of limit '"
                     + entry.id() + "'), got " + shown(text));
+        }
+        return cost;
+    }
+
+    /** {@code estimate}: an integer from 1 to the capacity of the id's limits in its unit; required. */
+    static long estimate(@Nullable String text, LimitsFile.Entry entry, Policy units) {
+        long capacity = units.capacity();
+        long estimate = text != null && DIGITS.matcher(text).matches() ? parse(text) : -1;
+        if (estimate < 1 || estimate > capacity) {
+            throw Problems.invalid("estimate", "expected an integer from 1 to " + capacity + " (the capacity of limit '"
+                    + entry.id() + "' in " + units.unit() + "), got " + (text == null ? "none" : shown(text)));
+        }
+        return estimate;
+    }
+
+    /** {@code cost} of a settle: the actual cost, an integer from 0 to {@link Limit#MAX_PERMITS}; required. */
+    static long actualCost(@Nullable String text) {
+        long cost = text != null && DIGITS.matcher(text).matches() ? parse(text) : -1;
+        if (cost < 0 || cost > Limit.MAX_PERMITS) {
+            throw Problems.invalid("cost", "expected the actual cost, an integer from 0 to " + Limit.MAX_PERMITS
+                    + ", got " + (text == null ? "none" : shown(text)));
         }
         return cost;
     }

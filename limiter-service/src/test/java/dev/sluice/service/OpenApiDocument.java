@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.http.HttpResponse;
 import java.util.Locale;
 
 /** The service's OpenAPI document, read from the jar's resource, and answers checked against its schemas. */
@@ -40,6 +41,18 @@ final class OpenApiDocument {
             assertThat(typeOf(answer.get(name))).as("type of %s", name).isEqualTo(member.path("type").asText());
         });
         return answer;
+    }
+
+    /**
+     * {@code response} is a 400 whose problem names {@code parameter}, as the document's operation {@code method} of
+     * {@code documentedPath} says its 400s do.
+     */
+    static void assertBadRequest(HttpResponse<String> response, String parameter, String documentedPath,
+                                 String method) throws IOException {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+        assertThat(operation(documentedPath, method).path("responses").path("400").path("description").asText())
+                .contains("named in `parameter`");
+        assertThat(conforming(response.body(), "Problem").path("parameter").asText()).isEqualTo(parameter);
     }
 
     private static String typeOf(JsonNode value) {

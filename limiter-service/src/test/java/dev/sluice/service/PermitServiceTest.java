@@ -137,7 +137,7 @@ class PermitServiceTest {
 
         HttpResponse<String> response = server.request("DELETE", "limits/exports/permits/" + altered, "");
 
-        assertBadRequest(response, "permit", "/limits/{id}/permits/{permit}", "DELETE");
+        OpenApiDocument.assertBadRequest(response, "permit", "/limits/{id}/permits/{permit}", "DELETE");
         assertThat(response.body()).contains("signed with another key");
         assertThat(store.permitsHeld()).isEqualTo(1);
     }
@@ -159,7 +159,7 @@ class PermitServiceTest {
 
         HttpResponse<String> response = server.request("DELETE", "limits/workers/acct-2/permits/" + token, "");
 
-        assertBadRequest(response, "permit", "/limits/{id}/{key}/permits/{permit}", "DELETE");
+        OpenApiDocument.assertBadRequest(response, "permit", "/limits/{id}/{key}/permits/{permit}", "DELETE");
         assertThat(response.body()).contains("a permit of limit 'workers' and key 'acct-1', not of this path");
         assertThat(store.permitsHeld()).isEqualTo(1);
     }
@@ -175,17 +175,8 @@ class PermitServiceTest {
         "POST | limits/exports/acquire | id | /limits/{id}/acquire"})
     void badRequest_is400AsTheOpenApiDocumentSays(String method, String path, String parameter, String documented)
             throws Exception {
-        assertBadRequest(server.request(method, path, ""), parameter, documented, method);
+        OpenApiDocument.assertBadRequest(server.request(method, path, ""), parameter, documented, method);
         assertThat(store.permitsHeld()).isZero();
-    }
-
-    private static void assertBadRequest(HttpResponse<String> response, String parameter, String documentedPath,
-                                         String method) throws Exception {
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
-        assertThat(OpenApiDocument.operation(documentedPath, method).path("responses").path("400")
-                .path("description").asText()).contains("named in `parameter`");
-        JsonNode problem = OpenApiDocument.conforming(response.body(), "Problem");
-        assertThat(problem.path("parameter").asText()).isEqualTo(parameter);
     }
 
     @Test

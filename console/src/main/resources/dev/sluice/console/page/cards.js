@@ -1,7 +1,8 @@
 'use strict';
 
 // The rule cards of the console and of the demo's live page: one per rule, with its chart of the last intervals
-// by outcome, its totals and its most limited keys. Loaded before the page's own script, which uses these names.
+// by outcome, its totals (and costs, for a rule in a unit other than requests) and its most limited keys. Loaded
+// before the page's own script, which uses these names.
 
 // Errors end up in the page (#errors, data-count), so a headless browser's DOM dump shows them too.
 const errorList = document.getElementById('errors');
@@ -100,10 +101,19 @@ function card(rule, intervalSeconds) {
     });
     article.appendChild(element('p', 'totals', parts.join(' · ')));
     if (rule.overAdmitted > 0) {
-        // A synchronised rule's measured error: what its keys' owners found admitted beyond the limit.
+        // A synchronised rule's measured error: how far its hits took its keys past the limit, as the owners counted.
         article.dataset.overAdmitted = String(rule.overAdmitted);
         article.appendChild(element('p', 'over-admitted',
             `synchronised: ${rule.overAdmitted} admitted beyond the limit, as the owners counted`));
+    }
+    for (const cost of rule.costs || []) {
+        // A rule in a unit other than requests (tokens, bytes): what its requests reserved, settled and owe.
+        const costs = element('p', 'costs', `${cost.unit}: reserved ${cost.reserved} · settled ${cost.settled}`
+            + ` · debt ${cost.debt} · in flight ${cost.outstanding}`);
+        costs.dataset.unit = cost.unit;
+        costs.dataset.settled = String(cost.settled);
+        costs.dataset.debt = String(cost.debt);
+        article.appendChild(costs);
     }
     const keys = rule.keys.map(key => `${key.key}: ${key.limited} limited`);
     article.appendChild(element('p', 'keys', 'most limited keys: ' + (keys.length ? keys.join('; ') : 'none')));

@@ -30,6 +30,10 @@ import org.jspecify.annotations.Nullable;
  *         runTheExport();                       // close() releases the permit; a crash lets it end with its lease
  *     }
  * }
+ * LimiterClient.Reservation tokens = limiter.reserve("llm", "account-42", maxTokens);
+ * if (tokens.granted()) {
+ *     limiter.settle("llm", "account-42", tokens.token(), callTheModel().tokensUsed());
+ * }
  * }</pre>
  *
  * <p>Ids and keys go into the path, percent-encoded; they cannot hold a {@code /}, which servlet containers refuse
@@ -266,6 +270,66 @@ public final class LimiterClient {
         try (Response response = request(target).delete()) {
             checked(response.getStatus(), response.readEntity(String.class));
         }
+    }
+
+    /**
+     * A reservation from {@link #reserve}: when {@code granted()}, the estimate is counted (and the call, for an id
+     * that limits requests too) until {@link #settle} says the actual cost; when not, a limit had no room (a debt not
+     * yet paid back included), nothing was counted, and {@code retryAfter()} says when the same reservation would be
+     * granted. A reservation never settled keeps its estimate. Immutable and thread-safe.
+     *
+     * @param token the signed token that settles it through any instance of the service; empty when refused
+     * @param estimate the cost reserved
+     * @param unit what the id's limits count beside requests, such as {@code tokens}
+     * @param limit the capacity of the id's limits in the unit
+     * @param remaining the units left; empty when the limiter was unavailable
+     * @param retryAfter when refused, until the same reservation would be granted; zero when granted
+     */
+    public record Reservation(String id, @Nullable String key, boolean granted, String token, long estimate,
+                              String unit, long limit, OptionalLong remaining, Duration retryAfter,
+                              boolean limiterUnavailable) {
+    }
+
+    /**
+     * What a settle did: the actual cost it said, and the debt it charged beyond the estimate; {@code alreadySettled}
+     * when an earlier settle of the reservation counted and this one changed nothing.
+     */
+    public record Settled(String id, @Nullable String key, long estimate, long cost, long debt,
+                          boolean alreadySettled, OptionalLong remaining) {
+    }
+
+    /**
+     * {@code POST limits/{id}[/{key}]/reservations?estimate=}: reserves a call's {@code estimate} in the id's unit
+     * (such as tokens), and counts the call for an id that limits requests too, now, all or nothing; a refusal is a
+     * {@link Reservation} not granted.
+     */
+    public Reservation reserve(String id, @Nullable String key, long estimate) {
+        WebTarget target = path(id, key, "reservations").queryParam("estimate", estimate);
+        try (Response response = request(target).post(Entity.text(""))) {
+            String body = response.readEntity(String.class);
+            Map<String, Object> answer = response.getStatus() == 429 ? JsonMap.parse(body)
+                    : checked(response.getStatus(), body);
+            boolean granted = Boolean.TRUE.equals(answer.get("granted"));
+            return new Reservation(text(answer, "id"), optionalText(answer, "key"), granted,
+                    granted ? text(answer, "reservation") : "", granted ? number(answer, "estimate") : estimate,
+                    granted ? text(answer, "unit") : "", number(answer, "limit"), optionalNumber(answer, "remaining"),
+                    Duration.ofMillis(granted ? 0 : (long) answer.getOrDefault("retryAfterMs", 0L)),
+                    limiterUnavailable(answer));
+        }
+    }
+
+    /**
+     * {@code PUT limits/{id}[/{key}]/reservations/{token}?cost=}: settles the reservation of {@code token} at the
+     * call's actual {@code cost}. Idempotent: a second settle changes nothing. A token this service did not sign throws
+     * (400); a store that fails throws (503), and the reservation may be settled again.
+     */
+    public Settled settle(String id, @Nullable String key, String token, long cost) {
+        WebTarget target = path(id, key, "reservations").path("{reservation}")
+                .resolveTemplate("reservation", token, true).queryParam("cost", cost);
+        Map<String, Object> answer = ok(request(target).put(Entity.text("")));
+        return new Settled(text(answer, "id"), optionalText(answer, "key"), number(answer, "estimate"),
+                number(answer, "cost"), answer.containsKey("debt") ? number(answer, "debt") : 0,
+                Boolean.TRUE.equals(answer.get("alreadySettled")), optionalNumber(answer, "remaining"));
     }
 
     /** {@code GET limits/{id}[/{key}]/state} (operations). */

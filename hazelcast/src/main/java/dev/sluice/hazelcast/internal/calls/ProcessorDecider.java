@@ -184,9 +184,12 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
                 .thenApply(DecisionResult::decision);
     }
 
-    /** Leasing is on, the policy asks for it, and every member reads slices. Leasing algorithms do not queue. */
+    /**
+     * Leasing is on, the policy asks for it, and every member reads slices. Leasing algorithms do not queue. A metered
+     * policy never leases: its counts are reservations, exact on the owner ({@code docs/design/costs.md}).
+     */
     private boolean leases(Policy policy) {
-        return leasedRules && policy.leased() && wireVersion.getAsInt() >= WireFormat.LEASES;
+        return leasedRules && policy.leased() && !policy.metered() && wireVersion.getAsInt() >= WireFormat.LEASES;
     }
 
     /** A synchronised policy whose hot keys may be leased: its algorithm leases and every member reads slices. */
@@ -197,10 +200,11 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     /**
      * The policy asks to be synchronised. Its keys live only in the shards of the synchronised keys' map, whatever the
      * members read: deciding them elsewhere meanwhile would count them twice over, apart. A member of a release that
-     * cannot read the shards' types fails the calls for the shards it holds, and the failure policy decides them.
+     * cannot read the shards' types fails the calls for the shards it holds, and the failure policy decides them. A
+     * metered policy is never synchronised: its counts are reservations, exact on the owner in the counters map.
      */
     private boolean syncs(Policy policy) {
-        return policy.synced();
+        return policy.synced() && !policy.metered();
     }
 
     private boolean batches() {

@@ -49,6 +49,7 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int RELEASE_PERMIT_PROCESSOR = 30;
     public static final int FREE_NODE_PROCESSOR = 31;
     public static final int WRITE_PERMITS_PROCESSOR = 32;
+    public static final int SETTLE_PROCESSOR = 33;
 
     @Override
     public int getFactoryId() {
@@ -87,6 +88,7 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case RELEASE_PERMIT_PROCESSOR -> PermitSerializables.release();
             case FREE_NODE_PROCESSOR -> PermitSerializables.freeNode();
             case WRITE_PERMITS_PROCESSOR -> PermitSerializables.write();
+            case SETTLE_PROCESSOR -> new SettleProcessor();
             default -> null;
         };
     }

@@ -33,7 +33,7 @@ public final class WireFormat {
     /** The oldest format version this release reads. */
     public static final int OLDEST_READ = 1;
     /** The newest format version this release knows. */
-    public static final int NEWEST_KNOWN = 7;
+    public static final int NEWEST_KNOWN = 8;
     /** The version of the batch types. */
     public static final int BATCHES = 2;
     /** The version of the leased slices' types. */
@@ -43,11 +43,10 @@ public final class WireFormat {
     // Version 5 carried batches of many keys to the member that owns them, removed before the first release.
     /** The version of the synchronised keys' types. */
     public static final int SYNCS = 6;
-    /**
-     * The version of the concurrency permits' types (versions 5 and 6 are other work's, in progress; until it lands a
-     * member reads them as it reads 4).
-     */
+    /** The version of the concurrency permits' types. */
     public static final int PERMITS = 7;
+    /** The version of the settle of a reservation at its actual cost ({@code docs/design/costs.md}). */
+    public static final int SETTLES = 8;
     /**
      * The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less.
      */

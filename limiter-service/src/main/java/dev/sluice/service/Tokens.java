@@ -9,32 +9,38 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The permit tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key, the
- * store key and the store's permit id), signed with HMAC-SHA256 under the service's signing key, so that a token
- * altered or made up is refused, and an instance with the same key releases a permit another one granted. Format:
- * {@code base64url(payload) "." base64url(mac)}, the payload a version byte then length-prefixed UTF-8 fields.
- * Immutable and thread-safe. See {@code docs/design/concurrency.md}.
+ * The tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key, the store
+ * key and the store's permit id) or to settle a reservation (the same with the estimate, the store's reservation id
+ * and a nonce that names the reservation alone), signed with HMAC-SHA256 under the service's signing key, so that a
+ * token altered or made up is refused, and an instance with the same key releases a permit or settles a reservation
+ * another one granted. Format: {@code base64url(payload) "." base64url(mac)}, the payload a kind byte (1 a permit, 2
+ * a reservation: one is never taken for the other) then length-prefixed UTF-8 fields. Immutable and thread-safe. See
+ * {@code docs/design/concurrency.md} and {@code docs/design/costs.md}.
  */
-final class PermitTokens {
+final class Tokens {
 
     /** The shortest signing key taken: 32 bytes, HMAC-SHA256's block of entropy. */
     static final int MIN_KEY_BYTES = 32;
 
     private static final String ALGORITHM = "HmacSHA256";
-    private static final byte VERSION = 1;
+    private static final byte PERMIT = 1;
+    private static final byte RESERVATION = 2;
+    private static final int NONCE_BYTES = 16;
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
     private static final int MAX_TOKEN_CHARS = 4096;
 
     private final SecretKeySpec key;
+    private final SecureRandom random = new SecureRandom();
 
-    PermitTokens(byte[] signingKey) {
+    Tokens(byte[] signingKey) {
         if (signingKey.length < MIN_KEY_BYTES) {
             throw new IllegalArgumentException("the permit signing key must have at least " + MIN_KEY_BYTES
                     + " bytes, got " + signingKey.length);
@@ -46,14 +52,54 @@ final class PermitTokens {
     record Permit(String id, Optional<String> key, String storeKey, Optional<String> storePermit) {
     }
 
+    /**
+     * A reservation as its token says: the store's reservation id is empty for a grant that counted nothing (a failure
+     * policy's), the nonce names this reservation alone (its settle's mark).
+     */
+    record Reservation(String id, Optional<String> key, String storeKey, long estimate,
+                       Optional<String> storeReservation, String nonce) {
+    }
+
+    /** What a token's fields are written with. */
+    @FunctionalInterface
+    private interface Fields {
+        void write(DataOutputStream out) throws IOException;
+    }
+
+    /** What a token's fields are read with. */
+    @FunctionalInterface
+    private interface Reading<T> {
+        T read(DataInputStream in) throws IOException;
+    }
+
     String sign(Permit permit) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(VERSION);
+        return sign(PERMIT, out -> {
             out.writeUTF(permit.id());
             writeOptional(out, permit.key());
             out.writeUTF(permit.storeKey());
             writeOptional(out, permit.storePermit());
+        });
+    }
+
+    /** The token of a new reservation with these fields, and a nonce of its own. */
+    String sign(String id, Optional<String> key, String storeKey, long estimate, Optional<String> storeReservation) {
+        byte[] nonce = new byte[NONCE_BYTES];
+        random.nextBytes(nonce);
+        return sign(RESERVATION, out -> {
+            out.writeUTF(id);
+            writeOptional(out, key);
+            out.writeUTF(storeKey);
+            out.writeLong(estimate);
+            writeOptional(out, storeReservation);
+            out.writeUTF(ENCODER.encodeToString(nonce));
+        });
+    }
+
+    private String sign(byte kind, Fields fields) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(kind);
+            fields.write(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -63,6 +109,19 @@ final class PermitTokens {
 
     /** The permit of a token this service signed; empty for a token malformed, altered or signed with another key. */
     Optional<Permit> verify(String token) {
+        return verify(token, PERMIT, in -> new Permit(in.readUTF(), readOptional(in), in.readUTF(), readOptional(in)));
+    }
+
+    /**
+     * The reservation of a token this service signed; empty for a token malformed, altered, signed with another key,
+     * or of a permit.
+     */
+    Optional<Reservation> verifyReservation(String token) {
+        return verify(token, RESERVATION, in -> new Reservation(in.readUTF(), readOptional(in), in.readUTF(),
+                in.readLong(), readOptional(in), in.readUTF()));
+    }
+
+    private <T> Optional<T> verify(String token, byte kind, Reading<T> fields) {
         int dot = token.indexOf('.');
         if (token.length() > MAX_TOKEN_CHARS || dot < 0) {
             return Optional.empty();
@@ -79,11 +138,11 @@ final class PermitTokens {
             return Optional.empty();
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
-            if (in.readByte() != VERSION) {
+            if (in.readByte() != kind) {
                 return Optional.empty();
             }
-            Permit permit = new Permit(in.readUTF(), readOptional(in), in.readUTF(), readOptional(in));
-            return in.available() == 0 ? Optional.of(permit) : Optional.empty();
+            T read = fields.read(in);
+            return in.available() == 0 ? Optional.of(read) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
         }
