@@ -6,8 +6,10 @@ import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import dev.sluice.hazelcast.internal.wire.SyncResult;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -17,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One shard's calls from this node: at most one in flight, carrying the hits and requests of every key of the shard
- * listed since the last, so that a key is in at most one call at a time; the keys listed meanwhile wait for the next.
+ * listed since the last (each key once), so that a key is in at most one call at a time; the keys listed meanwhile
+ * wait for the next.
  * A send happens every interval ({@link #send}), or as soon as the call in flight answers when a key asks for it
  * ({@link #list} urgent). Keeps this node's estimate of the shard owner's clock. Thread-safe: guarded by itself; the
  * riders' locks are never taken under it.
@@ -97,9 +100,19 @@ final class Lane {
             if (inFlight || listed.isEmpty()) {
                 return;
             }
-            int count = Math.min(listed.size(), WireFormat.MAX_BATCH_REQUESTS);
-            sending = new ArrayList<>(listed.subList(0, count));
-            listed = new ArrayList<>(listed.subList(count, listed.size()));
+            sending = new ArrayList<>(Math.min(listed.size(), WireFormat.MAX_BATCH_REQUESTS));
+            List<Rider> waiting = new ArrayList<>();
+            Set<String> distinct = new HashSet<>();
+            for (Rider rider : listed) {
+                // A call carries each key once: a second view of a key (one forgotten as a request took it, and
+                // the view made after) rides the next call.
+                if (sending.size() < WireFormat.MAX_BATCH_REQUESTS && distinct.add(rider.key())) {
+                    sending.add(rider);
+                } else {
+                    waiting.add(rider);
+                }
+            }
+            listed = waiting;
             inFlight = true;
             urgent = !listed.isEmpty();
             answered = new CompletableFuture<>();
