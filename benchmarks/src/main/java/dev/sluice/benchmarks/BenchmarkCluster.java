@@ -11,6 +11,7 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.hazelcast.MemberOptions;
 import dev.sluice.store.Counted;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
 import java.io.IOException;
@@ -159,7 +160,11 @@ final class BenchmarkCluster implements AutoCloseable {
     /** The second member in its own process: {@code clusterName port joinPort}; runs until killed. */
     public static void main(String[] args) throws InterruptedException {
         int port = Integer.parseInt(args[1]);
-        Hazelcast.newHazelcastInstance(config(args[0], port, List.of(Integer.parseInt(args[2]), port)));
+        // Sluice's maps configured as on any member of a Sluice cluster (docs/hazelcast-member.yaml): a member that
+        // embeds the store configures them on itself only, so without this this member kept their values serialized
+        // and read and wrote each synchronised shard whole on every call it backed up.
+        Hazelcast.newHazelcastInstance(MemberOptions.builder()
+                .config(config(args[0], port, List.of(Integer.parseInt(args[2]), port))).build().toConfig());
         Thread.currentThread().join();
     }
 }
