@@ -16,10 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -183,7 +181,7 @@ public final class Slices implements AutoCloseable {
      */
     private Optional<Decision> rejectWhileSpent(KeySlices hold, Policy policy, long cost, long now) {
         Spent spent = hold.spent.get();
-        if (spent == null || now >= spent.until || cost < spent.cost || !spent.policy.equals(policy)) {
+        if (spent == null || now >= spent.until() || cost < spent.cost() || !spent.policy().equals(policy)) {
             return Optional.empty();
         }
         rejectedWhileSpent.increment();
@@ -264,7 +262,7 @@ public final class Slices implements AutoCloseable {
                 giveBackIdle(entry.getKey(), hold);
             }
             Spent spent = hold.spent.get();
-            if (spent != null && now >= spent.until) {
+            if (spent != null && now >= spent.until()) {
                 hold.spent.compareAndSet(spent, null);
             }
             if (hold.slice.get() == null && hold.next.get() == null && now - hold.lastSeen >= FORGET_AFTER_NANOS
@@ -403,161 +401,6 @@ public final class Slices implements AutoCloseable {
             CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (Exception e) {
             LOG.log(System.Logger.Level.DEBUG, "Sluice: not every slice given back on close", e);
-        }
-    }
-
-    /** One key on this node: its recent traffic, its slice and the next one. */
-    private static final class KeySlices {
-        final AtomicReference<@Nullable Slice> slice = new AtomicReference<>();
-        /** Taken ahead of need; granted from once {@link #slice} is used up or invalid. */
-        final AtomicReference<@Nullable Slice> next = new AtomicReference<>();
-        /**
-         * While a slice is being taken (or permits given back): completed once it is here (or the call failed), after
-         * it is in place; the requests that find no permit meanwhile wait for it.
-         */
-        final AtomicReference<@Nullable CompletableFuture<@Nullable Void>> taking = new AtomicReference<>();
-        /** The owner's last rejection of a slice, while it holds. */
-        final AtomicReference<@Nullable Spent> spent = new AtomicReference<>();
-        private long span = Long.MIN_VALUE;
-        private long current;
-        private long previous;
-        volatile long lastSeen;
-
-        /**
-         * The slice to grant from now: the current one while it is valid and not used up, else the next one, which
-         * then becomes the current one; empty when neither is valid.
-         */
-        Optional<Slice> current(long now) {
-            Slice current = slice.get();
-            if (current != null && now < current.expiresAt && current.left.get() > 0) {
-                return Optional.of(current);
-            }
-            Slice following = next.get();
-            if (following == null || now >= following.expiresAt) {
-                return current != null && now < current.expiresAt ? Optional.of(current) : Optional.empty();
-            }
-            if (slice.compareAndSet(current, following)) {
-                next.compareAndSet(following, null);
-            }
-            return Optional.ofNullable(slice.get());
-        }
-
-        /**
-         * Runs {@code call} as this key's one call in flight (a slice taken, ahead of need or not, or permits given
-         * back); once it ends, however it ends, the next may start and the requests that waited go on. While another
-         * is in flight, {@code call} is not run and the answer says which call is.
-         */
-        <T> OwnerCall<T> callAlone(Supplier<CompletableFuture<T>> call) {
-            CompletableFuture<@Nullable Void> inFlight = new CompletableFuture<>();
-            CompletableFuture<@Nullable Void> other = taking.compareAndExchange(null, inFlight);
-            if (other != null) {
-                return new OwnerCall.Busy<>(other);
-            }
-            try {
-                return new OwnerCall.Started<>(call.get().whenComplete((result, failure) -> ended(inFlight)));
-            } catch (Throwable e) {
-                ended(inFlight);
-                throw e;
-            }
-        }
-
-        private void ended(CompletableFuture<@Nullable Void> inFlight) {
-            taking.compareAndSet(inFlight, null);
-            inFlight.complete(null);
-        }
-
-        /** Counts {@code cost} permits asked for now; returns the larger count of this span and the one before. */
-        synchronized long seen(long now, long cost, long spanNanos) {
-            long at = Math.floorDiv(now, spanNanos);
-            if (at != span) {
-                previous = at == span + 1 ? current : 0;
-                current = 0;
-                span = at;
-            }
-            current += cost;
-            lastSeen = now;
-            return Math.max(current, previous);
-        }
-    }
-
-    /**
-     * The owner found the key spent for a request of {@code cost} ({@code owner}, asked at {@code askedAt} on this
-     * node's clock): such requests are rejected until {@code until}, the owner's retry-after counted from the asking.
-     */
-    private record Spent(Policy policy, long cost, Decision owner, long askedAt, long until) {
-
-        /** The spent key the owner's answer says; empty when it granted, or says no time to hold on to. */
-        static Optional<Spent> after(Policy policy, long cost, Decision owner, long askedAt) {
-            if (owner.allowed() || owner.retryAfterNanos() <= 0 || owner.retryAfterNanos() == Decision.NEVER) {
-                return Optional.empty();
-            }
-            long until = askedAt + owner.retryAfterNanos();
-            return Optional.of(new Spent(policy, cost, owner, askedAt, until < askedAt ? Long.MAX_VALUE : until));
-        }
-
-        /** The owner's rejection as it reads {@code now}: its waits shortened by the time since it was given. */
-        Decision decision(long now) {
-            long since = now - askedAt;
-            return new Decision(false, owner.limit(), owner.remaining(), Math.max(1, owner.retryAfterNanos() - since),
-                    Math.max(0, owner.nextPermitNanos() - since), Math.max(0, owner.resetAfterNanos() - since), 0,
-                    owner.limitName(), false);
-        }
-    }
-
-    /** A slice this node grants from. */
-    private static final class Slice {
-        final Policy policy;
-        final long permits;
-        final AtomicLong left;
-        /** On this node's clock: the time the call was sent plus the validity. */
-        final long expiresAt;
-        final long sentAt;
-        final long countedAtNanos;
-        /** The owner's decision on the whole slice. */
-        final Decision owner;
-
-        Slice(Policy policy, SliceResult answer, long sentAt, long firstCost) {
-            this.policy = policy;
-            this.permits = answer.permits();
-            this.left = new AtomicLong(answer.permits() - firstCost);
-            this.expiresAt = sentAt + answer.validForNanos();
-            this.sentAt = sentAt;
-            this.countedAtNanos = answer.countedAtNanos();
-            this.owner = answer.decision();
-        }
-
-        /**
-         * Takes {@code cost} permits: the decision, or empty when fewer are left. {@code ahead} is the next slice this
-         * node holds, if any: the owner counted it later.
-         */
-        Optional<Decision> take(long cost, long now, Optional<Slice> ahead) {
-            for (long before = left.get(); before >= cost; before = left.get()) {
-                if (left.compareAndSet(before, before - cost)) {
-                    return Optional.of(decision(before - cost, now, ahead.filter(next -> next != this)));
-                }
-            }
-            return Optional.empty();
-        }
-
-        /**
-         * A grant from this slice with {@code leftAfter} of it still unused: remaining is what the owner last said it
-         * had left (when it counted this slice, or the next one) plus what this node holds unused; see the class
-         * comment.
-         */
-        Decision decision(long leftAfter, long now, Optional<Slice> ahead) {
-            long since = now - sentAt;
-            // A next slice with nothing left was given back meanwhile (it is never granted from while it is next).
-            long aheadLeft = ahead.map(next -> next.left.get()).orElse(0L);
-            long remaining = aheadLeft == 0 ? owner.remaining() + leftAfter
-                    : Math.min(owner.remaining() + leftAfter, ahead.get().owner.remaining() + aheadLeft + leftAfter);
-            return new Decision(true, owner.limit(), remaining, 0,
-                    Math.max(0, owner.nextPermitNanos() - since), Math.max(0, owner.resetAfterNanos() - since), 0,
-                    owner.limitName(), false);
-        }
-
-        /** The window algorithms take unused permits back; the buckets' level cannot. */
-        boolean givesBack() {
-            return policy.algorithm().countsPastRequests();
         }
     }
 }
