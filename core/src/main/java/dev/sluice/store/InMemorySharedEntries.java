@@ -1,6 +1,7 @@
 package dev.sluice.store;
 
 import dev.sluice.TimeSource;
+import dev.sluice.internal.Durations;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,7 +22,8 @@ final class InMemorySharedEntries implements SharedEntries {
 
     @Override
     public void put(String key, String value, Duration timeToLive) {
-        entries.put(key, new Entry(value, time.nanos() + Math.max(1_000_000, timeToLive.toNanos())));
+        entries.put(key, new Entry(value, Durations.saturatedAdd(time.nanos(), Math.max(1_000_000,
+                timeToLive.toNanos()))));
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.internal.Durations;
 import dev.sluice.internal.state.Transition;
 import java.util.Iterator;
 import java.util.Map;
@@ -34,8 +35,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Concurrency permits ({@link #acquireAsync}) live in a map of their own, one key's holders changed under its
  * map bin's lock ({@code compute}), in O(1) but for holders past their maximum hold (found by one scan once the
  * earliest may have ended) and a full key (a scan for the earliest end, which its answer states). A key is
- * there while it holds permits, so they are bounded by the requests in flight and never evicted (an evicted permit
- * would let one more in); see {@code docs/design/concurrency.md}.
+ * there while it holds permits, never evicted (an evicted permit would let one more in); at most {@code maxKeys} keys
+ * hold permits at once, and a permit of another key is then refused as a store that cannot count is
+ * ({@link Decision#storeUnavailable()}: a 503, never a pass) until one ends, which is logged, at most once a minute;
+ * see {@code docs/design/concurrency.md}.
  */
 public final class LocalCounterStore implements CounterStore {
 
@@ -44,6 +47,10 @@ public final class LocalCounterStore implements CounterStore {
 
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     private static final int EVICTION_SAMPLE = 16;
+    /** What a refusal for want of room for another key's permits says to wait: one sweep. */
+    private static final long FULL_RETRY_NANOS = SWEEP_INTERVAL_NANOS;
+    private static final long FULL_WARN_INTERVAL_NANOS = 60 * SWEEP_INTERVAL_NANOS;
+    private static final System.Logger LOG = System.getLogger(LocalCounterStore.class.getName());
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Holders> permits = new ConcurrentHashMap<>();
@@ -56,6 +63,8 @@ public final class LocalCounterStore implements CounterStore {
     private final Executor sweeper;
     private final AtomicLong nextSweepAt;
     private final AtomicBoolean sweeping = new AtomicBoolean();
+    /** When a refusal for want of room for permits may next be logged (System.nanoTime). */
+    private final AtomicLong nextFullWarning = new AtomicLong(Long.MIN_VALUE);
     private final LimitOverrides overrides;
 
     /** A store on the system clock holding at most {@link #DEFAULT_MAX_KEYS} keys. */
@@ -182,12 +191,17 @@ public final class LocalCounterStore implements CounterStore {
 
     /**
      * Takes a permit now, under the key's map bin's lock; its release drops it there again. Its id is this store's
-     * own ({@code <store id>:<number>}), so that another store's id releases nothing here.
+     * own ({@code <store id>:<number>}), so that another store's id releases nothing here. While {@code maxKeys} keys
+     * hold permits, a key that holds none is refused, its decision {@linkplain Decision#storeUnavailable() the
+     * store's} (a request then gets a 503, not a pass), retrying after a second.
      */
     @Override
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
         long now = time.nanos();
         scheduleSweep(now);
+        if (permits.size() >= maxKeys && !permits.containsKey(key)) {
+            return CompletableFuture.completedFuture(Counted.kept(noRoomFor(limit)));
+        }
         long permit = permitIds.incrementAndGet();
         Holders.Taking taking = new Holders.Taking(permit, now, limit);
         permits.compute(key, (k, held) -> (held != null ? held : new Holders()).take(taking));
@@ -223,6 +237,19 @@ public final class LocalCounterStore implements CounterStore {
                 (k, held) -> held.release(permit))));
     }
 
+    /** The refusal of a permit of a new key while {@code maxKeys} keys hold permits, logged (without the key). */
+    private Decision noRoomFor(ConcurrencyLimit limit) {
+        long wall = System.nanoTime();
+        long next = nextFullWarning.get();
+        if ((next == Long.MIN_VALUE || wall - next >= 0)
+                && nextFullWarning.compareAndSet(next, wall + FULL_WARN_INTERVAL_NANOS)) {
+            LOG.log(System.Logger.Level.WARNING, "Sluice's local store holds concurrency permits for " + maxKeys
+                    + " keys, its most (maxKeys): a permit of another key is refused as the limiter being unavailable"
+                    + " until one ends (said at most once a minute)");
+        }
+        return new Decision(false, limit.permits(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS, 0, limit.name(), true);
+    }
+
     /** A bare look at the key's permits: what a release answers. */
     private Decision lookAt(String key, ConcurrencyLimit limit) {
         return lookAt(limit, permits.get(key));
@@ -231,6 +258,11 @@ public final class LocalCounterStore implements CounterStore {
     private static Decision lookAt(ConcurrencyLimit limit, @Nullable Holders held) {
         long free = limit.permits() - (held == null ? 0 : held.count);
         return new Decision(true, limit.permits(), Math.max(0, free), 0, 0, 0, 0, limit.name(), false);
+    }
+
+    /** The keys holding concurrency permits now, those past their maximum hold not yet dropped included. */
+    public long permitKeys() {
+        return permits.mappingCount();
     }
 
     /** The concurrency permits held now, over every key, those past their maximum hold not yet dropped included. */
@@ -275,7 +307,8 @@ public final class LocalCounterStore implements CounterStore {
             if (!transition.changed()) {
                 return transition.decision();
             }
-            Entry next = new Entry(transition.state(), now + transition.idleAfterNanos());
+            // A debt can make the idle time near Long.MAX_VALUE: wrapped, the sum would read as expired.
+            Entry next = new Entry(transition.state(), Durations.saturatedAdd(now, transition.idleAfterNanos()));
             if (entry == null ? insert(key, next) : entries.replace(key, entry, next)) {
                 return transition.decision();
             }
@@ -404,7 +437,7 @@ public final class LocalCounterStore implements CounterStore {
             long limit = taking.limit.permits();
             String name = taking.limit.name();
             if (endsAt.size() < limit) {
-                endsAt.put(taking.permit, now + taking.limit.maxHoldNanos());
+                endsAt.put(taking.permit, Durations.saturatedAdd(now, taking.limit.maxHoldNanos()));
                 count = endsAt.size();
                 long remaining = limit - endsAt.size();
                 if (remaining == 0) {

@@ -470,6 +470,30 @@ public abstract class CounterStoreContract {
                 givesBack());
     }
 
+    /**
+     * The issue's reproduction (38.1), on every algorithm that counts a unit (the leaky bucket cannot): a reservation
+     * of a whole hour's 10,000 tokens settled at 1,300,000,000,000 leaves a debt (or a full window) that refuses the
+     * next reservations, however often they come and after a sweep, where a sum wrapped past a long read as a fresh
+     * key.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = "LEAKY_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+    void estimate_settledAtAHugeCost_refusesTheNextReservationsInsteadOfStartingFull(Algorithm algorithm) {
+        Policy tokens = Policy.of(algorithm, Limit.of(10_000, Duration.ofHours(1))).inUnit("tokens");
+        Counted reserved = join(store.estimateAsync("k", tokens, 10_000, 0));
+        assertThat(reserved.decision().allowed()).isTrue();
+
+        join(reserved.settle(1_300_000_000_000L));
+
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Decision next = join(store.estimateAsync("k", tokens, 10_000, 0)).decision();
+            assertThat(next.allowed()).as("reservation %d after the settle", attempt + 1).isFalse();
+            assertThat(next.remaining()).isZero();
+            time.advance(Duration.ofSeconds(2));
+        }
+        assertThat(store.peek("k", tokens, 0).remaining()).as("after the key's sweeps").isZero();
+    }
+
     /** What many threads reserved and settled on one key: the sums over the reservations granted, and the refused. */
     public record Settled(long actual, long kept, long excess, long granted, long refused) {
     }

@@ -3,6 +3,7 @@ package dev.sluice.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,27 @@ class LocalPermitStoreTest extends PermitStoreContract {
         local.cleanUp();
 
         assertThat(local.permitsHeld()).isZero();
+    }
+
+    @Test
+    void acquireAsync_maxKeysHoldingPermits_refusesANewKeyAsUnavailableUntilOneEnds() {
+        try (LocalCounterStore bounded = new LocalCounterStore(time, 2, Runnable::run)) {
+            Counted a = bounded.acquireAsync("a", TWO).toCompletableFuture().join();
+            bounded.acquireAsync("b", TWO).toCompletableFuture().join();
+
+            Decision refused = bounded.acquireAsync("c", TWO).toCompletableFuture().join().decision();
+            Counted second = bounded.acquireAsync("a", TWO).toCompletableFuture().join();
+
+            assertThat(refused.allowed()).isFalse();
+            assertThat(refused.storeUnavailable()).as("never taken for a pass, nor for the key's own limit").isTrue();
+            assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+            assertThat(second.decision().allowed()).as("a key already holding permits takes more").isTrue();
+            assertThat(bounded.permitKeys()).isEqualTo(2);
+
+            a.giveBack();
+            second.giveBack();
+            assertThat(bounded.acquireAsync("c", TWO).toCompletableFuture().join().decision().allowed()).isTrue();
+        }
     }
 
     @Test

@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.internal.Durations;
 import java.io.IOException;
 import java.util.Map;
 import java.util.UUID;
@@ -38,7 +39,7 @@ public final class AcquirePermitProcessor extends HoldersChangingProcessor {
         PermitHolders before = holders(entry);
         PermitHolders current = before.withoutEnded(now);
         boolean taken = current.size() < permits;
-        PermitHolders after = taken ? current.with(node, number, now + maxHoldNanos) : current;
+        PermitHolders after = taken ? current.with(node, number, Durations.saturatedAdd(now, maxHoldNanos)) : current;
         return answer(entry, before, after, taken, now);
     }
 

@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import dev.sluice.hazelcast.internal.wire.SyncResult;
+import dev.sluice.internal.Durations;
 import dev.sluice.internal.state.Transition;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -98,7 +99,7 @@ final class View implements Lane.Rider {
         if (counted.changed()) {
             state = counted.changedState();
         }
-        idleAtOwnerNanos = ownerNow + counted.idleAfterNanos();
+        idleAtOwnerNanos = Durations.saturatedAdd(ownerNow, counted.idleAfterNanos());
         pending.add(cost, now - ageNanos);
         listForHits();
         return counted.decision();
@@ -150,7 +151,7 @@ final class View implements Lane.Rider {
         if (decided.changed()) {
             state = decided.changedState();
         }
-        idleAtOwnerNanos = ownerNow + decided.idleAfterNanos();
+        idleAtOwnerNanos = Durations.saturatedAdd(ownerNow, decided.idleAfterNanos());
         pending.add(cost, now);
         listForHits();
         return Optional.of(decided.decision());
@@ -247,7 +248,7 @@ final class View implements Lane.Rider {
         state = adopted;
         version = answerVersion;
         cooling = false;
-        idleAtOwnerNanos = ownerNow + policy.apply(adopted, ownerNow, 0, 0).idleAfterNanos();
+        idleAtOwnerNanos = Durations.saturatedAdd(ownerNow, policy.apply(adopted, ownerNow, 0, 0).idleAfterNanos());
     }
 
     /** The requests waiting, in order, decided here while the budget holds them. Guarded. */

@@ -7,6 +7,7 @@ import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.internal.Durations;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -204,7 +205,7 @@ public final class ShardCall
 
         @Override
         public @Nullable CounterState setValue(@Nullable CounterState newValue, long ttl, TimeUnit unit) {
-            expiresAtNanos = ttl <= 0 ? FOREVER : now + unit.toNanos(ttl);
+            expiresAtNanos = ttl <= 0 ? FOREVER : Durations.saturatedAdd(now, unit.toNanos(ttl));
             return setValue(newValue);
         }
 
