@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import dev.sluice.Decision;
+import dev.sluice.rules.ActualCost;
 import dev.sluice.store.Counted;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -28,16 +29,19 @@ public final class Permit implements AutoCloseable {
     private final Counted held;
     /** The estimate of a reservation; 0 for a concurrency permit. */
     private final long estimate;
+    /** The largest actual cost a reservation settles at. */
+    private final long maxActual;
     private final AtomicBoolean released = new AtomicBoolean();
 
     Permit(Decision decision, Counted held) {
-        this(decision, held, 0);
+        this(decision, held, 0, 0);
     }
 
-    Permit(Decision decision, Counted held, long estimate) {
+    Permit(Decision decision, Counted held, long estimate, long maxActual) {
         this.decision = decision;
         this.held = held;
         this.estimate = estimate;
+        this.maxActual = maxActual;
     }
 
     /** Whether the permit was granted: the work may proceed. */
@@ -57,8 +61,10 @@ public final class Permit implements AutoCloseable {
     /**
      * Settles a reservation at its {@code actualCost}, without waiting for the store: an excess over the estimate is
      * charged (a debt the key pays back before its next grant), a difference below it given back
-     * ({@code docs/design/costs.md}). Once: nothing for a rejection, a second settle, or after {@link #close()}.
-     * Completes with a bare look at the key after it (the decision, when nothing changed).
+     * ({@code docs/design/costs.md}). A cost above {@link ActualCost#defaultMax} of the limiter's policy (ten times
+     * its capacity) settles at that, so that no cost said locks the key for longer than such a debt does. Once:
+     * nothing for a rejection, a second settle, or after {@link #close()}. Completes with a bare look at the key after
+     * it (the decision, when nothing changed).
      *
      * @throws IllegalStateException for a concurrency permit, which has no cost to settle
      * @throws IllegalArgumentException when {@code actualCost} is negative
@@ -70,10 +76,11 @@ public final class Permit implements AutoCloseable {
         if (actualCost < 0) {
             throw new IllegalArgumentException("an actual cost is 0 or more, got " + actualCost);
         }
-        if (!decision.allowed() || !released.compareAndSet(false, true) || actualCost == estimate) {
+        long cost = Math.min(actualCost, maxActual);
+        if (!decision.allowed() || !released.compareAndSet(false, true) || cost == estimate) {
             return CompletableFuture.completedFuture(decision);
         }
-        return held.settle(actualCost);
+        return held.settle(cost);
     }
 
     /**

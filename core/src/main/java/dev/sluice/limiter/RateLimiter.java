@@ -7,6 +7,7 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
+import dev.sluice.rules.ActualCost;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
@@ -246,12 +247,12 @@ public final class RateLimiter {
         Optional<LimitOverride> override = overrideOf(key);
         if (override.isPresent() && override.get().kind() != LimitOverride.Kind.LIMITS) {
             Decision decided = override.get().decision(rates.capacity(), overrides.now());
-            return new Permit(decided, Counted.kept(decided), estimate);
+            return new Permit(decided, Counted.kept(decided), estimate, ActualCost.defaultMax(rates));
         }
         Counter counter = counter(key, rates, override);
         Counted reserved = store.estimateAsync(counter.key(), counter.policy(), estimate, 0).toCompletableFuture()
                 .join();
-        return new Permit(reserved.decision(), reserved, estimate);
+        return new Permit(reserved.decision(), reserved, estimate, ActualCost.defaultMax(counter.policy()));
     }
 
     /** Takes one permit for {@code key} if it is available now; see {@link #tryAcquire(String, long)}. */

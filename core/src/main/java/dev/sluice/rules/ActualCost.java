@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.Limit;
+import dev.sluice.algorithm.Policy;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -13,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  * Where a rule reads a request's actual cost in its unit when the request ends, to settle the estimate it reserved: a
  * response header field the application sets (which the adapter strips before the response leaves, unless the rule
  * keeps it), or a request attribute; or neither, when only the API settles ({@link Evaluation#settle}). A request that
- * ends without saying keeps its estimate. A value is a whole number from 0 to {@link Limit#MAX_PERMITS}, as a header
- * field's text, or as an attribute's {@code Long}, {@code Integer} or text; anything else keeps the estimate and is
- * logged, at most once a minute per rule. Immutable and thread-safe. See {@code docs/design/costs.md}.
+ * ends without saying keeps its estimate. A value is a whole number, 0 or more, as a header field's text, or as an
+ * attribute's {@code Long}, {@code Integer} or text; one above the rule's maximum ({@link Rule#maxActualCost}) is
+ * settled at that maximum, and anything else keeps the estimate; both are logged, at most once a minute per rule.
+ * Immutable and thread-safe. See {@code docs/design/costs.md}.
  */
 public final class ActualCost {
 
@@ -43,8 +45,14 @@ public final class ActualCost {
     /** Only the API settles; a request that ends without it keeps its estimate. */
     public static final ActualCost API_ONLY = new ActualCost(Source.API, "", false);
 
+    /**
+     * The largest actual cost a settle charges unless a rule or limit id says otherwise, in capacities of the limits
+     * reserved under: {@value}.
+     */
+    public static final long DEFAULT_MAX_CAPACITIES = 10;
+
     private static final System.Logger LOG = System.getLogger(ActualCost.class.getName());
-    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,19}");
+    private static final Pattern DIGITS = Pattern.compile("[0-9]+");
     private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
     private static final int SHOWN = 64;
 
@@ -111,8 +119,20 @@ public final class ActualCost {
     }
 
     /**
-     * The actual cost the ended request says, under rule {@code ruleId}; empty when it says none (or one that is no
-     * whole number from 0 to {@link Limit#MAX_PERMITS}, which is logged).
+     * The largest actual cost a settle under {@code reserved} charges by default: {@value #DEFAULT_MAX_CAPACITIES}
+     * times its capacity (the smallest of its limits'), at most {@link Limit#MAX_PERMITS}. A debt of it locks the key
+     * for at most about {@value #DEFAULT_MAX_CAPACITIES} times its limits' refill time ({@code docs/design/costs.md}).
+     */
+    public static long defaultMax(Policy reserved) {
+        long capacity = reserved.capacity();
+        return capacity > Limit.MAX_PERMITS / DEFAULT_MAX_CAPACITIES ? Limit.MAX_PERMITS
+                : capacity * DEFAULT_MAX_CAPACITIES;
+    }
+
+    /**
+     * The actual cost the ended request says, under rule {@code ruleId}: a whole number, {@link Long#MAX_VALUE} for one
+     * beyond a long (the rule's maximum then settles); empty when it says none, or something that is no whole number
+     * (which is logged).
      */
     OptionalLong of(RequestEnd end, String ruleId) {
         Object said = switch (source) {
@@ -130,10 +150,11 @@ public final class ActualCost {
             try {
                 cost = Long.parseLong(text.toString().strip());
             } catch (NumberFormatException e) {
-                cost = -1;
+                // Digits only: a whole number beyond a long.
+                cost = Long.MAX_VALUE;
             }
         }
-        if (cost >= 0 && cost <= Limit.MAX_PERMITS) {
+        if (cost >= 0) {
             return OptionalLong.of(cost);
         }
         warn(ruleId, said);
@@ -148,8 +169,8 @@ public final class ActualCost {
             String text = String.valueOf(said);
             LOG.log(System.Logger.Level.WARNING, "Sluice rule '" + ruleId + "': the " + source.text() + " " + name
                     + " says an actual cost of " + (text.length() > SHOWN ? text.substring(0, SHOWN) + "..." : text)
-                    + " (" + said.getClass().getSimpleName() + "), not a whole number from 0 to " + Limit.MAX_PERMITS
-                    + "; such requests keep their estimate (said at most once a minute)");
+                    + " (" + said.getClass().getSimpleName() + "), not a whole number of 0 or more; such requests keep"
+                    + " their estimate (said at most once a minute)");
         }
     }
 

@@ -1,8 +1,10 @@
 package dev.sluice.rules;
 
 import static dev.sluice.rules.JsonFields.bool;
+import static dev.sluice.rules.JsonFields.integer;
 
 import dev.sluice.ConcurrencyLimit;
+import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.rules.JsonTree.Node;
@@ -13,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  * <p>An id takes one limit inline or a {@code limits} array of them (all must pass), and optionally {@code algorithm}
  * and {@code perKey}; {@code concurrency} (permits in flight) and {@code maxHold} as in the rules file, read by the
  * same code. A limit with a {@code unit} other than requests (such as {@code "tokens"}) counts a cost known only when
- * a call ends: a worker reserves its estimate and settles the actual cost (one unit per id beside requests). Read as
+ * a call ends: a worker reserves its estimate and settles the actual cost (one unit per id beside requests), at most
+ * {@code maxActual} (by default {@value ActualCost#DEFAULT_MAX_CAPACITIES} times the unit's capacity). Read as
  * strictly as the rules file, with the same errors (file, line, column, JSON path, what was expected). Immutable
  * and thread-safe. The full form: {@code docs/design/rules.md}.
  */
@@ -39,7 +43,8 @@ public final class LimitsFile {
     private static final List<String> ENTRY_FIELDS;
 
     static {
-        List<String> fields = new ArrayList<>(List.of("limits", "algorithm", "perKey", "concurrency", "maxHold"));
+        List<String> fields = new ArrayList<>(List.of("limits", "algorithm", "perKey", "concurrency", "maxHold",
+                "maxActual"));
         fields.addAll(RulesFile.LIMIT_FIELDS.stream().filter(field -> !field.equals("name")).toList());
         ENTRY_FIELDS = List.copyOf(fields);
     }
@@ -63,20 +68,26 @@ public final class LimitsFile {
         private final @Nullable Policy policy;
         private final @Nullable Policy metered;
         private final @Nullable ConcurrencyLimit concurrency;
+        private final long maxActual;
         private final boolean perKey;
         private final String counterPrefix;
         private final String meteredPrefix;
         private final String permitPrefix;
 
         Entry(String id, @Nullable Policy policy, @Nullable Policy metered, @Nullable ConcurrencyLimit concurrency,
-              boolean perKey) {
+              boolean perKey, OptionalLong maxActual) {
             if (policy == null && metered == null && concurrency == null) {
                 throw new IllegalArgumentException("limit '" + id + "' has neither a rate nor a concurrency limit");
+            }
+            if (metered == null && maxActual.isPresent()) {
+                throw new IllegalArgumentException("limit '" + id + "' has no limits in a unit other than requests to"
+                        + " settle at a maxActual");
             }
             this.id = id;
             this.policy = policy;
             this.metered = metered;
             this.concurrency = concurrency;
+            this.maxActual = metered == null ? 0 : maxActual.orElseGet(() -> ActualCost.defaultMax(metered));
             this.perKey = perKey;
             // Not a rule's key: "/" is in no rule id, so these counters are never taken for a rule's.
             this.counterPrefix = policy == null ? "" : "limits/" + Rule.counterPrefix(id, policy);
@@ -99,6 +110,15 @@ public final class LimitsFile {
          */
         public Optional<Policy> metered() {
             return Optional.ofNullable(metered);
+        }
+
+        /**
+         * The largest actual cost a settle of the id's {@linkplain #metered() unit} takes: its {@code maxActual}, by
+         * default {@value ActualCost#DEFAULT_MAX_CAPACITIES} times the unit's capacity; 0 for an id without a unit.
+         * A debt of it locks a key for at most the time {@code docs/design/costs.md} gives.
+         */
+        public long maxActual() {
+            return maxActual;
         }
 
         /** The concurrency limit: at most so many permits of the id (or of each key under it) held at once. */
@@ -155,12 +175,12 @@ public final class LimitsFile {
         public boolean equals(Object o) {
             return o instanceof Entry other && id.equals(other.id) && Objects.equals(policy, other.policy)
                     && Objects.equals(metered, other.metered) && Objects.equals(concurrency, other.concurrency)
-                    && perKey == other.perKey;
+                    && perKey == other.perKey && maxActual == other.maxActual;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(id, policy, metered, concurrency, perKey);
+            return Objects.hash(id, policy, metered, concurrency, perKey, maxActual);
         }
 
         @Override
@@ -244,7 +264,18 @@ public final class LimitsFile {
             throw fields.required("maxHold").error("\"maxHold\" bounds a concurrency limit's permits; this id has no"
                     + " \"concurrency\"");
         }
-        return new Entry(id, policy, policies.metered(), concurrency, perKey);
+        OptionalLong maxActual = OptionalLong.empty();
+        if (fields.has("maxActual")) {
+            Node maxNode = fields.required("maxActual");
+            @Nullable Policy units = policies.metered();
+            if (units == null) {
+                throw maxNode.error("\"maxActual\" bounds the actual cost settled in a unit; this id has no limits in"
+                        + " a unit other than requests");
+            }
+            // An estimate may be as large as the capacity: a settle must be able to charge it whole.
+            maxActual = OptionalLong.of(integer(maxNode, units.capacity(), Limit.MAX_PERMITS));
+        }
+        return new Entry(id, policy, policies.metered(), concurrency, perKey, maxActual);
     }
 
     /** The file's name, as used in messages. */

@@ -62,10 +62,11 @@ public final class Reservation {
 
     /**
      * Settles the reservation at its {@code actualCost}, without waiting for the store: the excess over the estimate is
-     * charged (a debt the key pays back before its next grant), the difference below it given back. Only the first
-     * settle counts; a later one, or one after the reservation was given back, changes nothing. Completes with a bare
-     * look at the key after it (its decision, when nothing changed), or with the store's failure, which is logged: the
-     * estimate then stays counted.
+     * charged (a debt the key pays back before its next grant), the difference below it given back. A cost above the
+     * rule's maximum ({@link Rule#maxActualCost}) settles at that maximum, and is logged (without the key). Only the
+     * first settle counts; a later one, or one after the reservation was given back, changes nothing. Completes with a
+     * bare look at the key after it (its decision, when nothing changed), or with the store's failure, which is logged:
+     * the estimate then stays counted.
      *
      * @throws IllegalArgumentException when {@code actualCost} is negative
      */
@@ -73,14 +74,18 @@ public final class Reservation {
         if (actualCost < 0) {
             throw new IllegalArgumentException("an actual cost is 0 or more, got " + actualCost);
         }
-        if (!actual.compareAndSet(UNSETTLED, actualCost)) {
+        if (!open()) {
             return CompletableFuture.completedFuture(outcome.decision());
         }
-        events.settled(outcome.rule().id(), unit(), estimate, actualCost);
-        if (actualCost == estimate) {
+        long cost = outcome.rule().boundedActualCost(actualCost, (Policy) outcome.quota());
+        if (!actual.compareAndSet(UNSETTLED, cost)) {
             return CompletableFuture.completedFuture(outcome.decision());
         }
-        CompletionStage<Decision> settling = reserved.settle(actualCost);
+        events.settled(outcome.rule().id(), unit(), estimate, cost);
+        if (cost == estimate) {
+            return CompletableFuture.completedFuture(outcome.decision());
+        }
+        CompletionStage<Decision> settling = reserved.settle(cost);
         settling.whenComplete((after, failure) -> {
             if (failure != null) {
                 LOG.log(System.Logger.Level.WARNING, "Sluice could not settle a reservation of rule '"

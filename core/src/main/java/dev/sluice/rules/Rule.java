@@ -20,6 +20,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -52,6 +54,9 @@ public final class Rule {
      */
     private static final Duration MAX_DELAY = Limit.MAX_PERIOD;
 
+    private static final System.Logger CLAMP_LOG = System.getLogger(ActualCost.class.getName());
+    private static final long CLAMP_WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     /**
      * The longest {@link #permitWait()}: a waiting request holds a connection and an asynchronous request, and a
      * client rarely waits longer for an answer than this.
@@ -78,6 +83,10 @@ public final class Rule {
     /** Null exactly when {@link #metered} is. */
     private final @Nullable Estimate estimate;
     private final ActualCost actualCost;
+    /** The largest actual cost a settle charges, when set; empty for the default ({@link #maxActualCost(Policy)}). */
+    private final OptionalLong maxActual;
+    /** When a clamped actual cost may next be logged (System.nanoTime); shared by this rule's copies. */
+    private final AtomicLong nextClampWarning;
     private final long cost;
     private final Mode mode;
     private final List<String> exemptAddresses;
@@ -130,11 +139,17 @@ public final class Rule {
         }
         checkUnits();
         this.actualCost = b.actualCost;
+        this.maxActual = b.maxActual;
+        this.nextClampWarning = new AtomicLong(Long.MIN_VALUE);
         if (metered == null) {
             if (b.estimate != null || actualCost != ActualCost.API_ONLY) {
                 throw new InvalidValueException(b.estimate != null ? "estimate" : "actual", "none, as the rule has no"
                         + " limits in a unit other than requests", String.valueOf(b.estimate != null ? b.estimate
                         : actualCost));
+            }
+            if (maxActual.isPresent()) {
+                throw new InvalidValueException("maxActual", "none, as the rule has no limits in a unit other than"
+                        + " requests", Long.toString(maxActual.getAsLong()));
             }
             this.estimate = null;
         } else {
@@ -147,6 +162,12 @@ public final class Rule {
                 smallest = Math.min(smallest, tier.capacity());
             }
             this.estimate = b.estimate.boundedBy(smallest);
+            long largestEstimate = estimate.max().orElseThrow();
+            if (maxActual.isPresent() && maxActual.getAsLong() < largestEstimate) {
+                // Below an estimate, a clamped settle would give back what the request said it used beyond it.
+                throw new InvalidValueException("maxActual", "an integer from " + largestEstimate + " (the estimate's"
+                        + " max) to " + Limit.MAX_PERMITS, Long.toString(maxActual.getAsLong()));
+            }
         }
         this.cost = b.cost;
         long smallestCapacity = policy == null ? Limit.MAX_PERMITS : policy.capacity();
@@ -194,6 +215,8 @@ public final class Rule {
         this.meteredTiers = rule.meteredTiers;
         this.estimate = rule.estimate;
         this.actualCost = rule.actualCost;
+        this.maxActual = rule.maxActual;
+        this.nextClampWarning = rule.nextClampWarning;
         this.cost = rule.cost;
         this.mode = rule.mode;
         this.exemptAddresses = rule.exemptAddresses;
@@ -383,6 +406,45 @@ public final class Rule {
         return actualCost;
     }
 
+    /**
+     * The largest actual cost a settle charges, when the rule sets one ({@code maxActual}); empty for the default,
+     * {@value ActualCost#DEFAULT_MAX_CAPACITIES} times the capacity of the limits a request reserved under
+     * ({@link #maxActualCost(Policy)}).
+     */
+    public OptionalLong maxActual() {
+        return maxActual;
+    }
+
+    /**
+     * The largest actual cost a request that reserved under {@code reserved} (the rule's {@linkplain #metered()
+     * metered} limits, or a tier's) settles at: {@link #maxActual()}, or by default
+     * {@link ActualCost#defaultMax(Policy)}. A larger one is settled at this (and logged): a debt, however large the
+     * cost said, never locks the key longer than this cost's ({@code docs/design/costs.md}).
+     */
+    public long maxActualCost(Policy reserved) {
+        return maxActual.orElseGet(() -> ActualCost.defaultMax(reserved));
+    }
+
+    /**
+     * {@code actual} at most {@link #maxActualCost(Policy)}; a larger one is logged (at most once a minute per rule,
+     * naming the rule, never a key).
+     */
+    long boundedActualCost(long actual, Policy reserved) {
+        long max = maxActualCost(reserved);
+        if (actual <= max) {
+            return actual;
+        }
+        long now = System.nanoTime();
+        long next = nextClampWarning.get();
+        if ((next == Long.MIN_VALUE || now - next >= 0)
+                && nextClampWarning.compareAndSet(next, now + CLAMP_WARN_INTERVAL_NANOS)) {
+            CLAMP_LOG.log(System.Logger.Level.WARNING, "Sluice rule '" + id + "': an actual cost of " + actual + " "
+                    + reserved.unit() + " is above the rule's maximum of " + max + " (maxActual); settled at " + max
+                    + " (said at most once a minute)");
+        }
+        return max;
+    }
+
     /** Permits each request costs, at least 1. */
     public long cost() {
         return cost;
@@ -563,6 +625,7 @@ public final class Rule {
         private final Map<String, Policy> meteredTiers = new LinkedHashMap<>();
         private @Nullable Estimate estimate;
         private ActualCost actualCost = ActualCost.API_ONLY;
+        private OptionalLong maxActual = OptionalLong.empty();
         private long cost = 1;
         private Mode mode = Mode.ENFORCE;
         private final List<String> exemptAddresses = new ArrayList<>();
@@ -704,6 +767,22 @@ public final class Rule {
         /** Where a request's actual cost in the metered unit comes from when it ends; only the API by default. */
         public Builder actualCost(ActualCost source) {
             this.actualCost = Objects.requireNonNull(source, "actualCost");
+            return this;
+        }
+
+        /**
+         * The largest actual cost a request's settle charges, with {@link #metered}: a larger one (from the response,
+         * an attribute or the API) is settled at this and logged. At least the estimate's maximum; by default
+         * {@value ActualCost#DEFAULT_MAX_CAPACITIES} times the capacity of the limits the request reserved under.
+         *
+         * @throws IllegalArgumentException when {@code cost} is not from 1 to {@link Limit#MAX_PERMITS}
+         */
+        public Builder maxActualCost(long cost) {
+            if (cost < 1 || cost > Limit.MAX_PERMITS) {
+                throw new InvalidValueException("maxActual", "an integer from 1 to " + Limit.MAX_PERMITS,
+                        Long.toString(cost));
+            }
+            this.maxActual = OptionalLong.of(cost);
             return this;
         }
 

@@ -45,7 +45,8 @@ public final class RulesFile {
     private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header");
     private static final List<String> RULE_FIELDS = List.of("id", "match", "key", "limits", "algorithm", "cost", "mode",
             "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay",
-            "lease", "sync", "syncBudget", "concurrency", "maxHold", "wait", "estimate", "actual");
+            "lease", "sync", "syncBudget", "concurrency", "maxHold", "wait", "estimate", "actual",
+            "maxActual");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
     static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name", "unit");
@@ -224,6 +225,9 @@ public final class RulesFile {
         }
         if (fields.has("actual")) {
             rule.actualCost(actualCost(fields.required("actual")));
+        }
+        if (fields.has("maxActual")) {
+            rule.maxActualCost(integer(fields.required("maxActual"), 1, Limit.MAX_PERMITS));
         }
         if (fields.has("concurrency")) {
             rule.concurrency(concurrency(fields, id));

@@ -262,6 +262,45 @@ class CostRulesTest {
     }
 
     @Test
+    void settle_aboveTheDefaultMaximum_settlesAtTenTimesTheUnitsCapacity() {
+        RuleSet rules = rules(LLM);
+        Evaluation evaluation = request(rules, "30");
+
+        evaluation.settle(1_300_000_000_000L);
+
+        assertThat(rules.rules().get(0).maxActual()).isEmpty();
+        assertThat(evaluation.reservations().get(0).settled()).isEqualTo(OptionalLong.of(1_000));
+        assertThat(events.told).containsExactly("reserved llm 30 tokens", "settled llm 30 at 1000");
+        Rule rule = rules.rules().get(0);
+        Policy tokens = rule.metered().orElseThrow();
+        assertThat(local.peek(Rule.counterPrefix(rule.id(), tokens) + "key-1", tokens, 1).retryAfter())
+                .as("a fixed window of 100 holds the 1,000 until it ends").isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void end_actualCostBeyondALong_settlesAtTheRulesMaxActual() {
+        RuleSet rules = rules(LLM.replace("\"actual\"", "\"maxActual\": 250, \"actual\""));
+        Evaluation evaluation = request(rules, "30");
+
+        evaluation.end(header("X-Tokens-Used", "99999999999999999999999999"));
+
+        assertThat(rules.rules().get(0).maxActual()).isEqualTo(OptionalLong.of(250));
+        assertThat(events.told).containsExactly("reserved llm 30 tokens", "settled llm 30 at 250");
+    }
+
+    @Test
+    void parse_maxActualBelowTheEstimatesMaxOrWithoutAUnit_failsAtTheField() {
+        assertThatThrownBy(() -> rules(LLM.replace("\"actual\"", "\"maxActual\": 39, \"actual\"")))
+                .isInstanceOf(RulesException.class).hasMessageEndingWith("$.rules[0].maxActual: expected an integer"
+                        + " from 40 (the estimate's max) to 4611686018427387903, got 39");
+        assertThatThrownBy(() -> rules("""
+                {"rules": [{"id": "r", "match": {"paths": ["/p"]}, "limits": [{"permits": 5, "period": "1m"}],
+                            "maxActual": 10}]}"""))
+                .isInstanceOf(RulesException.class).hasMessageEndingWith("$.rules[0].maxActual: expected none, as the"
+                        + " rule has no limits in a unit other than requests, got 10");
+    }
+
+    @Test
     void annotations_unitEstimateAndActualCost_makeTheSameRuleAsTheFile() throws NoSuchMethodException {
         Rule rule = AnnotationRules.forMethod(Llm.class, Llm.class.getMethod("complete")).get(0);
 

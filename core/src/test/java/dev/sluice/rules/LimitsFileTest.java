@@ -86,7 +86,7 @@ class LimitsFileTest {
     @CsvSource(delimiter = '|', textBlock = """
             {"limits": {"a": {"permits": 10, "period": "a minute"}}}                  | 1:44: $.limits.a.period: expected a duration such as "10s", "5m", "1h" or "PT1M", got "a minute"
             {"limits": {"a": {"permits": 0, "period": "1s"}}}                         | 1:30: $.limits.a.permits: expected an integer between 1 and 4611686018427387903, got 0
-            {"limits": {"a": {"permits": 1, "period": "1s", "burst": 2}}}             | 1:58: $.limits.a.burst: unknown field "burst". Expected one of limits, algorithm, perKey, concurrency, maxHold, permits, period, capacity, unit
+            {"limits": {"a": {"permits": 1, "period": "1s", "burst": 2}}}             | 1:58: $.limits.a.burst: unknown field "burst". Expected one of limits, algorithm, perKey, concurrency, maxHold, maxActual, permits, period, capacity, unit
             {"limits": {}}                                                            | 1:12: $.limits: expected an object of at least one limit by id, such as {"partner-api": {"permits": 10, "period": "1m"}}, got an object
             {"limits": {"a": {"perKey": "yes", "permits": 1, "period": "1s"}}}        | 1:29: $.limits.a.perKey: expected true or false, got "yes"
             {"limits": {"a": {"algorithm": "fast", "permits": 1, "period": "1s"}}}    | 1:32: $.limits.a.algorithm: expected one of "token_bucket", "leaky_bucket", "fixed_window", "sliding_window_log", "sliding_window_counter", "stepped_sliding_window", "gcra", got "fast"
@@ -98,6 +98,8 @@ class LimitsFileTest {
             {"limits": {"a": {"concurrency": 2, "algorithm": "gcra"}}}                | 1:50: $.limits.a.algorithm: "algorithm" is the rate limits' algorithm; this id has a concurrency limit only
             {"limits": {"a": {"algorithm": "gcra"}}}                                  | 1:18: $.limits.a: expected an object with "permits" and "period", "limits", or "concurrency", got an object
             {"limits": {"a": {"permits": 1, "period": "1s"}, "a": {"permits": 2, "period": "1s"}}} | 1:50: $.limits.a: duplicate field "a"
+            {"limits": {"a": {"permits": 1, "period": "1s", "maxActual": 5}}}         | 1:62: $.limits.a.maxActual: "maxActual" bounds the actual cost settled in a unit; this id has no limits in a unit other than requests
+            {"limits": {"a": {"permits": 100, "period": "1m", "unit": "tokens", "maxActual": 99}}} | 1:82: $.limits.a.maxActual: expected an integer between 100 and 4611686018427387903, got 99
             """)
     void parse_invalid_failsNamingFileLineColumnPathAndExpectation(String json, String expected) {
         RulesException error = catchThrowableOfType(RulesException.class, () -> LimitsFile.parse("limits.json", json));
@@ -106,6 +108,21 @@ class LimitsFileTest {
         assertThat(error.source()).contains("limits.json");
         assertThat(error.line()).isEqualTo(1);
         assertThat(error.jsonPath()).isPresent();
+    }
+
+    @Test
+    void maxActual_unitEntry_isItsOwnOrTenTimesTheUnitsCapacity() {
+        LimitsFile file = LimitsFile.parse("limits.json", """
+                {"limits": {"llm": {"permits": 1000, "period": "1m", "unit": "tokens"},
+                            "bounded": {"limits": [{"permits": 500, "period": "1m", "unit": "tokens"},
+                                                   {"permits": 9000, "period": "1h", "unit": "tokens"}],
+                                        "maxActual": 4000},
+                            "requests": {"permits": 5, "period": "1s"}}}
+                """);
+
+        assertThat(file.find("llm").orElseThrow().maxActual()).isEqualTo(10_000);
+        assertThat(file.find("bounded").orElseThrow().maxActual()).isEqualTo(4_000);
+        assertThat(file.find("requests").orElseThrow().maxActual()).as("no unit to settle").isZero();
     }
 
     @Test

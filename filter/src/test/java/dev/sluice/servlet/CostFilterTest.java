@@ -234,6 +234,54 @@ class CostFilterTest {
     }
 
     @Test
+    void filter_actualCostHeaderAboveTheRulesMaximum_settlesAtTheMaximumAndLogsWithoutTheKey() throws Exception {
+        JettyServer server = start("""
+                {"rules": [{"id": "llm", "match": {"paths": ["/c/**"]}, "key": {"type": "header", "name": "X-Api-Key"},
+                            "algorithm": "token_bucket",
+                            "limits": [{"permits": 1000, "period": "1m", "unit": "tokens"}],
+                            "estimate": {"type": "header", "name": "X-Max-Tokens"},
+                            "actual": {"type": "header", "name": "X-Tokens-Used"}}]}""");
+        try (LogCapture log = LogCapture.start()) {
+            // The issue's reproduction: 1,300,000,000,000 tokens said for a reservation of 1,000 (the capacity).
+            assertThat(server.get("/c/ok?used=1300000000000", "X-Max-Tokens", "1000", "X-Api-Key", "key-holder-7")
+                    .statusCode()).isEqualTo(200);
+            awaitAllSettled();
+
+            // Settled at the default maximum, 10 times the capacity: 9,000 owed, and the next 1,000 need 10,000
+            // tokens of refill at 1,000 a minute.
+            assertThat(settles.each).containsExactly(10_000L);
+            HttpResponse<String> refused = server.get("/c/ok?used=1", "X-Max-Tokens", "1000", "X-Api-Key",
+                    "key-holder-7");
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.headers().firstValue("Retry-After")).contains("600");
+            assertThat(log.records()).anySatisfy(record -> assertThat(record).contains("Sluice rule 'llm': an actual"
+                    + " cost of 1300000000000 tokens is above the rule's maximum of 10000 (maxActual); settled at"
+                    + " 10000"));
+            assertThat(log.records()).noneMatch(record -> record.contains("key-holder-7"));
+        }
+        time.advance(Duration.ofMinutes(10).minusNanos(1));
+        assertThat(server.get("/c/ok?used=1", "X-Max-Tokens", "1000", "X-Api-Key", "key-holder-7").statusCode())
+                .isEqualTo(429);
+        time.advance(Duration.ofNanos(1));
+        assertThat(server.get("/c/ok?used=1", "X-Max-Tokens", "1000", "X-Api-Key", "key-holder-7").statusCode())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void filter_actualCostBeyondALongOrAboveMaxActual_settlesAtTheRulesMaxActual() throws Exception {
+        JettyServer server = start(TOKENS.replace("\"actual\"", "\"maxActual\": 2500, \"actual\"")
+                .replace("\"name\": \"X-Max-Tokens\"}", "\"name\": \"X-Max-Tokens\", \"max\": 1000}"));
+
+        get(server, "/c/ok?used=99999999999999999999999", 100);
+        get(server, "/c/ok?used=2501", 100);
+        get(server, "/c/ok?used=2500", 100);
+
+        awaitAllSettled();
+        assertThat(settles.each).containsExactly(2_500L, 2_500L, 2_500L);
+        assertThat(tokensLeftAfterOne(server)).isEqualTo(1_000_000 - 3 * 2_500 - 1);
+    }
+
+    @Test
     void filter_soakOfEveryWayOfEnding_settlesEachOnceAndEndsWithNothingReserved() throws Exception {
         JettyServer server = start(TOKENS);
         List<String> ways = List.of("/c/ok", "/c/throw", "/c/async-complete", "/c/async-error", "/c/slow",

@@ -6,6 +6,7 @@ import dev.sluice.annotation.RateLimited;
 import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.JettyServers;
+import dev.sluice.servlet.LogCapture;
 import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.store.LocalCounterStore;
 import jakarta.servlet.DispatcherType;
@@ -118,6 +119,14 @@ class CostJerseyTest {
         }
 
         @GET
+        @Path("bucket")
+        @RateLimited(id = "bucket", permits = 1000, period = "1m", unit = "tokens", key = "header:X-Api-Key",
+                estimate = "fixed:1000", actualCost = "header:X-Tokens-Used")
+        public Response bucket(@QueryParam("used") String used) {
+            return Response.ok("generated").header("X-Tokens-Used", used).build();
+        }
+
+        @GET
         @Path("plain")
         public Response plain(@QueryParam("used") long used) {
             return Response.ok("generated").header("X-Tokens-Used", used).build();
@@ -162,6 +171,31 @@ class CostJerseyTest {
                     .firstValue("RateLimit").orElseThrow());
             assertThat(r.find()).isTrue();
             remaining = Long.parseLong(r.group(1));
+        }
+    }
+
+    @Test
+    void resource_actualCostAboveTheRulesMaximum_settlesAtTheMaximumAndLogsWithoutTheKey() throws Exception {
+        JettyServer server = start();
+        try (LogCapture log = LogCapture.start()) {
+            assertThat(server.get("/llm/bucket?used=1300000000000", "X-Api-Key", "key-holder-9").statusCode())
+                    .isEqualTo(200);
+
+            // Settled at 10 times the capacity, 10,000: the next 1,000 need 10,000 tokens of refill at 1,000 a
+            // minute, about 600 s (a refused request counts nothing, so the probe waits for the settle to land).
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long retryAfter = 0;
+            while (retryAfter < 590) {
+                assertThat(System.nanoTime()).as("the settle within 30 s, Retry-After %d seen", retryAfter)
+                        .isLessThan(deadline);
+                HttpResponse<String> refused = server.get("/llm/bucket?used=1", "X-Api-Key", "key-holder-9");
+                assertThat(refused.statusCode()).isEqualTo(429);
+                retryAfter = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
+            }
+            assertThat(retryAfter).isLessThanOrEqualTo(600);
+            assertThat(log.records()).anySatisfy(record -> assertThat(record).contains("Sluice rule 'bucket': an"
+                    + " actual cost of 1300000000000 tokens is above the rule's maximum of 10000 (maxActual)"));
+            assertThat(log.records()).noneMatch(record -> record.contains("key-holder-9"));
         }
     }
 
