@@ -410,6 +410,14 @@ public final class FailurePolicyStore implements CounterStore {
     }
 
     /**
+     * Whether {@code id}, a permit's or a reservation's as {@link Counted#permit()} and {@link Counted#reservation()}
+     * answer them, is one of a fallback store's: taken while the remote store failed, held only in this instance.
+     */
+    public static boolean isFallbackId(String id) {
+        return id.startsWith(FALLBACK_ID);
+    }
+
+    /**
      * Settles a reservation by its id: the fallback store's (ids {@code fallback:...}) there, the remote store's there
      * within the timeout. A remote settle that fails or is late is logged and counted, and completes exceptionally
      * (the estimate stays counted): a caller may try again.

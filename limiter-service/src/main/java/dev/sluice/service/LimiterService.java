@@ -1,5 +1,6 @@
 package dev.sluice.service;
 
+import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.internal.DurationText;
 import dev.sluice.rules.LimitsFile;
@@ -43,6 +44,9 @@ public final class LimiterService implements Feature {
     /** How far ahead of the service's clock an {@code at} may be and still count as now, unless told otherwise. */
     public static final Duration DEFAULT_MAX_FUTURE_SKEW = Duration.ofSeconds(1);
 
+    /** How long a reservation's settle may give a difference back, unless told otherwise: one hour. */
+    public static final Duration DEFAULT_RESERVATION_LIFETIME = Duration.ofHours(1);
+
     private static final System.Logger LOG = System.getLogger(LimiterService.class.getName());
 
     private final LimitsFile limits;
@@ -57,7 +61,8 @@ public final class LimiterService implements Feature {
         this.operations = new OperationsAccess(builder.token, builder.role);
         this.maxWait = builder.maxWait;
         this.resource = new LimitsResource(limits, store, builder.time, maxWait.toNanos(),
-                builder.maxFutureSkew.toNanos(), operations, new Tokens(builder.permitSigningKey));
+                builder.maxFutureSkew.toNanos(), operations, new Tokens(builder.permitSigningKey),
+                builder.reservationLifetime.toNanos());
     }
 
     public static Builder builder() {
@@ -99,6 +104,7 @@ public final class LimiterService implements Feature {
         private TimeSource time = TimeSource.system();
         private Duration maxWait = DEFAULT_MAX_WAIT;
         private Duration maxFutureSkew = DEFAULT_MAX_FUTURE_SKEW;
+        private Duration reservationLifetime = DEFAULT_RESERVATION_LIFETIME;
         private @Nullable String token;
         private @Nullable String role;
         private byte[] permitSigningKey = randomKey();
@@ -154,6 +160,21 @@ public final class LimiterService implements Feature {
                 throw new IllegalArgumentException("maxFutureSkew must not be negative, got " + skew);
             }
             this.maxFutureSkew = skew;
+            return this;
+        }
+
+        /**
+         * How long after a reservation its settle may still give a difference below the estimate back; later, a settle
+         * charges an excess only (the estimate stays counted). A reservation's settle leaves a mark in the store for
+         * this long, plus a minute for instances' clocks to differ, which a second settle finds. From 1 s to 366
+         * days; default one hour.
+         */
+        public Builder reservationLifetime(Duration lifetime) {
+            if (lifetime.compareTo(Duration.ofSeconds(1)) < 0 || lifetime.compareTo(Limit.MAX_PERIOD) > 0) {
+                throw new IllegalArgumentException("reservationLifetime must be from 1s to " + Limit.MAX_PERIOD.toDays()
+                        + " days, got " + lifetime);
+            }
+            this.reservationLifetime = lifetime;
             return this;
         }
 

@@ -12,6 +12,7 @@ import dev.sluice.internal.Json;
 import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.FailurePolicyStore;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -55,7 +56,11 @@ import org.jspecify.annotations.Nullable;
  * - reservations count a request (countAsync, when the id limits requests) and the estimate (estimateAsync) at once,
  *   giving back the one granted when the other refuses: two calls, in parallel. A settle takes a one-permit mark under
  *   the reservation's nonce first (acquireAsync: a second settle finds it held and changes nothing, which is what makes
- *   it idempotent), then settleAsync by the store's reservation id: two calls.
+ *   it idempotent), then settleAsync by the store's reservation id: two calls. The mark is held until the token's
+ *   lifetime ends (and a minute beyond, for clocks); past it, a settle only charges an excess. A difference is given
+ *   back only when the mark and the reservation are both the store's own (not a failure policy's fallback, which holds
+ *   them in one instance only), and a give-back that failed or timed out keeps its mark: it may have been given back,
+ *   so a retry gives nothing back again. An excess that failed releases its mark: charged twice at worst.
  * Instants in answers are this service's clock plus the store's wait, rounded up to the millisecond: never early.
  */
 
@@ -73,6 +78,8 @@ public final class LimitsResource {
     private static final String OPENAPI = "openapi.json";
     private static final String PERMITS = "permits";
     private static final String RESERVATIONS = "reservations";
+    /** How far apart the clocks of the service's instances may be for a settle's mark to outlive its token: 1 min. */
+    private static final long CLOCK_MARGIN_NANOS = Duration.ofMinutes(1).toNanos();
 
     private final LimitsFile limits;
     private final CounterStore store;
@@ -81,11 +88,12 @@ public final class LimitsResource {
     private final long maxFutureSkewNanos;
     private final OperationsAccess operations;
     private final Tokens tokens;
+    private final long reservationLifetimeNanos;
     private final String openApi;
     private final String list;
 
     LimitsResource(LimitsFile limits, CounterStore store, TimeSource time, long maxWaitNanos, long maxFutureSkewNanos,
-                   OperationsAccess operations, Tokens tokens) {
+                   OperationsAccess operations, Tokens tokens, long reservationLifetimeNanos) {
         this.limits = limits;
         this.store = store;
         this.time = time;
@@ -93,6 +101,7 @@ public final class LimitsResource {
         this.maxFutureSkewNanos = maxFutureSkewNanos;
         this.operations = operations;
         this.tokens = tokens;
+        this.reservationLifetimeNanos = reservationLifetimeNanos;
         this.openApi = readOpenApi();
         this.list = describe(limits, maxWaitNanos);
     }
@@ -387,10 +396,12 @@ public final class LimitsResource {
                     + "' has no room now for this reservation of " + cost + " " + units.unit() + "; the next is in "
                     + millisCeil(refused.retryAfterNanos()) + " ms. Nothing was counted.");
         }
-        String token = tokens.sign(entry.id(), Optional.ofNullable(key), unitKey, cost, reserved.reservation());
+        long expiresAt = Durations.saturatedAdd(now, reservationLifetimeNanos);
+        String token = tokens.sign(entry.id(), Optional.ofNullable(key), unitKey, cost, reserved.reservation(),
+                expiresAt);
         JsonObject answer = counts(answer(entry, key).put("granted", true).put("reservation", token)
-                .put("estimate", cost).put("unit", units.unit()), reserved.decision(),
-                reserved.decision().remaining());
+                .put("estimate", cost).put("unit", units.unit()).put("expiresAt", epochMillisCeil(expiresAt))
+                .put("expiresAtTime", rfc3339(expiresAt)), reserved.decision(), reserved.decision().remaining());
         request.ifPresent(counted -> {
             if (!counted.decision().storeUnavailable()) {
                 answer.put("requestsRemaining", counted.decision().remaining());
@@ -410,9 +421,12 @@ public final class LimitsResource {
     /**
      * Settles a reservation by its token at its actual {@code cost}: an excess over the estimate charged (a debt), a
      * difference given back. Idempotent: a settle of a reservation settled already answers 200 with
-     * {@code alreadySettled} and changes nothing. 400 naming {@code reservation} for a token this service did not sign
-     * (malformed, altered, signed with another key, a permit's) or one of another id or key; 503 when the store fails,
-     * when the reservation stays unsettled and may be settled again.
+     * {@code alreadySettled} and changes nothing; a difference is given back at most once, however settles are retried
+     * and through whichever instances ({@code docs/design/costs.md}). Past the token's lifetime ({@code expired}) only
+     * an excess is charged. 400 naming {@code reservation} for a token this service did not sign (malformed, altered,
+     * signed with another key, a permit's) or one of another id or key, naming {@code cost} for one above the id's
+     * {@code maxActual}; 503 when the store fails: an excess is then not charged and a retry charges it, a difference
+     * may have been given back and a retry gives nothing back.
      */
     @PUT
     @Path("{id}/{key}/" + RESERVATIONS + "/{reservation}")
@@ -424,29 +438,65 @@ public final class LimitsResource {
                 "reservation", "not a reservation token of this service: malformed, altered, signed with another key"
                         + " (give every instance the same permitSigningKey), or a permit's"));
         requireThisPath("reservation", "a reservation", held.id(), held.key(), entry, key);
-        long actual = Parameters.actualCost(cost);
+        long actual = Parameters.actualCost(cost, entry, units);
         JsonObject answer = answer(entry, key).put("settled", true).put("estimate", held.estimate())
                 .put("cost", actual).put("unit", units.unit());
+        long leftNanos = held.expiresAtNanos() - time.nanos();
+        if (leftNanos <= 0) {
+            // No mark outlives the token: an excess is charged (a repeat charges it again), nothing is given back.
+            Decision after = chargeOnly(held, units, actual);
+            return settledAnswer(answer.put("expired", true), held, actual, after);
+        }
         Counted mark = call(() -> store.acquireAsync(held.storeKey() + "|settled|" + held.nonce(), settledMark(entry,
-                units)).toCompletableFuture().join());
-        if (!mark.decision().allowed()) {
+                leftNanos)).toCompletableFuture().join());
+        Decision marked = mark.decision();
+        if (!marked.allowed() && !marked.storeUnavailable()) {
             return answer.put("alreadySettled", true).toString();
         }
+        boolean guarded = marked.allowed() && storesOwn(mark.permit()) && storesOwn(held.storeReservation());
         Decision after;
         try {
-            // A store that named no reservation (one that cannot give back) still charges an excess: never lost.
-            after = held.storeReservation().isPresent() ? call(() -> store.settleAsync(held.storeKey(), units,
-                    held.estimate(), actual, held.storeReservation().orElseThrow()).toCompletableFuture().join())
-                    : actual > held.estimate() ? call(() -> store.record(held.storeKey(), units,
-                            actual - held.estimate(), 0))
-                    : call(() -> store.peek(held.storeKey(), units, 0));
+            if (guarded) {
+                after = call(() -> store.settleAsync(held.storeKey(), units, held.estimate(), actual,
+                        held.storeReservation().orElseThrow()).toCompletableFuture().join());
+            } else if (actual < held.estimate() && storesOwn(held.storeReservation())) {
+                // The mark is not where the reservation is (the store failed): a give-back now could come twice.
+                throw Problems.unavailable();
+            } else {
+                // A reservation that counted nothing or only in one instance's fallback gives nothing back.
+                after = chargeOnly(held, units, actual);
+            }
         } catch (WebApplicationException e) {
-            // Not settled: the mark goes, so that a retry settles.
-            mark.giveBack();
+            // A difference may have been given back before the failure: the mark stays, a retry gives none back. An
+            // excess not charged must be, on a retry: the mark goes (a late first charge makes it twice, never less).
+            if (marked.allowed() && !(guarded && actual < held.estimate())) {
+                mark.giveBack();
+            }
             throw e;
         }
+        return settledAnswer(answer, held, actual, after);
+    }
+
+    /** The settle's answer: not settled before, the debt, and the limit and remaining after it. */
+    private static String settledAnswer(JsonObject answer, Tokens.Reservation held, long actual, Decision after) {
         return counts(answer.put("alreadySettled", false).put("debt", Math.max(0, actual - held.estimate())), after,
                 after.remaining()).toString();
+    }
+
+    /**
+     * Charges what {@code actual} exceeds the estimate by, as a request made now; then a bare look at the key (what a
+     * record answers is a one-permit request's view).
+     */
+    private Decision chargeOnly(Tokens.Reservation held, Policy units, long actual) {
+        if (actual > held.estimate()) {
+            call(() -> store.record(held.storeKey(), units, actual - held.estimate(), 0));
+        }
+        return call(() -> store.peek(held.storeKey(), units, 0));
+    }
+
+    /** Whether the store named {@code id} as its own: not empty (a grant that counted nothing), not a fallback's. */
+    private static boolean storesOwn(Optional<String> id) {
+        return id.isPresent() && !FailurePolicyStore.isFallbackId(id.get());
     }
 
     /** A 400 naming {@code parameter} unless the token's limit id and key, {@code what}'s, are those of the path. */
@@ -459,17 +509,12 @@ public final class LimitsResource {
     }
 
     /**
-     * The mark of a settled reservation: one permit, held as long as a second settle could still change the key (the
-     * longest period and refill time of the id's limits in its unit, at most {@link Limit#MAX_PERIOD}).
+     * The mark of a settled reservation: one permit, held while its token can still settle ({@code leftNanos}) and
+     * {@link #CLOCK_MARGIN_NANOS} beyond, so that an instance whose clock runs that much behind still finds it.
      */
-    private static ConcurrencyLimit settledMark(LimitsFile.Entry entry, Policy units) {
-        long hold = 1;
-        for (Limit limit : units.limits()) {
-            double refill = Math.ceil((double) limit.capacity() * limit.periodNanos() / limit.permits());
-            hold = Math.max(hold, (long) Math.min(Math.max(refill, limit.periodNanos()), Limit.MAX_PERIOD.toNanos()));
-        }
-        return ConcurrencyLimit.of(1, Duration.ofNanos(Math.max(hold, Parameters.NANOS_PER_MILLI)))
-                .named(entry.id() + ":settled");
+    private static ConcurrencyLimit settledMark(LimitsFile.Entry entry, long leftNanos) {
+        long hold = Math.min(Durations.saturatedAdd(leftNanos, CLOCK_MARGIN_NANOS), Limit.MAX_PERIOD.toNanos());
+        return ConcurrencyLimit.of(1, Duration.ofNanos(hold)).named(entry.id() + ":settled");
     }
 
     /**

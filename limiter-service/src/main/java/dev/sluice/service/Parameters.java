@@ -51,12 +51,17 @@ final class Parameters {
         return estimate;
     }
 
-    /** {@code cost} of a settle: the actual cost, an integer from 0 to {@link Limit#MAX_PERMITS}; required. */
-    static long actualCost(@Nullable String text) {
+    /**
+     * {@code cost} of a settle: the actual cost, an integer from 0 to the id's {@link LimitsFile.Entry#maxActual()}
+     * (a larger one would lock the key for longer than the id allows); required.
+     */
+    static long actualCost(@Nullable String text, LimitsFile.Entry entry, Policy units) {
+        long max = entry.maxActual();
         long cost = text != null && DIGITS.matcher(text).matches() ? parse(text) : -1;
-        if (cost < 0 || cost > Limit.MAX_PERMITS) {
-            throw Problems.invalid("cost", "expected the actual cost, an integer from 0 to " + Limit.MAX_PERMITS
-                    + ", got " + (text == null ? "none" : shown(text)));
+        if (cost < 0 || cost > max) {
+            throw Problems.invalid("cost", "expected the actual cost, an integer from 0 to " + max + " (the largest"
+                    + " actual cost of limit '" + entry.id() + "' in " + units.unit() + ", its maxActual), got "
+                    + (text == null ? "none" : shown(text)));
         }
         return cost;
     }

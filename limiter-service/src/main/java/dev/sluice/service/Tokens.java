@@ -17,12 +17,12 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key, the store
- * key and the store's permit id) or to settle a reservation (the same with the estimate, the store's reservation id
- * and a nonce that names the reservation alone), signed with HMAC-SHA256 under the service's signing key, so that a
- * token altered or made up is refused, and an instance with the same key releases a permit or settles a reservation
- * another one granted. Format: {@code base64url(payload) "." base64url(mac)}, the payload a kind byte (1 a permit, 2
- * a reservation: one is never taken for the other) then length-prefixed UTF-8 fields. Immutable and thread-safe. See
- * {@code docs/design/concurrency.md} and {@code docs/design/costs.md}.
+ * key and the store's permit id) or to settle a reservation (the same with the estimate, the store's reservation id,
+ * a nonce that names the reservation alone and the end of its lifetime), signed with HMAC-SHA256 under the service's
+ * signing key, so that a token altered or made up is refused, and an instance with the same key releases a permit or
+ * settles a reservation another one granted. Format: {@code base64url(payload) "." base64url(mac)}, the payload a kind
+ * byte (1 a permit, 2 a reservation: one is never taken for the other) then length-prefixed UTF-8 fields (and longs).
+ * Immutable and thread-safe. See {@code docs/design/concurrency.md} and {@code docs/design/costs.md}.
  */
 final class Tokens {
 
@@ -54,10 +54,11 @@ final class Tokens {
 
     /**
      * A reservation as its token says: the store's reservation id is empty for a grant that counted nothing (a failure
-     * policy's), the nonce names this reservation alone (its settle's mark).
+     * policy's), the nonce names this reservation alone (its settle's mark), and {@code expiresAtNanos} (the signing
+     * service's clock) ends the time in which its settle may give a difference back.
      */
     record Reservation(String id, Optional<String> key, String storeKey, long estimate,
-                       Optional<String> storeReservation, String nonce) {
+                       Optional<String> storeReservation, String nonce, long expiresAtNanos) {
     }
 
     /** What a token's fields are written with. */
@@ -82,7 +83,8 @@ final class Tokens {
     }
 
     /** The token of a new reservation with these fields, and a nonce of its own. */
-    String sign(String id, Optional<String> key, String storeKey, long estimate, Optional<String> storeReservation) {
+    String sign(String id, Optional<String> key, String storeKey, long estimate, Optional<String> storeReservation,
+                long expiresAtNanos) {
         byte[] nonce = new byte[NONCE_BYTES];
         random.nextBytes(nonce);
         return sign(RESERVATION, out -> {
@@ -92,6 +94,7 @@ final class Tokens {
             out.writeLong(estimate);
             writeOptional(out, storeReservation);
             out.writeUTF(ENCODER.encodeToString(nonce));
+            out.writeLong(expiresAtNanos);
         });
     }
 
@@ -118,7 +121,7 @@ final class Tokens {
      */
     Optional<Reservation> verifyReservation(String token) {
         return verify(token, RESERVATION, in -> new Reservation(in.readUTF(), readOptional(in), in.readUTF(),
-                in.readLong(), readOptional(in), in.readUTF()));
+                in.readLong(), readOptional(in), in.readUTF(), in.readLong()));
     }
 
     private <T> Optional<T> verify(String token, byte kind, Reading<T> fields) {
