@@ -4,6 +4,7 @@ import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.internal.Durations;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -14,11 +15,12 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Remembers rejections of a remote {@link CounterStore} and repeats them locally until their retry-after has
- * passed, sparing the remote call for a key that is over its limit (a client hammering while throttled). This never
- * changes an answer: other nodes can only move a grant later. Peeks and rejections that can never succeed are not
- * cached; at most {@code maxEntries} rejections are kept. Thread-safe. Why, and what is not covered (members whose
- * clocks disagree): {@code docs/design/failure-handling.md}.
+ * Remembers rejections of a remote {@link CounterStore} and repeats them locally until their retry-after has passed,
+ * or their next permit when that comes sooner (the permits remaining they say grow then), sparing the remote call for
+ * a key that is over its limit (a client hammering while throttled). This never changes an answer: other nodes can
+ * only move a grant later. Peeks and rejections that can never succeed are not cached; at most {@code maxEntries}
+ * rejections are kept. Thread-safe. Why, and what is not covered (members whose clocks disagree):
+ * {@code docs/design/failure-handling.md}.
  */
 public final class RejectionCachingStore implements CounterStore {
 
@@ -223,11 +225,11 @@ public final class RejectionCachingStore implements CounterStore {
         }
         hits.increment();
         Decision original = rejection.decision;
-        long retryAfter = rejection.until - now;
         long elapsed = now - rejection.sentAt;
+        long retryAfter = original.retryAfterNanos() - elapsed;
         long resetAfter = Math.max(retryAfter, original.resetAfterNanos() - elapsed);
-        // The next permit comes when the store said, less the time since, and never after the retry.
-        long nextPermit = Math.min(retryAfter, Math.max(0, original.nextPermitNanos() - elapsed));
+        // Held only until then, so still ahead: the remaining the store said is still the remaining.
+        long nextPermit = Math.max(0, original.nextPermitNanos() - elapsed);
         return new Decision(false, original.limit(), original.remaining(), retryAfter, nextPermit, resetAfter, 0,
                 original.limitName(), false);
     }
@@ -251,7 +253,11 @@ public final class RejectionCachingStore implements CounterStore {
                 return;
             }
         }
-        long until = sentAt + decision.retryAfterNanos();
+        // Held until the permits remaining grow (a debt paid back while the request's own cost does not fit yet),
+        // never past the retry: repeated later, it would say none remain, and none until now, when some do.
+        long next = decision.nextPermitNanos();
+        long until = Durations.saturatedAdd(sentAt, next > 0 ? Math.min(next, decision.retryAfterNanos())
+                : decision.retryAfterNanos());
         rejections.put(cacheKey, new Rejection(decision, sentAt, until, cost, maxDelayNanos));
     }
 

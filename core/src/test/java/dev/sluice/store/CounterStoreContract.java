@@ -494,6 +494,35 @@ public abstract class CounterStoreContract {
         assertThat(store.peek("k", tokens, 0).remaining()).as("after the key's sweeps").isZero();
     }
 
+    /**
+     * Issue 40.3, on every algorithm that counts a unit: 60 tokens a minute, a reservation of 10 settled at 90, then
+     * reservations of 10 while the debt is paid back. Each refusal says the real remaining (a look at the key agrees)
+     * and the time until it grows: more than 0 while it is refused, never after its retry, and exact (the remaining
+     * has not grown a nanosecond before, and has at it), stepping from one such time to the next until a grant.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = "LEAKY_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+    void estimate_refusedWhileADebtIsPaidBack_saysTheRealRemainingAndWhenItGrows(Algorithm algorithm) {
+        Policy tokens = Policy.of(algorithm, Limit.of(60, Duration.ofMinutes(1))).inUnit("tokens");
+        join(join(store.estimateAsync("k", tokens, 10, 0)).settle(90));
+
+        Decision refused = join(store.estimateAsync("k", tokens, 10, 0)).decision();
+        int refusals = 0;
+        while (!refused.allowed()) {
+            assertThat(++refusals).as("refusals before the debt is paid back").isLessThanOrEqualTo(61);
+            long remaining = refused.remaining();
+            assertThat(remaining).as("r of refusal %d", refusals).isEqualTo(store.peek("k", tokens, 0).remaining());
+            assertThat(refused.nextPermitNanos()).as("t of refusal %d, %d remaining", refusals, remaining)
+                    .isPositive().isLessThanOrEqualTo(refused.retryAfterNanos());
+            time.advanceNanos(refused.nextPermitNanos() - 1);
+            assertThat(store.peek("k", tokens, 0).remaining()).as("r a nanosecond before t").isEqualTo(remaining);
+            time.advanceNanos(1);
+            refused = join(store.estimateAsync("k", tokens, 10, 0)).decision();
+            assertThat(refused.allowed() || refused.remaining() > remaining).as("r grown at t").isTrue();
+        }
+        assertThat(refusals).as("refused while the debt was paid back").isPositive();
+    }
+
     /** What many threads reserved and settled on one key: the sums over the reservations granted, and the refused. */
     public record Settled(long actual, long kept, long excess, long granted, long refused) {
     }
