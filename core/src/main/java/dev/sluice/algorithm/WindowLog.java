@@ -16,8 +16,16 @@ import org.jspecify.annotations.Nullable;
  * entries than permits, and the time at which a rejected request fits is the expiry of the entry that frees enough
  * permits: the exact step boundary a client may be told. The next permit comes back when the oldest entry still in
  * the window leaves it: for the stepped window, the boundary at which its oldest counted step slides out.
+ *
+ * <p>The log keeps at most {@value #MAX_LOG_ENTRIES} entries, so that a grant (which copies the state, and the
+ * Hazelcast store's backup with it) copies at most 16 KB whatever the limit: past that, the oldest entry's permits
+ * move into the next one, held longer than their window, never shorter. Up to that many grants in a window it is
+ * exact; beyond, it errs only towards refusing.
  */
 final class WindowLog implements Strategy {
+
+    /** The most entries the sliding window log keeps (the stepped window keeps one per step). */
+    static final int MAX_LOG_ENTRIES = 1_000;
 
     private final boolean stepped;
 
@@ -71,7 +79,7 @@ final class WindowLog implements Strategy {
             return new Decision(false, permits, remaining, fitsAt - now, nextPermit(log, first, used, permits, now),
                     lastExpiry - now, 0, limit.name(), false);
         }
-        long[] kept = granted(log, first, expiry, cost);
+        long[] kept = granted(log, first, expiry, cost, maxEntries(limit));
         next[index] = kept;
         long usedAfter = Durations.saturatedAdd(used, cost);
         long reset = cost == 0 ? lastExpiry - now : Math.max(lastExpiry, expiry) - now;
@@ -109,10 +117,11 @@ final class WindowLog implements Strategy {
      * saturate at {@link Long#MAX_VALUE}.
      *
      * <p>Counts beyond the permits come from requests recorded after the fact; so that such a log stays bounded, a
-     * past request that would make the log hold more entries than the limit has permits moves the oldest entry's
-     * count into the next one: it then holds those permits longer than their window, never shorter. Reserved slots
-     * ({@code at} after now) are only recorded where they fit, so the log holds at most {@code permits * (1 +
-     * wait / period)} entries for reservations up to {@code wait} ahead.
+     * past request that would make the log hold more entries than the limit has permits (or than
+     * {@value #MAX_LOG_ENTRIES}, for the sliding window log) moves the oldest entry's count into the next one: it then
+     * holds those permits longer than their window, never shorter. Reserved slots ({@code at} after now) are only
+     * recorded where they fit, so the stepped window holds at most {@code permits * (1 + wait / period)} entries for
+     * reservations up to {@code wait} ahead; the sliding window log keeps its bound for them too.
      */
     @Override
     public long @Nullable [] record(long @Nullable [] state, long now, long at, long cost, Limit limit) {
@@ -129,7 +138,7 @@ final class WindowLog implements Strategy {
             return state;
         }
         long[] inserted = inserted(log, first, expiry, cost);
-        if (at <= now && inserted.length / 2 > limit.permits()) {
+        if ((at <= now || !stepped) && inserted.length / 2 > maxEntries(limit)) {
             long[] merged = new long[inserted.length - 2];
             System.arraycopy(inserted, 2, merged, 0, merged.length);
             merged[1] = Durations.saturatedAdd(merged[1], inserted[1]);
@@ -185,6 +194,11 @@ final class WindowLog implements Strategy {
             }
         }
         return state;
+    }
+
+    /** The most entries the log of {@code limit} keeps: its permits, for the sliding log {@value #MAX_LOG_ENTRIES}. */
+    private long maxEntries(Limit limit) {
+        return stepped ? limit.permits() : Math.min(limit.permits(), MAX_LOG_ENTRIES);
     }
 
     /** When a grant at {@code t} leaves the window: the end of its step, plus the window's length in whole steps. */
@@ -250,8 +264,11 @@ final class WindowLog implements Strategy {
         return result;
     }
 
-    /** The live entries from {@code first}, plus {@code cost} permits leaving at {@code expiry}. */
-    private static long[] granted(long[] log, int first, long expiry, long cost) {
+    /**
+     * The live entries from {@code first}, plus {@code cost} permits leaving at {@code expiry}; a new entry that would
+     * make them more than {@code maxEntries} moves the oldest entry's count into the next one.
+     */
+    private static long[] granted(long[] log, int first, long expiry, long cost, long maxEntries) {
         int live = log.length - first;
         if (cost == 0) {
             return first == 0 ? log : copy(log, first, live, live);
@@ -263,9 +280,14 @@ final class WindowLog implements Strategy {
             merged[live - 1] = Durations.saturatedAdd(merged[live - 1], cost);
             return merged;
         }
-        long[] appended = copy(log, first, live, live + 2);
-        appended[live] = expiry;
-        appended[live + 1] = cost;
+        // Copied once, the oldest entry left out (and its count added to the next) when the log is full.
+        int drop = live / 2 + 1 > maxEntries ? 2 : 0;
+        long[] appended = copy(log, first + drop, live - drop, live - drop + 2);
+        appended[live - drop] = expiry;
+        appended[live - drop + 1] = cost;
+        if (drop > 0) {
+            appended[1] = Durations.saturatedAdd(appended[1], log[first + 1]);
+        }
         return appended;
     }
 

@@ -51,6 +51,28 @@ class WindowLogTest {
         assertThat(window.at(ofSeconds(1)).request(5).retryAfter()).isEqualTo(ofMillis(3_500));
     }
 
+    /**
+     * Issue 38.10: a log of 5,000 an hour, its permits granted one a nanosecond, keeps at most 1,000 entries (a grant
+     * copies at most 2,000 longs), still grants exactly 5,000 in the hour, and frees them no sooner than the exact log
+     * would: never more permissive, and all free once the last grant's hour is over.
+     */
+    @Test
+    void slidingWindowLog_moreGrantsThanItsEntries_staysBoundedAndNeverFreesEarly() {
+        Timeline log = new Timeline(Algorithm.SLIDING_WINDOW_LOG, Limit.of(5_000, Duration.ofHours(1)));
+        for (int i = 0; i < 5_000; i++) {
+            assertThat(log.at(Duration.ofNanos(i)).request().allowed()).as("grant %d", i + 1).isTrue();
+            assertThat(log.state()[0].length).isLessThanOrEqualTo(2 * WindowLog.MAX_LOG_ENTRIES);
+        }
+        assertThat(log.request().allowed()).as("the 5,001st in the hour").isFalse();
+
+        // The exact log frees the grant of nanosecond k at one hour and k nanoseconds: k + 1 of them by then.
+        for (long k : new long[] {0, 1, 3_999, 4_000, 4_998}) {
+            assertThat(log.at(Duration.ofHours(1).plusNanos(k)).peek().remaining()).as("free %d ns past the hour", k)
+                    .isLessThanOrEqualTo(k + 1);
+        }
+        assertThat(log.at(Duration.ofHours(1).plusNanos(4_999)).peek().remaining()).isEqualTo(5_000);
+    }
+
     @ParameterizedTest
     @CsvSource({"10s, 10ms", "10001ms, 100ms", "60s, 100ms", "61s, 1s", "1h, 1s", "2h, 60s", "1d, 60s",
         "2d, 1h", "366d, 1h"})
