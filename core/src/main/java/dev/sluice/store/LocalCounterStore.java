@@ -7,7 +7,6 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
 import dev.sluice.internal.state.Transition;
 import java.util.Iterator;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -28,8 +27,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Lock-free: a decision reads the key's immutable entry, runs the pure algorithm on it and, when the state
  * changed, installs the new entry only if the old one is still there ({@code putIfAbsent}, or {@code replace} by
  * identity), else decides again. A rejection writes nothing. Decisions on one key are atomic, as if made one after
- * another. Memory is bounded: a key expires once back to full capacity (swept in the background), and beyond
- * {@code maxKeys} a new key evicts the sampled entry closest to expiry. Thread-safe. The model and why it holds:
+ * another. Memory is bounded: a key expires once back to full capacity (swept in the background), and while
+ * {@code maxKeys} live keys are held a new key is refused as a store that cannot count is
+ * ({@link Decision#storeUnavailable()}: a 503, never a pass), logged at most once a minute: a counter that still
+ * restricts its key is never forgotten to make room. Thread-safe. The model and why it holds:
  * {@code docs/design/local-store.md}.
  *
  * <p>Concurrency permits ({@link #acquireAsync}) live in a map of their own, one key's holders changed under its
@@ -46,7 +47,7 @@ public final class LocalCounterStore implements CounterStore {
     public static final long DEFAULT_MAX_KEYS = 1_000_000;
 
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
-    private static final int EVICTION_SAMPLE = 16;
+    private static final int EXPIRED_SAMPLE = 16;
     /** What a refusal for want of room for another key's permits says to wait: one sweep. */
     private static final long FULL_RETRY_NANOS = SWEEP_INTERVAL_NANOS;
     private static final long FULL_WARN_INTERVAL_NANOS = 60 * SWEEP_INTERVAL_NANOS;
@@ -239,15 +240,27 @@ public final class LocalCounterStore implements CounterStore {
 
     /** The refusal of a permit of a new key while {@code maxKeys} keys hold permits, logged (without the key). */
     private Decision noRoomFor(ConcurrencyLimit limit) {
+        warnFull("concurrency permits");
+        return new Decision(false, limit.permits(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS, 0, limit.name(), true);
+    }
+
+    /** The refusal of a new key's counter while {@code maxKeys} live ones are held, logged (without the key). */
+    private Decision noRoomFor(Decision decided) {
+        warnFull("counters");
+        return new Decision(false, decided.limit(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS, 0, decided.limitName(),
+                true);
+    }
+
+    /** Says, at most once a minute, that the store holds {@code what} for as many keys as it may. */
+    private void warnFull(String what) {
         long wall = System.nanoTime();
         long next = nextFullWarning.get();
         if ((next == Long.MIN_VALUE || wall - next >= 0)
                 && nextFullWarning.compareAndSet(next, wall + FULL_WARN_INTERVAL_NANOS)) {
-            LOG.log(System.Logger.Level.WARNING, "Sluice's local store holds concurrency permits for " + maxKeys
-                    + " keys, its most (maxKeys): a permit of another key is refused as the limiter being unavailable"
-                    + " until one ends (said at most once a minute)");
+            LOG.log(System.Logger.Level.WARNING, "Sluice's local store holds " + what + " for " + maxKeys + " keys,"
+                    + " its most (maxKeys): another key is refused as the limiter being unavailable (503) until some"
+                    + " expire or end; raise max-keys if these are real clients (said at most once a minute)");
         }
-        return new Decision(false, limit.permits(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS, 0, limit.name(), true);
     }
 
     /** A bare look at the key's permits: what a release answers. */
@@ -309,7 +322,10 @@ public final class LocalCounterStore implements CounterStore {
             }
             // A debt can make the idle time near Long.MAX_VALUE: wrapped, the sum would read as expired.
             Entry next = new Entry(transition.state(), Durations.saturatedAdd(now, transition.idleAfterNanos()));
-            if (entry == null ? insert(key, next) : entries.replace(key, entry, next)) {
+            if (entry == null && entries.size() >= maxKeys && !makeRoom(now)) {
+                return noRoomFor(transition.decision());
+            }
+            if (entry == null ? entries.putIfAbsent(key, next) == null : entries.replace(key, entry, next)) {
                 return transition.decision();
             }
             // Another thread changed the key since we read it: decide again on its state.
@@ -365,30 +381,18 @@ public final class LocalCounterStore implements CounterStore {
         }
     }
 
-    private boolean insert(String key, Entry entry) {
-        if (entries.size() >= maxKeys) {
-            makeRoom();
-        }
-        return entries.putIfAbsent(key, entry) == null;
-    }
-
-    private void makeRoom() {
-        while (entries.size() >= maxKeys) {
-            @Nullable String victim = null;
-            long soonest = Long.MAX_VALUE;
-            Iterator<Map.Entry<String, Entry>> sample = entries.entrySet().iterator();
-            for (int i = 0; i < EVICTION_SAMPLE && sample.hasNext(); i++) {
-                Map.Entry<String, Entry> candidate = sample.next();
-                if (candidate.getValue().expiresAt < soonest) {
-                    soonest = candidate.getValue().expiresAt;
-                    victim = candidate.getKey();
-                }
+    /**
+     * Removes the expired entries of a small sample of the map (any live one is a counter that still restricts its
+     * key, which is never forgotten to make room); whether there is room for a key now.
+     */
+    private boolean makeRoom(long now) {
+        Iterator<Entry> sample = entries.values().iterator();
+        for (int i = 0; i < EXPIRED_SAMPLE && sample.hasNext() && entries.size() >= maxKeys; i++) {
+            if (sample.next().expiresAt <= now) {
+                sample.remove();
             }
-            if (victim == null) {
-                return;
-            }
-            entries.remove(victim);
         }
+        return entries.size() < maxKeys;
     }
 
     /** A key's state and the time it is back to full capacity. Immutable. */

@@ -73,9 +73,10 @@ class CounterStoresTest {
         FailurePolicyStore store = CounterStores.of(new DownStore()).timeSource(time).maxKeys(1).build();
 
         store.apply("a", POLICY, 3, 0);
-        store.apply("b", POLICY, 1, 0);
 
-        assertThat(store.apply("a", POLICY, 1, 0).allowed()).as("key a was evicted for b").isTrue();
+        assertThat(store.apply("b", POLICY, 1, 0).storeUnavailable()).as("no room for b").isTrue();
+        assertThat(store.peek("a", POLICY, 0).remaining()).as("a still counted")
+                .isEqualTo(POLICY.capacity() - 3);
     }
 
     @Test

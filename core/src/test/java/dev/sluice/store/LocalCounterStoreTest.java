@@ -2,6 +2,7 @@ package dev.sluice.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
@@ -27,16 +28,22 @@ class LocalCounterStoreTest extends CounterStoreContract {
     }
 
     @Test
-    void apply_floodOfDistinctKeys_staysWithinMaxKeys() {
+    void apply_floodOfDistinctKeys_staysWithinMaxKeysRefusingTheRestUntilTheyExpire() {
         LocalCounterStore bounded = new LocalCounterStore(time, 1_000, Runnable::run);
         for (int i = 0; i < 20_000; i++) {
-            assertThat(bounded.apply("flood-" + i, TOKEN_BUCKET, 1, 0).allowed()).isTrue();
+            Decision decision = bounded.apply("flood-" + i, TOKEN_BUCKET, 1, 0);
+            assertThat(decision.allowed()).as("key %d", i).isEqualTo(i < 1_000);
+            assertThat(decision.storeUnavailable()).as("key %d refused as unavailable, not limited", i)
+                    .isEqualTo(i >= 1_000);
             assertThat(bounded.size()).isLessThanOrEqualTo(1_000);
         }
+
+        time.advance(Duration.ofSeconds(6));
+        assertThat(bounded.apply("after-they-refilled", TOKEN_BUCKET, 1, 0).allowed()).isTrue();
     }
 
     @Test
-    void apply_fullStore_evictsTheKeyClosestToExpiry() {
+    void apply_fullStore_refusesANewKeyAndForgetsNoCounterThatStillRestricts() {
         LocalCounterStore bounded = new LocalCounterStore(time, 2, Runnable::run);
         // One permit of a token bucket is back in 6 s; a fixed window's count lasts to the end of its minute.
         Policy perMinuteWindow = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE);
@@ -44,10 +51,16 @@ class LocalCounterStoreTest extends CounterStoreContract {
         bounded.apply("late", perMinuteWindow, 1, 0);
         time.advance(Duration.ofSeconds(1));
 
-        bounded.apply("new", TOKEN_BUCKET, 1, 0);
+        Decision refused = bounded.apply("new", TOKEN_BUCKET, 1, 0);
 
-        assertThat(bounded.peek("soon", TOKEN_BUCKET, 0).remaining()).isEqualTo(10);
-        assertThat(bounded.size()).isEqualTo(2);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.storeUnavailable()).isTrue();
+        assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(bounded.peek("soon", TOKEN_BUCKET, 0).remaining()).as("still counted").isEqualTo(9);
+        assertThat(bounded.apply("soon", TOKEN_BUCKET, 1, 0).remaining()).as("a held key counts on").isEqualTo(8);
+        time.advance(Duration.ofSeconds(11));
+        assertThat(bounded.apply("new", TOKEN_BUCKET, 1, 0).allowed()).as("once 'soon' is back to full").isTrue();
+        assertThat(bounded.peek("late", perMinuteWindow, 0).remaining()).isEqualTo(9);
     }
 
     @Test
