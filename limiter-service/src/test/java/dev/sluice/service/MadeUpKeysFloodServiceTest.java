@@ -26,24 +26,25 @@ import org.junit.jupiter.api.Test;
 /**
  * A flood of made-up keys at the limiter service's {@code perKey} ids (issue 38, Measure), over real HTTP on Jetty 12
  * and Jersey, bounded in requests ({@code -Dsluice.flood.requests}, default 12,000) and seconds
- * ({@code -Dsluice.flood.seconds}, default 120), on a local store of at most 2,000 keys and the system clock: each
- * made-up key takes a slot, or a permit it never releases (leased for 10 minutes), or a reservation it settles (which
- * leaves a mark). Every answer is a 200, 429 or 503; the store never holds more keys or permit keys than its bound
- * (and the threads racing at it); permits of keys past it are refused as the limiter being unavailable, never let
- * through; a real key counted before is still counted exactly (its counter never forgotten to make room), and a new
- * key is refused, never let through. The heap after a full GC is printed; RELIABILITY.md holds it for a longer run.
+ * ({@code -Dsluice.flood.seconds}, default 120), on a local store of at most 2,000 keys
+ * ({@code -Dsluice.flood.max-keys}) and the system clock: each made-up key takes a slot, or a permit it never releases
+ * (leased for an hour), or a reservation it settles (which leaves a mark). Every answer is a 200, 429 or 503; the
+ * store never holds more keys or permit keys than its bound (and the threads racing at it); permits of keys past it are
+ * refused as the limiter being unavailable, never let through; a real key counted before is still counted exactly (its
+ * counter never forgotten to make room), and a new key is refused, never let through. The heap after a full GC is
+ * printed; RELIABILITY.md holds it for a longer run.
  */
 class MadeUpKeysFloodServiceTest {
 
     private static final int REQUESTS = Integer.getInteger("sluice.flood.requests", 12_000);
     private static final long SECONDS = Long.getLong("sluice.flood.seconds", 120);
-    private static final long MAX_KEYS = 2_000;
+    private static final long MAX_KEYS = Long.getLong("sluice.flood.max-keys", 2_000);
     private static final int THREADS = 4;
     private static final String LIMITS = """
             {"limits": {
-              "remote": {"permits": 5, "period": "1h", "perKey": true},
-              "exports": {"concurrency": 2, "maxHold": "10m", "perKey": true},
-              "llm": {"algorithm": "token_bucket", "perKey": true, "permits": 1000, "period": "1h", "unit": "tokens"}
+              "remote": {"permits": 5, "period": "1d", "perKey": true},
+              "exports": {"concurrency": 2, "maxHold": "1h", "perKey": true},
+              "llm": {"algorithm": "token_bucket", "perKey": true, "permits": 1000, "period": "1d", "unit": "tokens"}
             }}""";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -109,15 +110,16 @@ class MadeUpKeysFloodServiceTest {
             case 0:
                 return List.of(server.post("limits/remote/" + key + "/acquire?maxWaitMs=0", ""));
             case 1:
-                return List.of(server.post("limits/exports/" + key + "/permits?leaseMs=600000", ""));
+                return List.of(server.post("limits/exports/" + key + "/permits?leaseMs=3600000", ""));
             default:
                 HttpResponse<String> reserved = server.post("limits/llm/" + key + "/reservations?estimate=100", "");
                 if (reserved.statusCode() != 200) {
                     return List.of(reserved);
                 }
                 String token = JSON.readTree(reserved.body()).get("reservation").asText();
+                // At least the estimate: every counter lives hours, so the store stays full to the end.
                 return List.of(reserved, server.request("PUT", "limits/llm/" + key + "/reservations/" + token
-                        + "?cost=" + (i % 200), ""));
+                        + "?cost=" + (100 + i % 200), ""));
         }
     }
 
