@@ -137,11 +137,12 @@ class SyncClusterTest {
     @EnumSource(Algorithm.class)
     void apply_eightThreadsOnEachOfThreeNodes_admitAtMostTheBudgetPerOtherNodeOverTheLimitAndPublishIt(
             Algorithm algorithm) throws Exception {
-        String key = ClusterSupport.syncedKeyOwnedBy(members.get(0), "bound-" + algorithm + "|");
+        // A rule's scope, which the store keeps in clear before the key's hash, and the owners publish by.
+        String scope = "bound-" + algorithm.id() + "@0123456789ab";
+        String key = ClusterSupport.syncedKeyOwnedBy(members.get(0), scope + "|");
         long limit = 1_000;
         Policy policy = synced(algorithm, limit);
         long budget = 5;
-        String scope = "bound-" + algorithm;
         long overBefore = overAdmitted(key);
 
         long heldBefore = members.stream().mapToLong(member -> member.leases().heldPermits()).sum();
