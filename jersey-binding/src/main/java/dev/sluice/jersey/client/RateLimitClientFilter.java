@@ -246,8 +246,8 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
         /**
          * The longest a remote's {@code 429} pauses the calls of its keys: a longer {@code Retry-After} (seconds or an
          * HTTP date) pauses them this long, said once per rule at WARNING; more than zero, at most 1 day
-         * ({@link RateLimitClientFilter#MAX_PAUSE}); default 1 hour. The remote answers calls sent after it with another 429 if its
-         * limit still holds, and the pause starts again.
+         * ({@link RateLimitClientFilter#MAX_PAUSE}); default 1 hour. The remote answers calls sent after it with
+         * another 429 if its limit still holds, and the pause starts again.
          */
         public Builder maxPause(Duration pause) {
             if (pause.isNegative() || pause.isZero() || pause.compareTo(MAX_PAUSE) > 0) {
