@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * whose filter counts in a real Hazelcast cluster; they pass, are rejected over their limits, are delayed on a
  * container thread, make the evaluation fail (metrics that throw, naming the {@link Evaluation}), and, once the
  * cluster is gone, fall to the failure policy, as does an application counter in the filter's published store. No
- * log record at any Sluice level (Hazelcast at {@code INFO}), no meter and no response holds a canary.
+ * log record at any Sluice level (Hazelcast at {@code INFO}), no meter, no response and nothing in the cluster's maps
+ * (read by a plain Hazelcast client, as anyone who reaches the cluster could) holds a canary.
  */
 @Tag("cluster")
 class KeysNotInClearTest {
@@ -100,6 +101,7 @@ class KeysNotInClearTest {
     void filter_canaryKeysThroughEveryOutcome_appearInNoLogMeterOrResponse() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         List<String> responses = new ArrayList<>();
+        List<String> maps = new ArrayList<>();
         List<HazelcastCounterStore> cluster = ClusterSupport.startCluster(1, TimeSource.system());
         try (LogCapture logs = LogCapture.start()) {
             RateLimitFilter filter = new RateLimitFilter(FilterSettings.builder()
@@ -120,6 +122,7 @@ class KeysNotInClearTest {
                         "X-Api-Key", CanaryKeys.API_KEY);
                 assertThat(audited.headers().firstValue("X-RateLimit-Remaining")).as("counted despite the metrics")
                         .hasValue("4");
+                maps.addAll(ClusterSupport.mapContents(cluster.get(0)));
 
                 ClusterSupport.closeAll(cluster);
                 sendAll(server, 1, responses);
@@ -133,7 +136,10 @@ class KeysNotInClearTest {
                 soft.assertThat(CanaryKeys.leaks(logs.records())).as("log records").isEmpty();
                 soft.assertThat(CanaryKeys.leaks(CanaryKeys.meters(registry))).as("meters").isEmpty();
                 soft.assertThat(CanaryKeys.leaks(responses)).as("responses").isEmpty();
+                soft.assertThat(CanaryKeys.leaks(maps)).as("the cluster's maps").isEmpty();
             });
+            assertThat(maps).as("the counters the requests made").anyMatch(entry -> entry.startsWith(
+                    HazelcastCounterStore.DEFAULT_MAP_NAME + ": per-api-key@"));
             assertThat(String.join("\n", logs.records()))
                     .contains("Sluice could not record metrics for a GET request to servlet",
                             "cannot record Evaluation[", "RuleDecision[audited key #",

@@ -13,6 +13,8 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
 import dev.sluice.hazelcast.internal.calls.Slices;
 import dev.sluice.hazelcast.internal.cluster.ClusterWireVersion;
+import dev.sluice.hazelcast.internal.cluster.KeySecret;
+import dev.sluice.hazelcast.internal.cluster.KeySecretCheck;
 import dev.sluice.hazelcast.internal.overrides.ClusterOverrides;
 import dev.sluice.hazelcast.internal.permits.PermitCalls;
 import dev.sluice.hazelcast.internal.settle.Reservations;
@@ -50,6 +52,11 @@ import org.jspecify.annotations.Nullable;
  * get what {@link StoreOptions#onIncompatibleMembers()} says: refuse, or decide here with a
  * {@link CompareAndSetCounterStore}, until the last of them leaves.
  *
+ * <p>No key reaches the cluster in clear: each becomes its rule's scope and a keyed hash under the secret every
+ * instance shares ({@link StoreOptions.Builder#keySecret}), and the texts that name keys (overrides, shared entries)
+ * are sealed with it; an instance whose secret is not the cluster's other instances' does not start, or, found later,
+ * fails every call, saying so at ERROR.
+ *
  * <p>Calls block as long as Hazelcast takes (two minutes by default): wrap the store in a
  * {@link dev.sluice.store.FailurePolicyStore} to bound the wait. Thread-safe. Design: {@code docs/design/leasing.md},
  * {@code docs/design/batching.md}, {@code docs/design/wire-format.md}, {@code docs/design/compare-and-set.md}.
@@ -71,6 +78,8 @@ public final class HazelcastCounterStore implements CounterStore {
 
     /** What the overrides map's name adds to the counters map's. */
     public static final String OVERRIDES_MAP_SUFFIX = ClusterOverrides.MAP_SUFFIX;
+
+    private static final System.Logger LOG = System.getLogger(HazelcastCounterStore.class.getName());
 
     private final HazelcastInstance instance;
     private final StoreOptions options;
@@ -99,6 +108,10 @@ public final class HazelcastCounterStore implements CounterStore {
     private final Reservations reservations;
     /** Overrides of limits, in a map of their own, and this instance's copy. */
     private final ClusterOverrides overrides;
+    /** What turns a counter key into its map key, and seals texts that name keys. */
+    private final KeySecret keys;
+    /** Whether the cluster's other instances hash with the same secret. */
+    private final KeySecretCheck keysAgree;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured, AtomicBoolean connected) {
@@ -117,17 +130,22 @@ public final class HazelcastCounterStore implements CounterStore {
                         StoreOptions.DEFAULT_MAX_LEASED_KEYS), options.leasing(),
                 new ProcessorDecider.Syncing(time, options.syncInterval(), options.syncBudget(),
                         options.maxSyncedKeys()));
-        this.deciders = new DeciderChoice(instance, options, processors,
-                System.getLogger(HazelcastCounterStore.class.getName()));
+        this.deciders = new DeciderChoice(instance, options, processors, LOG);
         this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
         this.reservations = new Reservations(instance, options.mapName(), wireVersion::current);
-        this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time);
+        this.keys = options.keySecret();
+        this.keysAgree = new KeySecretCheck(instance, options.mapName(), keys, LOG);
+        this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time, keys);
     }
 
-    /** Probes the members now (see the class comment); closes the store when it refuses to start. */
+    /**
+     * Probes the members and compares key secrets now (see the class comment); closes the store when it refuses to
+     * start.
+     */
     private HazelcastCounterStore checkingMembers() {
         try {
             deciders.probe(true);
+            keysAgree.check(true);
         } catch (IllegalStateException refused) {
             close();
             throw refused;
@@ -135,25 +153,50 @@ public final class HazelcastCounterStore implements CounterStore {
         return watchingMembers();
     }
 
-    /** Checks each member from now on (after the start's probe, which may refuse to start). */
+    /**
+     * Checks each member from now on (after the start's probe, which may refuse to start), and says once when no key
+     * secret is configured.
+     */
     private HazelcastCounterStore watchingMembers() {
         deciders.follow();
+        keysAgree.following();
+        if (!keys.configured()) {
+            LOG.log(System.Logger.Level.WARNING, "Sluice: no key secret is configured (init-param "
+                    + "hazelcast-key-secret, StoreOptions.Builder.keySecret): counter keys reach the cluster hashed "
+                    + "with a secret derived from the map name '" + options.mapName() + "', so anyone who can read "
+                    + "the cluster's maps can test a guessed key (an address, a user name) against them. Give every "
+                    + "instance the same secret of 32 random characters (openssl rand -base64 32); docs/cluster.md, "
+                    + "the cluster's boundary.");
+        }
         return this;
     }
 
-    /** After a client's (re)connection: probes the members and asks which wire format they read. */
+    /**
+     * After a client's (re)connection: probes the members, asks which wire format they read, and compares key
+     * secrets (a cluster restarted whole has forgotten the fingerprint).
+     */
     private void reconnected() {
         deciders.probe(false);
         wireVersion.ask();
+        keysAgree.check(false);
     }
 
-    /** The decider now, once the counters map's configuration is on the cluster. */
+    /** The map key of counter key {@code key}: its rule's scope and a keyed hash ({@link KeySecret#mapKey}). */
+    String mapKey(String key) {
+        return keys.mapKey(key);
+    }
+
+    /**
+     * The decider now, once the counters map's configuration is on the cluster, while the cluster's instances hash
+     * with this one's key secret.
+     */
     private CounterStore decider() {
         if (!mapConfigured.get()) {
             throw new IllegalStateException(connected.get() ? "Sluice: the counters map's configuration is not on the"
                     + " cluster yet after the client's connection" : "Sluice: the cluster is unreachable: the"
                     + " Hazelcast client is not connected to any member");
         }
+        keysAgree.requireAgreed();
         return deciders.current();
     }
 
@@ -217,7 +260,7 @@ public final class HazelcastCounterStore implements CounterStore {
 
     @Override
     public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        return decider().apply(key, policy, cost, maxDelayNanos);
+        return decider().apply(mapKey(key), policy, cost, maxDelayNanos);
     }
 
     /**
@@ -227,7 +270,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return decider().applyAsync(key, policy, cost, maxDelayNanos);
+        return decider().applyAsync(mapKey(key), policy, cost, maxDelayNanos);
     }
 
     /**
@@ -236,7 +279,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return decider().countAsync(key, policy, cost, maxDelayNanos);
+        return decider().countAsync(mapKey(key), policy, cost, maxDelayNanos);
     }
 
     /**
@@ -247,8 +290,9 @@ public final class HazelcastCounterStore implements CounterStore {
     @Override
     public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
         CounterStore now = decider();
-        return now == processors ? reservations.estimateAsync(key, policy, estimate, maxDelayNanos)
-                : now.estimateAsync(key, policy, estimate, maxDelayNanos);
+        String mapKey = mapKey(key);
+        return now == processors ? reservations.estimateAsync(mapKey, policy, estimate, maxDelayNanos)
+                : now.estimateAsync(mapKey, policy, estimate, maxDelayNanos);
     }
 
     /** Settles a reservation by its id (the owner's time of its count) on the key's owner, from any node. */
@@ -256,42 +300,43 @@ public final class HazelcastCounterStore implements CounterStore {
     public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
                                                  String reservation) {
         CounterStore now = decider();
-        return now == processors ? reservations.settleAsync(key, policy, estimate, actual, reservation)
-                : now.settleAsync(key, policy, estimate, actual, reservation);
+        String mapKey = mapKey(key);
+        return now == processors ? reservations.settleAsync(mapKey, policy, estimate, actual, reservation)
+                : now.settleAsync(mapKey, policy, estimate, actual, reservation);
     }
 
     @Override
     public Decision peek(String key, Policy policy, long cost) {
-        return decider().peek(key, policy, cost);
+        return decider().peek(mapKey(key), policy, cost);
     }
 
     @Override
     public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return decider().peekAsync(key, policy, cost);
+        return decider().peekAsync(mapKey(key), policy, cost);
     }
 
     /** Counts a past request on the key's owner: the caller's age of the request, placed on the member's timeline. */
     @Override
     public Decision record(String key, Policy policy, long cost, long ageNanos) {
         policy.algorithm().checkRecord(cost, ageNanos);
-        return decider().record(key, policy, cost, ageNanos);
+        return decider().record(mapKey(key), policy, cost, ageNanos);
     }
 
     @Override
     public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
         policy.algorithm().checkRecord(cost, ageNanos);
-        return decider().recordAsync(key, policy, cost, ageNanos);
+        return decider().recordAsync(mapKey(key), policy, cost, ageNanos);
     }
 
     /** Takes the earliest slot within {@code maxWaitNanos} on the key's owner. */
     @Override
     public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        return decider().reserve(key, policy, cost, maxWaitNanos);
+        return decider().reserve(mapKey(key), policy, cost, maxWaitNanos);
     }
 
     @Override
     public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        return decider().reserveAsync(key, policy, cost, maxWaitNanos);
+        return decider().reserveAsync(mapKey(key), policy, cost, maxWaitNanos);
     }
 
     /**
@@ -300,7 +345,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-        return decidedByProcessors() ? permits.acquireAsync(key, limit) : permitsRefused();
+        return decidedByProcessors() ? permits.acquireAsync(mapKey(key), limit) : permitsRefused();
     }
 
     /**
@@ -309,7 +354,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
-        return decidedByProcessors() ? permits.releaseAsync(key, limit, permit) : permitsRefused();
+        return decidedByProcessors() ? permits.releaseAsync(mapKey(key), limit, permit) : permitsRefused();
     }
 
     /** Whether the members' processors decide, once the counters map's configuration is on the cluster. */
@@ -340,8 +385,9 @@ public final class HazelcastCounterStore implements CounterStore {
     /** Deletes the key's entry (and its backup), atomically with the decisions on that key, and its permits. */
     @Override
     public void reset(String key) {
-        decider().reset(key);
-        permits.reset(key);
+        String mapKey = mapKey(key);
+        decider().reset(mapKey);
+        permits.reset(mapKey);
     }
 
     /**
@@ -371,7 +417,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 // A client between connections may refuse the question: it sees no member.
             }
         }
-        String mode = deciders.mode(connection);
+        String mode = keysAgree.differs() ? connection + " refused: key secret differs" : deciders.mode(connection);
         Slices slices = processors.slices();
         SyncedKeys syncs = processors.syncs();
         return new StoreHealth(mode, members, 0, 0, 0, slices.grantedFromSlices(), slices.heldPermits(),
@@ -445,7 +491,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     @Override
     public SharedEntries sharedEntries(String name) {
-        return new ClusterSharedEntries(instance.getMap(options.mapName() + "." + name));
+        return new ClusterSharedEntries(instance.getMap(options.mapName() + "." + name), keys);
     }
 
     /** The Hazelcast member or client this store talks through. */
@@ -464,6 +510,7 @@ public final class HazelcastCounterStore implements CounterStore {
         overrides.close();
         wireVersion.stop();
         deciders.stop();
+        keysAgree.stop();
         UUID listener = connectionListener;
         if (listener != null) {
             connectionListener = null;

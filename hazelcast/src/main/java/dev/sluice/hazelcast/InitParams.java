@@ -1,8 +1,12 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.TimeSource;
+import dev.sluice.hazelcast.internal.cluster.KeySecret;
 import dev.sluice.internal.DurationText;
 import dev.sluice.store.CounterStoreProvider.Context;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
@@ -37,10 +41,11 @@ final class InitParams {
     static final String SYNC_INTERVAL = "hazelcast-sync-interval";
     static final String SYNC_BUDGET = "hazelcast-sync-budget";
     static final String MAX_SYNCED_KEYS = "hazelcast-max-synced-keys";
+    static final String KEY_SECRET = "hazelcast-key-secret";
 
     /** The init-params of the store, which both providers take. */
     private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, LEASING,
-            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL, SYNC_BUDGET, MAX_SYNCED_KEYS);
+            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL, SYNC_BUDGET, MAX_SYNCED_KEYS, KEY_SECRET);
 
     /**
      * Every init-param the providers read: a client reads {@link #PORT} and {@link #INTERFACE} too, to refuse them
@@ -49,11 +54,12 @@ final class InitParams {
     static final Set<String> SETTINGS = settings(CONFIG, CLUSTER_NAME, MEMBERS, PORT, INTERFACE);
 
     /** The interface a member of the init-params binds to unless told: this machine only, never the network. */
-    static final String DEFAULT_INTERFACE = "127.0.0.1";
+    static final String DEFAULT_INTERFACE = MemberOptions.DEFAULT_BIND_ADDRESS;
 
     private static final String FILE = "a Hazelcast YAML or XML file";
     private static final String CLUSTER = "a cluster name";
     private static final String ADDRESSES = "a comma-separated host:port list";
+    private static final String FILE_PREFIX = "file:";
 
     private InitParams() {
     }
@@ -100,7 +106,7 @@ final class InitParams {
      * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, {@link #BATCHING} and
      * {@link #LEASING}: {@code true} or {@code false}, and the leases' {@link #LEASE_LIFETIME}, {@link #MAX_SLICE}
      * and {@link #HOT_KEY_RATE}, and the synchronised keys' {@link #SYNC_INTERVAL}, {@link #SYNC_BUDGET}
-     * ({@code auto} or a number of permits) and {@link #MAX_SYNCED_KEYS}.
+     * ({@code auto} or a number of permits) and {@link #MAX_SYNCED_KEYS}, and the {@link #KEY_SECRET}.
      */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
@@ -123,7 +129,31 @@ final class InitParams {
                 : options.syncBudget(Long.parseLong(value.trim())), "auto, or a number of permits, 0 or more");
         context.setting(MAX_SYNCED_KEYS, value -> options.maxSyncedKeys(Integer.parseInt(value.trim())),
                 "a number of keys, at least 1");
+        context.setting(KEY_SECRET).ifPresent(value -> options.keySecret(keySecret(value.trim())));
         return options.build();
+    }
+
+    /**
+     * The key secret {@code value} gives: itself, or with {@code file:} the text of that file (trimmed), so that the
+     * secret need not be in {@code web.xml}. A refusal never quotes the secret, as the other settings' quote values.
+     */
+    private static String keySecret(String value) {
+        String secret = value;
+        if (value.startsWith(FILE_PREFIX)) {
+            Path file = Path.of(value.substring(FILE_PREFIX.length()));
+            try {
+                secret = Files.readString(file).trim();
+            } catch (IOException | UncheckedIOException e) {
+                throw new IllegalArgumentException("init-param '" + KEY_SECRET + "': cannot read the file " + file
+                        + " (" + e.getClass().getSimpleName() + ")", e);
+            }
+        }
+        if (secret.length() < KeySecret.MIN_LENGTH) {
+            throw new IllegalArgumentException("init-param '" + KEY_SECRET + "': expected a secret of at least "
+                    + KeySecret.MIN_LENGTH + " characters, or file: and a file holding one; got " + secret.length()
+                    + " characters" + (value.startsWith(FILE_PREFIX) ? " in " + value : ""));
+        }
+        return secret;
     }
 
     private static Set<String> settings(String... connection) {

@@ -16,10 +16,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * How {@link HazelcastCounterStore#startMember} starts an embedded member: either the simple settings (a member of
- * {@link Builder#clusterName}, listening on {@link Builder#port} of {@link Builder#bindAddress}, joining
- * {@link Builder#members} over TCP-IP with multicast and auto-detection off, refusing Java deserialization outside the
- * JDK and Hazelcast) or a complete configuration ({@link Builder#configFile} or {@link Builder#config}), never both.
- * Immutable and thread-safe; built by {@link #builder()}, which checks every value.
+ * {@link Builder#clusterName}, listening on {@link Builder#port} of {@link Builder#bindAddress}, this machine's
+ * {@value #DEFAULT_BIND_ADDRESS} unless set, joining {@link Builder#members} over TCP-IP with multicast and
+ * auto-detection off, refusing Java deserialization outside the JDK and Hazelcast) or a complete configuration
+ * ({@link Builder#configFile} or {@link Builder#config}), never both. Immutable and thread-safe; built by
+ * {@link #builder()}, which checks every value.
  */
 public final class MemberOptions {
 
@@ -29,9 +30,15 @@ public final class MemberOptions {
     /** The port a member listens on unless set (the next free one above it if taken): 5701. */
     public static final int DEFAULT_PORT = NetworkConfig.DEFAULT_PORT;
 
+    /**
+     * The interface a member of the simple settings binds to unless set: this machine only. Whoever reaches a member's
+     * port under the cluster's name reads and changes every counter, so a member reaches the network only when told.
+     */
+    public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+
     private final String clusterName;
     private final int port;
-    private final @Nullable String bindAddress;
+    private final String bindAddress;
     private final List<String> members;
     private final @Nullable Path configFile;
     private final @Nullable Config config;
@@ -94,12 +101,9 @@ public final class MemberOptions {
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);
         String bindAddress = bindAddress();
-        join.getTcpIpConfig().setEnabled(true).setMembers(members().isEmpty() && bindAddress != null
-                ? List.of(bindAddress) : members());
-        if (bindAddress != null) {
-            network.getInterfaces().setEnabled(true).addInterface(bindAddress);
-            config.setProperty("hazelcast.socket.bind.any", "false");
-        }
+        join.getTcpIpConfig().setEnabled(true).setMembers(members().isEmpty() ? List.of(bindAddress) : members());
+        network.getInterfaces().setEnabled(true).addInterface(bindAddress);
+        config.setProperty("hazelcast.socket.bind.any", "false");
         return config;
     }
 
@@ -119,7 +123,7 @@ public final class MemberOptions {
         return port;
     }
 
-    @Nullable String bindAddress() {
+    String bindAddress() {
         return bindAddress;
     }
 
@@ -150,7 +154,7 @@ public final class MemberOptions {
     /** Builds {@link MemberOptions}; every value is checked when set, combinations by {@link #build()}. */
     public static final class Builder extends ClusterOptionsBuilder<Builder> {
         private int port = DEFAULT_PORT;
-        private @Nullable String bindAddress;
+        private String bindAddress = DEFAULT_BIND_ADDRESS;
         private @Nullable Config config;
         private @Nullable TimeSource timeSource;
 
@@ -172,8 +176,9 @@ public final class MemberOptions {
         }
 
         /**
-         * The network interface to bind to and announce, such as {@code 127.0.0.1}; default all interfaces. Without
-         * {@link #members}, the member joins the members on this address. A simple setting.
+         * The network interface to bind to and announce, such as {@code 10.0.0.11}; default
+         * {@value MemberOptions#DEFAULT_BIND_ADDRESS}, this machine only. Without {@link #members}, the member joins
+         * the members on this address. A simple setting.
          */
         public Builder bindAddress(String address) {
             this.bindAddress = Checks.text(address, "bindAddress");
@@ -202,7 +207,8 @@ public final class MemberOptions {
          * The options.
          *
          * @throws IllegalArgumentException if both a configuration file and a configuration are given, or either of
-         *     them together with a simple setting (which the configuration holds itself)
+         *     them together with a simple setting (which the configuration holds itself), or for members on other
+         *     machines while the member binds to a loopback address (it could not join them)
          */
         public MemberOptions build() {
             if (configFile != null && config != null) {
@@ -210,8 +216,32 @@ public final class MemberOptions {
             }
             if (configFile != null || config != null) {
                 refuseSimpleSettingsBeside(configFile != null ? "configFile" : "config");
+            } else if (loopback(bindAddress)) {
+                List<String> elsewhere = members.stream().filter(member -> !loopback(host(member))).toList();
+                if (!elsewhere.isEmpty()) {
+                    throw new IllegalArgumentException("members " + String.join(", ", elsewhere) + " are not on this "
+                            + "machine, but the member binds to " + bindAddress + " (bindAddress, init-param "
+                            + "hazelcast-interface; default " + DEFAULT_BIND_ADDRESS + "), which they cannot reach: "
+                            + "set it to this machine's address on the network they share");
+                }
             }
             return new MemberOptions(this);
+        }
+
+        /** The host of a member address: {@code host}, {@code host:port} or {@code [ipv6]:port}. */
+        private static String host(String address) {
+            if (address.startsWith("[")) {
+                int close = address.indexOf(']');
+                return close < 0 ? address : address.substring(1, close);
+            }
+            int colon = address.indexOf(':');
+            return colon < 0 || colon != address.lastIndexOf(':') ? address : address.substring(0, colon);
+        }
+
+        /** Whether {@code host} names this machine's loopback interface (judged from its text: nothing resolved). */
+        private static boolean loopback(String host) {
+            return host.startsWith("127.") || host.equals("::1") || host.equals("0:0:0:0:0:0:0:1")
+                    || host.equalsIgnoreCase("localhost");
         }
     }
 }

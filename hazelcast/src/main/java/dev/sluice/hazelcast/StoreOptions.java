@@ -7,17 +7,20 @@ import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
 import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
+import dev.sluice.hazelcast.internal.cluster.KeySecret;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The counters map of a {@link HazelcastCounterStore}: its name, its synchronous backups and how many keys one member
- * holds. Every way to reach a cluster takes these: a member configures its map by them, a client and an existing
- * instance add that map configuration to the running cluster when it has none for the name. Immutable and
- * thread-safe; built by {@link #builder()}, which checks every value.
+ * The counters map of a {@link HazelcastCounterStore}: its name, its synchronous backups, how many keys one member
+ * holds, the secret its keys are hashed with ({@link Builder#keySecret}), and how decisions travel. Every way to reach
+ * a cluster takes these: a member configures its map by them, a client and an existing instance add that map
+ * configuration to the running cluster when it has none for the name. Immutable and thread-safe; built by
+ * {@link #builder()}, which checks every value.
  */
 public final class StoreOptions {
 
@@ -88,6 +91,7 @@ public final class StoreOptions {
     private final Duration syncInterval;
     private final OptionalLong syncBudget;
     private final int maxSyncedKeys;
+    private final KeySecret keySecret;
 
     private StoreOptions(Builder builder) {
         this.mapName = builder.mapName;
@@ -103,6 +107,8 @@ public final class StoreOptions {
         this.syncInterval = builder.syncInterval;
         this.syncBudget = builder.syncBudget;
         this.maxSyncedKeys = builder.maxSyncedKeys;
+        String secret = builder.keySecret;
+        this.keySecret = secret != null ? KeySecret.configured(secret) : KeySecret.derived(mapName);
     }
 
     /** The map {@value #DEFAULT_MAP_NAME}, with the default backups and bound. */
@@ -196,6 +202,14 @@ public final class StoreOptions {
         return maxSyncedKeys;
     }
 
+    /**
+     * The secret counter keys are hashed with before they reach the cluster, and texts naming keys sealed with: the
+     * configured one, else one derived from {@link #mapName()}.
+     */
+    KeySecret keySecret() {
+        return keySecret;
+    }
+
     /** The map the compare-and-set mode counts in: apart from the processors' map, whose values it cannot read. */
     String compareAndSetMapName() {
         return "cas-" + mapName;
@@ -239,7 +253,8 @@ public final class StoreOptions {
                 + ", maxBatch=" + maxBatch + ", leasing=" + leasing
                 + ", leaseLifetime=" + leaseLifetime + ", maxSlice=" + maxSlice + ", hotKeyRate=" + hotKeyRate
                 + ", syncInterval=" + syncInterval + ", syncBudget=" + (syncBudget.isPresent()
-                ? String.valueOf(syncBudget.getAsLong()) : "auto") + ", maxSyncedKeys=" + maxSyncedKeys + "]";
+                ? String.valueOf(syncBudget.getAsLong()) : "auto") + ", maxSyncedKeys=" + maxSyncedKeys
+                + ", keySecret=" + (keySecret.configured() ? "configured" : "derived") + "]";
     }
 
     /** Builds {@link StoreOptions}; every value is checked when set. Not thread-safe. */
@@ -257,8 +272,27 @@ public final class StoreOptions {
         private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
         private OptionalLong syncBudget = OptionalLong.empty();
         private int maxSyncedKeys = DEFAULT_MAX_SYNCED_KEYS;
+        private @Nullable String keySecret;
 
         private Builder() {
+        }
+
+        /**
+         * The secret every instance of the application shares, at least 16 characters (32 random ones, such as
+         * {@code openssl rand -base64 32} prints, are best): counter keys reach the cluster as a keyed hash under it,
+         * and overrides and the console's entries sealed with it, so that whoever can read the cluster's maps cannot
+         * tell which clients they count. Default: one derived from the counters map's name, which hides keys from a
+         * glance at the maps but not from anyone who guesses a key and knows Sluice. Instances with different secrets
+         * would count each client twice over: a store that finds the cluster's other instances use another does not
+         * start (or, found later, fails every call), saying so. Changing it counts afresh; see
+         * {@code docs/cluster.md}.
+         *
+         * @throws IllegalArgumentException for fewer than 16 characters (the message does not quote the secret)
+         */
+        public Builder keySecret(String secret) {
+            KeySecret.configured(Objects.requireNonNull(secret, "keySecret"));
+            this.keySecret = secret;
+            return this;
         }
 
         /**

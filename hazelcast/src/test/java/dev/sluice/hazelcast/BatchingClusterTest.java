@@ -126,14 +126,14 @@ class BatchingClusterTest {
         return new Batcher.Request("k", policy, cost, maxDelayNanos, CallAnswer.waiting());
     }
 
-    /** Two keys owned by one member, so both runs cross the network to the same owner. */
+    /** The map keys of two keys owned by one member, so both runs cross the network to the same owner. */
     private static final class OwnedKeys {
         final String batched;
         final String alone;
 
         OwnedKeys(HazelcastCounterStore owner, Object name) {
-            batched = ClusterSupport.keyOwnedBy(owner.instance(), "batched-" + name + "-");
-            alone = ClusterSupport.keyOwnedBy(owner.instance(), "alone-" + name + "-");
+            batched = owner.mapKey(ClusterSupport.keyOwnedBy(owner, "batched-" + name + "-"));
+            alone = owner.mapKey(ClusterSupport.keyOwnedBy(owner, "alone-" + name + "-"));
         }
     }
 }

@@ -51,7 +51,8 @@ class ClientStartTest {
                 "the client to connect");
 
         assertThat(guarded.apply("shared", THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
-        assertThat(member.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME).containsKey("shared"))
+        assertThat(member.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME)
+                .containsKey(client.mapKey("shared")))
                 .as("counted on the member").isTrue();
         ClusterSupport.await(() -> countersMapConfig(member).getEvictionConfig().getSize() == 1234,
                 Duration.ofSeconds(30), "the client's counters map configuration on the member");

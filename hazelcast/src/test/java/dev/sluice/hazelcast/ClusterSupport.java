@@ -1,7 +1,13 @@
 package dev.sluice.hazelcast;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.DistributedObject;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.serialization.SerializationService;
+import com.hazelcast.map.IMap;
 import com.hazelcast.partition.Partition;
+import com.hazelcast.spi.impl.SerializationServiceSupport;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
@@ -11,6 +17,7 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -233,15 +240,16 @@ public final class ClusterSupport {
     }
 
     /**
-     * A key, starting with {@code prefix}, whose partition is owned by {@code owner}; waits (up to 30 s) while a
-     * cluster that just formed has not yet given the member any partition.
+     * A key, starting with {@code prefix}, whose partition (that of its map key) is owned by {@code store}'s member;
+     * waits (up to 30 s) while a cluster that just formed has not yet given the member any partition.
      */
-    static String keyOwnedBy(HazelcastInstance owner, String prefix) {
+    static String keyOwnedBy(HazelcastCounterStore store, String prefix) {
+        HazelcastInstance owner = store.instance();
         String[] found = new String[1];
         await(() -> {
             for (int i = 0; i < 10_000; i++) {
                 String key = prefix + i;
-                Partition partition = owner.getPartitionService().getPartition(key);
+                Partition partition = owner.getPartitionService().getPartition(store.mapKey(key));
                 if (owner.getCluster().getLocalMember().equals(partition.getOwner())) {
                     found[0] = key;
                     return true;
@@ -252,14 +260,18 @@ public final class ClusterSupport {
         return found[0];
     }
 
-    /** A key of a synchronised policy whose counters {@code owner} holds: its shard is in a partition it owns. */
-    static String syncedKeyOwnedBy(HazelcastInstance owner, String prefix) {
+    /**
+     * A key of a synchronised policy whose counters {@code store}'s member holds: its shard is in a partition that
+     * member owns.
+     */
+    static String syncedKeyOwnedBy(HazelcastCounterStore store, String prefix) {
+        HazelcastInstance owner = store.instance();
         String[] found = new String[1];
         await(() -> {
             for (int i = 0; i < 10_000; i++) {
                 String key = prefix + i;
                 Partition partition = owner.getPartitionService().getPartition(
-                        ShardCall.shardKey(ShardCall.shardOf(key)));
+                        ShardCall.shardKey(ShardCall.shardOf(store.mapKey(key))));
                 if (owner.getCluster().getLocalMember().equals(partition.getOwner())) {
                     found[0] = key;
                     return true;
@@ -268,6 +280,33 @@ public final class ClusterSupport {
             return false;
         }, Duration.ofSeconds(30), "a synchronised key held by " + owner.getCluster().getLocalMember());
         return found[0];
+    }
+
+    /**
+     * What anyone who knows the cluster's name and reaches {@code member}'s port reads: a plain Hazelcast client (no
+     * Sluice settings, no filter) lists every map of the cluster and gives each entry as one line,
+     * {@code map: key = value}, a string value as it is and any other value as its serialized bytes (ISO-8859-1, so
+     * any text in them shows as it is written).
+     */
+    public static List<String> mapContents(HazelcastCounterStore member) {
+        ClientConfig config = new ClientConfig().setClusterName(member.instance().getConfig().getClusterName());
+        config.getNetworkConfig().addAddress(address(member));
+        config.setProperty("hazelcast.logging.type", "jdk");
+        HazelcastInstance reader = HazelcastClient.newHazelcastClient(config);
+        try {
+            SerializationService bytes = ((SerializationServiceSupport) reader).getSerializationService();
+            List<String> lines = new ArrayList<>();
+            for (DistributedObject object : reader.getDistributedObjects()) {
+                if (object instanceof IMap<?, ?> map) {
+                    map.entrySet().forEach(entry -> lines.add(map.getName() + ": " + entry.getKey() + " = "
+                            + (entry.getValue() instanceof String text ? text : new String(
+                                    bytes.toData(entry.getValue()).toByteArray(), StandardCharsets.ISO_8859_1))));
+                }
+            }
+            return lines;
+        } finally {
+            reader.shutdown();
+        }
     }
 
     public static void closeAll(List<HazelcastCounterStore> stores) {

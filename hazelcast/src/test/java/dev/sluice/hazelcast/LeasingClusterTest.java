@@ -122,7 +122,7 @@ class LeasingClusterTest {
         Limit limit = Limit.of(256, Duration.ofSeconds(10));
         Policy exact = Policy.of(algorithm, limit);
         HazelcastCounterStore node = members.get(0);
-        String key = ClusterSupport.keyOwnedBy(members.get(1).instance(), "alone-" + algorithm + "-");
+        String key = ClusterSupport.keyOwnedBy(members.get(1), "alone-" + algorithm + "-");
         long fromSlicesBefore = node.leases().grantedFromSlices();
 
         long[][] state = null;
@@ -142,7 +142,7 @@ class LeasingClusterTest {
         List<HazelcastCounterStore> cluster = ClusterSupport.startCluster(MEMBERS, LEASING, time);
         try {
             Policy policy = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(300, Duration.ofHours(1))).leasing();
-            String key = ClusterSupport.keyOwnedBy(cluster.get(0).instance(), "killed-holder-");
+            String key = ClusterSupport.keyOwnedBy(cluster.get(0), "killed-holder-");
             HazelcastCounterStore doomed = cluster.get(2);
             int before = 0;
             for (HazelcastCounterStore member : cluster) {
@@ -172,7 +172,7 @@ class LeasingClusterTest {
         Policy policy = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(300, Duration.ofHours(1))).leasing();
         List<HazelcastCounterStore> cluster = ClusterSupport.startCluster(2, LEASING, time);
         try {
-            String key = ClusterSupport.keyOwnedBy(cluster.get(0).instance(), "closed-holder-");
+            String key = ClusterSupport.keyOwnedBy(cluster.get(0), "closed-holder-");
             HazelcastCounterStore leaving = cluster.get(1);
             for (int i = 0; i < 20; i++) {
                 leaving.apply(key, policy, 1, 0);

@@ -322,7 +322,7 @@ class MemberProcessFaultTest {
                 Duration.ofSeconds(30), "the client to learn the partition owners");
         List<String> keys = new ArrayList<>();
         for (int i = 0; keys.size() < count; i++) {
-            Member owner = client.instance().getPartitionService().getPartition(prefix + i).getOwner();
+            Member owner = client.instance().getPartitionService().getPartition(client.mapKey(prefix + i)).getOwner();
             if (ownerPort.test(owner.getAddress().getPort())) {
                 keys.add(prefix + i);
             }
@@ -338,7 +338,7 @@ class MemberProcessFaultTest {
         List<String> keys = new ArrayList<>();
         for (int i = 0; keys.size() < count; i++) {
             Member owner = client.instance().getPartitionService()
-                    .getPartition(ShardCall.shardKey(ShardCall.shardOf(prefix + i))).getOwner();
+                    .getPartition(ShardCall.shardKey(ShardCall.shardOf(client.mapKey(prefix + i)))).getOwner();
             if (ownerPort.test(owner.getAddress().getPort())) {
                 keys.add(prefix + i);
             }

@@ -50,7 +50,7 @@ class MixedWireVersionProcessesTest {
             BatchApplyProcessor batch = new BatchApplyProcessor(List.of(request(), request()));
             assertThatThrownBy(() -> client.instance()
                     .<String, CounterState>getMap(HazelcastCounterStore.DEFAULT_MAP_NAME)
-                    .executeOnKey(untouched, batch))
+                    .executeOnKey(client.mapKey(untouched), batch))
                     .isInstanceOf(HazelcastSerializationException.class)
                     .hasMessageContaining("wire format version 2")
                     .hasMessageContaining("reads versions 1 to 1");
@@ -75,7 +75,8 @@ class MixedWireVersionProcessesTest {
         String[] found = new String[1];
         ClusterSupport.await(() -> {
             for (int i = 0; i < 10_000; i++) {
-                var owner = client.instance().getPartitionService().getPartition(prefix + i).getOwner();
+                var owner = client.instance().getPartitionService().getPartition(client.mapKey(prefix + i))
+                        .getOwner();
                 if (owner != null && owner.getAddress().getPort() == port) {
                     found[0] = prefix + i;
                     return true;

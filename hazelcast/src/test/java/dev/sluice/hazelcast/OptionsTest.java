@@ -36,8 +36,23 @@ class OptionsTest {
                 .hasMessage("members: '127.0.0.1:99999' is not host or host:port with a port from 1 to 65535");
         assertThatThrownBy(() -> ClientOptions.builder().members("host:"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("members: 'host:'");
-        assertThat(MemberOptions.builder().members("10.0.0.1", "[::1]:5702").build().members())
-                .containsExactly("10.0.0.1", "[::1]:5702");
+        assertThat(MemberOptions.builder().bindAddress("10.0.0.2").members("10.0.0.1", "[::1]:5702").build()
+                .members()).containsExactly("10.0.0.1", "[::1]:5702");
+    }
+
+    @Test
+    void memberOptions_membersElsewhereWithTheDefaultBindAddress_isRefusedNamingTheSetting() {
+        assertThatThrownBy(() -> MemberOptions.builder().members("127.0.0.1:5701", "10.0.0.12:5701",
+                "[2001:db8::1]:5701", "member-3").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("members 10.0.0.12:5701, [2001:db8::1]:5701, member-3 are not on this machine, but the"
+                        + " member binds to 127.0.0.1 (bindAddress, init-param hazelcast-interface; default"
+                        + " 127.0.0.1), which they cannot reach: set it to this machine's address on the network"
+                        + " they share");
+        assertThat(MemberOptions.builder().members("127.0.0.1:5701", "localhost:5702", "[::1]:5703").build()
+                .members()).as("on this machine").hasSize(3);
+        assertThat(MemberOptions.builder().bindAddress("10.0.0.11").members("10.0.0.12:5701").build().members())
+                .as("bound to the network they share").containsExactly("10.0.0.12:5701");
     }
 
     @Test
@@ -78,6 +93,11 @@ class OptionsTest {
     void memberOptions_defaults_areTheDocumentedOnes() {
         MemberOptions options = MemberOptions.builder().build();
         assertThat(options.clusterName()).isEqualTo(MemberOptions.DEFAULT_CLUSTER_NAME).isEqualTo("sluice");
+        assertThat(options.bindAddress()).isEqualTo(MemberOptions.DEFAULT_BIND_ADDRESS).isEqualTo("127.0.0.1");
+        Config config = options.toConfig();
+        assertThat(config.getNetworkConfig().getInterfaces().getInterfaces()).containsExactly("127.0.0.1");
+        assertThat(config.getProperty("hazelcast.socket.bind.any")).isEqualTo("false");
+        assertThat(options.store().keySecret().configured()).as("no key secret unless given").isFalse();
         assertThat(options.port()).isEqualTo(MemberOptions.DEFAULT_PORT).isEqualTo(5701);
         assertThat(options.store().mapName()).isEqualTo(HazelcastCounterStore.DEFAULT_MAP_NAME);
         assertThat(options.store().backupCount()).isEqualTo(1);

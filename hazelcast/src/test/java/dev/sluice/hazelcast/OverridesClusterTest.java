@@ -3,11 +3,13 @@ package dev.sluice.hazelcast;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.hazelcast.map.IMap;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.cluster.KeySecret;
 import dev.sluice.rules.ClientAddresses;
 import dev.sluice.rules.KeySpec;
 import dev.sluice.rules.Rule;
@@ -139,14 +141,42 @@ class OverridesClusterTest {
     }
 
     @Test
-    void refresh_entryWrittenStraightIntoTheMap_arrivesOnBothMembers() {
+    void refresh_sealedEntryWrittenStraightIntoTheMap_arrivesOnBothMembers() {
         LimitOverride written = forKey("k").blocked().build(members.get(0).overrides().now());
-        // Straight into the map, as another release or a tool would: no set() on any member's copy.
-        members.get(0).instance().<String, String>getMap(HazelcastCounterStore.DEFAULT_MAP_NAME
-                + HazelcastCounterStore.OVERRIDES_MAP_SUFFIX).set("api|k", written.toJson());
+        // Straight into the map, as another instance of the cluster writes it: no set() on any member's copy.
+        KeySecret secret = StoreOptions.defaults().keySecret();
+        String entry = "api|" + secret.hash("k");
+        overridesMap().set(entry, secret.seal(entry, written.toJson()));
 
         awaitOverride(members.get(0), "k", true);
         awaitOverride(members.get(1), "k", true);
         assertThat(members.get(1).overrides().list()).containsExactly(written);
+    }
+
+    /**
+     * What anyone who reaches the cluster can write: an override in plain JSON, and one sealed with another secret.
+     * Neither is applied; a real one set afterwards arrives (so the copy has read the map since), and the key keeps
+     * the rule's limit.
+     */
+    @Test
+    void refresh_entriesWrittenWithoutTheKeySecret_areNotApplied() {
+        LimitOverride exempt = forKey("k").exempt().build(members.get(0).overrides().now());
+        overridesMap().set("api|k", exempt.toJson());
+        KeySecret other = KeySecret.configured("not this cluster's secret");
+        String entry = "api|" + other.hash("k");
+        overridesMap().set(entry, other.seal(entry, exempt.toJson()));
+
+        overridesOf(0).set(forKey("marker").blocked());
+        awaitOverride(members.get(1), "marker", true);
+
+        assertThat(members.get(1).overrides().active().find("api", "k")).isEmpty();
+        assertThat(admittedAcrossBoth("k", 10)).isEqualTo(3);
+        assertThat(overridesMap().keySet()).as("no key in clear but the forger's own").noneMatch(key ->
+                key.contains("marker"));
+    }
+
+    private IMap<String, String> overridesMap() {
+        return members.get(0).instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME
+                + HazelcastCounterStore.OVERRIDES_MAP_SUFFIX);
     }
 }

@@ -59,7 +59,7 @@ class OwnerLossTest {
         List<HazelcastCounterStore> survivors = members.subList(1, 3);
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            keys.add(ClusterSupport.syncedKeyOwnedBy(owner.instance(), "synced-" + i + "-"));
+            keys.add(ClusterSupport.syncedKeyOwnedBy(owner, "synced-" + i + "-"));
         }
         Policy fifty = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(50, Duration.ofMinutes(1))).synchronised();
         AtomicIntegerArray admitted = new AtomicIntegerArray(keys.size());
@@ -100,7 +100,7 @@ class OwnerLossTest {
         int admitted = 0;
         for (Algorithm algorithm : Algorithm.values()) {
             Policy policy = Policy.of(algorithm, Limit.of(10, Duration.ofMinutes(1)));
-            String key = ClusterSupport.keyOwnedBy(owner.instance(), "skewed-" + algorithm + "-");
+            String key = ClusterSupport.keyOwnedBy(owner, "skewed-" + algorithm + "-");
             keys.add(key);
             for (int i = 0; i < 30; i++) {
                 admitted += members.get(i % 3).apply(key, policy, 1, Long.MAX_VALUE).allowed() ? 1 : 0;
@@ -124,7 +124,7 @@ class OwnerLossTest {
         members = ClusterSupport.startCluster(3, new ManualTimeSource());
         HazelcastCounterStore owner = members.get(0);
         List<HazelcastCounterStore> survivors = members.subList(1, 3);
-        String hotKey = ClusterSupport.keyOwnedBy(owner.instance(), "owned-");
+        String hotKey = ClusterSupport.keyOwnedBy(owner, "owned-");
 
         AtomicInteger admitted = new AtomicInteger();
 

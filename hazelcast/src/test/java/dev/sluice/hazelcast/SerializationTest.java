@@ -44,7 +44,7 @@ class SerializationTest {
 
         for (Algorithm algorithm : Algorithm.values()) {
             Policy policy = Policy.of(algorithm, Limit.of(3, Duration.ofMinutes(1)), Limit.of(5, Duration.ofHours(1)));
-            String key = ClusterSupport.keyOwnedBy(members.get(1).instance(), "remote-" + algorithm + "-");
+            String key = ClusterSupport.keyOwnedBy(members.get(1), "remote-" + algorithm + "-");
             for (int i = 0; i < 3; i++) {
                 assertThat(caller.apply(key, policy, 1, Long.MAX_VALUE).allowed()).isTrue();
             }

@@ -108,7 +108,7 @@ class SharedClusterTest {
         Decision decision = store.apply("ttl", policy, 3, 0);
 
         EntryView<String, CounterState> entry = store.instance().<String, CounterState>getMap(
-                HazelcastCounterStore.DEFAULT_MAP_NAME).getEntryView("ttl");
+                HazelcastCounterStore.DEFAULT_MAP_NAME).getEntryView(store.mapKey("ttl"));
         assertThat(entry.getTtl()).isGreaterThanOrEqualTo(decision.resetAfter().toMillis());
         assertThat(entry.getExpirationTime() - entry.getLastUpdateTime())
                 .isGreaterThanOrEqualTo(decision.resetAfter().toMillis());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.TimeSource;
 import dev.sluice.store.CounterStoreProvider;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code hazelcast} and {@code hazelcast-client} providers: found by name, reading their init-params. */
 class StoreProvidersTest {
@@ -129,6 +131,27 @@ class StoreProvidersTest {
         assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-sync-budget", "-1"))))
                 .hasMessage("init-param 'hazelcast-sync-budget': expected auto, or a number of permits, 0 or more,"
                         + " got '-1'");
+    }
+
+    @Test
+    void keySecret_givenOrInAFile_isTheStoresAndNeverQuotedWhenRefused(@TempDir Path dir) throws Exception {
+        String secret = "one secret for every instance";
+        Path file = Files.writeString(dir.resolve("key-secret"), secret + "\n");
+        StoreOptions given = InitParams.member(context(Map.of("hazelcast-key-secret", secret))).store();
+        StoreOptions fromFile = InitParams.client(context(Map.of("hazelcast-key-secret", "file:" + file))).store();
+
+        assertThat(given.keySecret().configured()).isTrue();
+        assertThat(fromFile.keySecret().fingerprint()).as("the file's text, trimmed")
+                .isEqualTo(given.keySecret().fingerprint());
+        assertThat(InitParams.member(context(Map.of())).store().keySecret().configured()).isFalse();
+        assertThat(given.toString()).contains("keySecret=configured").doesNotContain(secret);
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-key-secret", "too short"))))
+                .hasMessage("init-param 'hazelcast-key-secret': expected a secret of at least 16 characters, or"
+                        + " file: and a file holding one; got 9 characters");
+        Path missing = dir.resolve("missing");
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-key-secret", "file:" + missing))))
+                .hasMessage("init-param 'hazelcast-key-secret': cannot read the file " + missing
+                        + " (NoSuchFileException)");
     }
 
     @Test

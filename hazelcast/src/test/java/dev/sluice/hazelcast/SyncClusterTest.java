@@ -63,7 +63,7 @@ class SyncClusterTest {
     @Test
     void apply_belowHalfTheBudget_decidesHereAndTheOwnerCountsAfterTheFlush() {
         HazelcastCounterStore node = members.get(0);
-        String key = ClusterSupport.syncedKeyOwnedBy(members.get(1).instance(), "local-");
+        String key = ClusterSupport.syncedKeyOwnedBy(members.get(1), "local-");
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(100, Duration.ofMinutes(1))).synchronised(20);
         long localBefore = node.syncs().localDecisions();
         long ownerBefore = node.syncs().ownerDecisions();
@@ -83,7 +83,7 @@ class SyncClusterTest {
 
     @Test
     void flush_hitsFromEveryNode_reachTheOwnerAndEachSenderAdoptsIt() {
-        String key = ClusterSupport.syncedKeyOwnedBy(members.get(2).instance(), "adopt-");
+        String key = ClusterSupport.syncedKeyOwnedBy(members.get(2), "adopt-");
         Policy policy = Policy.of(Algorithm.SLIDING_WINDOW_COUNTER, Limit.of(1_000, Duration.ofSeconds(10)))
                 .synchronised(20);
         for (HazelcastCounterStore member : members) {
@@ -105,7 +105,7 @@ class SyncClusterTest {
 
     @Test
     void apply_eightThreadsOnThreeNodesBelowTheLimit_everyHitReachesTheOwner() throws Exception {
-        String key = ClusterSupport.syncedKeyOwnedBy(members.get(1).instance(), "nolost-");
+        String key = ClusterSupport.syncedKeyOwnedBy(members.get(1), "nolost-");
         Policy policy = synced(Algorithm.STEPPED_SLIDING_WINDOW, 100_000);
 
         int admitted = ClusterSupport.admitted(members, THREADS_PER_MEMBER, 40, key, policy, 0);
@@ -118,7 +118,7 @@ class SyncClusterTest {
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void apply_oneNodeAlone_admitsExactlyTheLimit(Algorithm algorithm) throws Exception {
-        String key = ClusterSupport.syncedKeyOwnedBy(members.get(2).instance(), "alone-" + algorithm + "-");
+        String key = ClusterSupport.syncedKeyOwnedBy(members.get(2), "alone-" + algorithm + "-");
         Policy policy = Policy.of(algorithm, Limit.of(50, Duration.ofSeconds(10))).synchronised(5);
 
         int admitted = ClusterSupport.admitted(members.subList(0, 1), THREADS_PER_MEMBER, 20, key, policy,
@@ -137,11 +137,12 @@ class SyncClusterTest {
     @EnumSource(Algorithm.class)
     void apply_eightThreadsOnEachOfThreeNodes_admitAtMostTheBudgetPerOtherNodeOverTheLimitAndPublishIt(
             Algorithm algorithm) throws Exception {
-        String key = ClusterSupport.syncedKeyOwnedBy(members.get(0).instance(), "bound-" + algorithm + "|");
+        // A rule's scope, which the store keeps in clear before the key's hash, and the owners publish by.
+        String scope = "bound-" + algorithm.id() + "@0123456789ab";
+        String key = ClusterSupport.syncedKeyOwnedBy(members.get(0), scope + "|");
         long limit = 1_000;
         Policy policy = synced(algorithm, limit);
         long budget = 5;
-        String scope = "bound-" + algorithm;
         long overBefore = overAdmitted(key);
 
         long heldBefore = members.stream().mapToLong(member -> member.leases().heldPermits()).sum();
@@ -184,7 +185,7 @@ class SyncClusterTest {
     @Test
     void apply_keyExhaustingItsBudgetAgainAndAgain_isGrantedFromLeasedSlicesUntilItCools() throws Exception {
         HazelcastCounterStore node = members.get(0);
-        String key = ClusterSupport.syncedKeyOwnedBy(members.get(1).instance(), "hot-");
+        String key = ClusterSupport.syncedKeyOwnedBy(members.get(1), "hot-");
         Policy policy = Policy.of(Algorithm.STEPPED_SLIDING_WINDOW, Limit.of(10_000, Duration.ofHours(1)))
                 .synchronised(2);
         long fromSlicesBefore = node.leases().grantedFromSlices();
@@ -210,7 +211,7 @@ class SyncClusterTest {
         // The client decides on its own clock, whose hits the owners place on this frozen one by their age: away
         // from a window's start, so that an age of microseconds does not put them in the previous window.
         time.advance(Duration.ofMillis(500));
-        String key = ClusterSupport.syncedKeyOwnedBy(members.get(1).instance(), "close-");
+        String key = ClusterSupport.syncedKeyOwnedBy(members.get(1), "close-");
         Policy policy = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofSeconds(10))).synchronised(20);
         HazelcastCounterStore client = HazelcastCounterStore.connectClient(ClusterSupport.client(members.get(0)
                 .instance().getConfig().getClusterName(), ClusterSupport.address(members.get(0))).store(SYNCING)
@@ -236,7 +237,7 @@ class SyncClusterTest {
         try {
             HazelcastCounterStore node = cluster.get(0);
             HazelcastCounterStore doomed = cluster.get(1);
-            String key = ClusterSupport.syncedKeyOwnedBy(doomed.instance(), "killed-owner-");
+            String key = ClusterSupport.syncedKeyOwnedBy(doomed, "killed-owner-");
             Policy policy = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000, Duration.ofSeconds(10)))
                     .synchronised(20);
             ClusterSupport.await(() -> node.clusterWireVersion() >= WireFormat.SYNCS, Duration.ofSeconds(30),

@@ -47,7 +47,7 @@ class WireVersionClusterTest {
         members = ClusterSupport.startCluster(2, time);
         caller = members.get(0);
         owner = members.get(1);
-        key = ClusterSupport.keyOwnedBy(owner.instance(), "wire-");
+        key = ClusterSupport.keyOwnedBy(owner, "wire-");
     }
 
     @AfterEach
@@ -61,7 +61,7 @@ class WireVersionClusterTest {
             assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
         }
         assertThat(caller.peek(key, THREE_PER_MINUTE, 1).allowed()).isFalse();
-        CounterState stored = (CounterState) countersOf(caller).get(key);
+        CounterState stored = (CounterState) countersOf(caller).get(caller.mapKey(key));
         assertThat(stored.algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
 
         // The caller holds the backup, written by the owner's version 1 backup processor: it takes over the key.
@@ -69,7 +69,7 @@ class WireVersionClusterTest {
         ClusterSupport.awaitClusterSize(caller.instance(), 1);
 
         assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isFalse();
-        assertThat(((CounterState) countersOf(caller).get(key)).state()).isEqualTo(stored.state());
+        assertThat(((CounterState) countersOf(caller).get(caller.mapKey(key))).state()).isEqualTo(stored.state());
     }
 
     @Test
@@ -79,7 +79,7 @@ class WireVersionClusterTest {
         OtherVersionBytes unknown = new OtherVersionBytes(serialization,
                 new ApplyProcessor(THREE_PER_MINUTE, 1, 0), UNKNOWN);
 
-        assertThatThrownBy(() -> countersOf(caller).executeOnKey(key, unknown))
+        assertThatThrownBy(() -> countersOf(caller).executeOnKey(caller.mapKey(key), unknown))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("wire format version " + UNKNOWN)
                 .hasMessageContaining("reads versions 1 to " + WireFormat.NEWEST_KNOWN);
@@ -95,7 +95,7 @@ class WireVersionClusterTest {
         OtherVersionBytes unknown = new OtherVersionBytes(serializationOf(caller),
                 new CounterState(Algorithm.TOKEN_BUCKET, onePermitSpent), UNKNOWN);
 
-        assertThatThrownBy(() -> countersOf(caller).set(key, unknown))
+        assertThatThrownBy(() -> countersOf(caller).set(caller.mapKey(key), unknown))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("wire format version " + UNKNOWN)
                 .hasMessageContaining("reads versions 1 to " + WireFormat.NEWEST_KNOWN);

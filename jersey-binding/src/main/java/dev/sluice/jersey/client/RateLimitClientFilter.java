@@ -25,6 +25,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,22 +42,41 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Before a request is sent, every matching rule takes a permit, waiting at most {@link Builder#maxWait}, else the
  * call fails with a {@link RateLimitExceededException}. A {@code 429} with {@code Retry-After} pauses the request's
- * keys in the store, for every worker sharing it. Configure a window somewhat longer than the remote's, by the
- * variation in transit time. Thread-safe. See {@code docs/design/adapters.md}.
+ * keys in the store, for every worker sharing it, at most {@link Builder#maxPause} (a longer one is cut to it, and
+ * said once per rule at WARNING). Configure a window somewhat longer than the remote's, by the variation in transit
+ * time. Thread-safe. See {@code docs/design/adapters.md}.
  */
 @ConstrainedTo(RuntimeType.CLIENT)
 public final class RateLimitClientFilter implements ClientRequestFilter, ClientResponseFilter {
 
     private static final String KEYS_PROPERTY = RateLimitClientFilter.class.getName() + ".keys";
 
+    /** The longest pause a remote's {@code Retry-After} makes unless set: 1 hour. */
+    public static final Duration DEFAULT_MAX_PAUSE = Duration.ofHours(1);
+
+    /** The longest {@link Builder#maxPause}: 1 day. */
+    public static final Duration MAX_PAUSE = Duration.ofDays(1);
+
+    private static final String MAX_PAUSE_TEXT = "1 day";
+    private static final Pattern DIGITS = Pattern.compile("[0-9]+");
+    /** Digits of the longest number of seconds read as such: more may not fit a {@code long}. */
+    private static final int MAX_LONG_DIGITS = 18;
+
+    private static final System.Logger LOG = System.getLogger(RateLimitClientFilter.class.getName());
+
     private final List<LimitedRule> rules;
     private final RemotePauses pauses;
     private final TimeSource time;
     private final Duration maxWait;
+    private final Duration maxPause;
+    /** The rules whose pause was cut to {@link #maxPause}, each said once; and those whose pause failed. */
+    private final Set<String> cutRules = ConcurrentHashMap.newKeySet();
+    private final Set<String> failedRules = ConcurrentHashMap.newKeySet();
 
     private RateLimitClientFilter(Builder builder) {
         this.time = builder.time;
         this.maxWait = builder.maxWait;
+        this.maxPause = builder.maxPause;
         CounterStore store = builder.store != null ? builder.store
                 : new LocalCounterStore(time, LocalCounterStore.DEFAULT_MAX_KEYS);
         this.rules = builder.rules.stream().map(rule -> new LimitedRule(rule,
@@ -124,17 +146,45 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
         if (response.getStatus() != 429 || !(request.getProperty(KEYS_PROPERTY) instanceof List<?> counted)) {
             return;
         }
-        retryAfter(response.getHeaderString("Retry-After"), time.nanos()).ifPresent(pause -> {
+        retryAfter(response.getHeaderString("Retry-After"), time.nanos()).ifPresent(asked -> {
             for (Object entry : counted) {
                 Counted key = (Counted) entry;
-                pauses.pause(key.key(), key.rule().id(), pause);
+                pause(key, asked);
             }
         });
     }
 
     /**
+     * Pauses {@code key} as the remote {@code asked}, at most {@link #maxPause}; a cut pause, and a pause the store
+     * could not record, are said once per rule, naming the rule and never the key (its host and path).
+     */
+    private void pause(Counted key, Duration asked) {
+        String rule = key.rule().id();
+        Duration pause = asked;
+        if (asked.compareTo(maxPause) > 0) {
+            pause = maxPause;
+            if (cutRules.add(rule)) {
+                LOG.log(System.Logger.Level.WARNING, "Sluice: a remote answered a call of client rule ''{0}'' 429 with"
+                        + " a Retry-After of {1} s; its calls pause for maxPause, {2} s, instead (said once per rule)",
+                        rule, String.valueOf(asked.getSeconds()), String.valueOf(maxPause.getSeconds()));
+            }
+        }
+        try {
+            pauses.pause(key.key(), rule, pause);
+        } catch (RuntimeException e) {
+            // The response came: a store that cannot record the pause must not fail the call that brought it.
+            if (failedRules.add(rule)) {
+                LOG.log(System.Logger.Level.WARNING, "Sluice: the pause a remote asked for, for client rule ''{0}'', "
+                        + "could not be recorded in the store ({1}); its calls go on unpaused (said once per rule)",
+                        rule, e.getClass().getName());
+            }
+        }
+    }
+
+    /**
      * A {@code Retry-After} value (delay-seconds or an HTTP date) as a positive wait from {@code nowEpochNanos}
-     * (nanoseconds since the Unix epoch); empty when absent, invalid or not in the future.
+     * (nanoseconds since the Unix epoch); empty when absent, invalid or not in the future. Seconds past a
+     * {@code long} read as the longest duration: the filter cuts every wait to its maximum pause anyway.
      */
     static Optional<Duration> retryAfter(@Nullable String value, long nowEpochNanos) {
         if (value == null || value.isBlank()) {
@@ -142,9 +192,10 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
         }
         String text = value.trim();
         Duration wait;
-        try {
-            wait = Duration.ofSeconds(Long.parseLong(text));
-        } catch (NumberFormatException notSeconds) {
+        if (DIGITS.matcher(text).matches()) {
+            wait = text.length() > MAX_LONG_DIGITS ? Duration.ofSeconds(Long.MAX_VALUE)
+                    : Duration.ofSeconds(Long.parseLong(text));
+        } else {
             try {
                 Instant date = ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
                 wait = Duration.between(Instant.ofEpochSecond(0, nowEpochNanos), date);
@@ -166,6 +217,7 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
         private @Nullable CounterStore store;
         private TimeSource time = TimeSource.system();
         private Duration maxWait = Duration.ofSeconds(30);
+        private Duration maxPause = DEFAULT_MAX_PAUSE;
 
         private Builder() {
         }
@@ -188,6 +240,21 @@ public final class RateLimitClientFilter implements ClientRequestFilter, ClientR
                 throw new IllegalArgumentException("maxWait must not be negative, got " + wait);
             }
             this.maxWait = wait;
+            return this;
+        }
+
+        /**
+         * The longest a remote's {@code 429} pauses the calls of its keys: a longer {@code Retry-After} (seconds or an
+         * HTTP date) pauses them this long, said once per rule at WARNING; more than zero, at most 1 day
+         * ({@link RateLimitClientFilter#MAX_PAUSE}); default 1 hour. The remote answers calls sent after it with
+         * another 429 if its limit still holds, and the pause starts again.
+         */
+        public Builder maxPause(Duration pause) {
+            if (pause.isNegative() || pause.isZero() || pause.compareTo(MAX_PAUSE) > 0) {
+                throw new IllegalArgumentException("maxPause must be more than zero and at most " + MAX_PAUSE_TEXT
+                        + ", got " + pause);
+            }
+            this.maxPause = pause;
             return this;
         }
 

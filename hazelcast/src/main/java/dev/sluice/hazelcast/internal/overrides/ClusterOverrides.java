@@ -6,6 +6,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.MapEvent;
 import dev.sluice.TimeSource;
+import dev.sluice.hazelcast.internal.cluster.KeySecret;
 import dev.sluice.store.InMemoryLimitOverrides;
 import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LimitOverrides;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /*
  * Why a whole re-read rather than applying events one by one: overrides are few (an operator sets them by hand), so
@@ -27,14 +29,21 @@ import java.util.concurrent.TimeUnit;
  * applied events can (an event lost while a client reconnects, two events in another order). An event only makes the
  * re-read happen now instead of at the next tick. Sets and removals on this instance and re-reads take one lock, so a
  * re-read that began before a set cannot put the copy back to what it read.
+ *
+ * Why sealed: an override names a client's key, and every instance applies what the map holds. The entry's key is
+ * the rule and a keyed hash of the client's key, its value the JSON sealed with the store's key secret: a reader of
+ * the map learns neither, and an entry written without the secret (by anyone who can reach the cluster) does not open
+ * and is skipped, so it lifts or tightens no limit. Only with a configured secret, though: the derived one is no
+ * secret from whoever knows the map's name.
  */
 
 /**
  * The overrides of a Hazelcast store: a map of the cluster, {@code <counters map>.overrides}, of JSON texts
- * ({@link LimitOverride#toJson()}, so no class of Sluice's travels) by target, each with a time-to-live until its
- * expiry; and this instance's copy of it ({@link InMemoryLimitOverrides}), which decisions read. The copy is read
- * again from the map whenever an entry listener tells of a change, and every {@link #REFRESH_INTERVAL} whatever the
- * events, so every instance applies a change within one interval. Thread-safe. See {@code docs/design/overrides.md}.
+ * ({@link LimitOverride#toJson()}, so no class of Sluice's travels) sealed with the store's {@link KeySecret}, by
+ * target (the key hashed), each with a time-to-live until its expiry; and this instance's copy of it
+ * ({@link InMemoryLimitOverrides}), which decisions read. The copy is read again from the map whenever an entry
+ * listener tells of a change, and every {@link #REFRESH_INTERVAL} whatever the events, so every instance applies a
+ * change within one interval. Thread-safe. See {@code docs/design/overrides.md}.
  */
 public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
 
@@ -52,6 +61,9 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
     private final HazelcastInstance instance;
     private final String mapName;
     private final InMemoryLimitOverrides copy;
+    private final KeySecret secret;
+    /** How many entries the last read skipped, unreadable or not sealed with {@link #secret}. */
+    private final AtomicInteger skipped = new AtomicInteger();
     private final Object lock = new Object();
     private final ScheduledExecutorService refresher;
     /** The entry listener's registration, once made: a client that is not connected yet cannot make it. */
@@ -59,13 +71,14 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
 
     /**
      * Follows the map {@code mapName} of {@code instance}, instants read from {@code time} (nanoseconds since the Unix
-     * epoch). Touches the cluster only on the refresher's thread and when an override is set or removed: a client not
-     * connected yet starts.
+     * epoch), entries sealed with {@code secret}. Touches the cluster only on the refresher's thread and when an
+     * override is set or removed: a client not connected yet starts.
      */
-    public ClusterOverrides(HazelcastInstance instance, String mapName, TimeSource time) {
+    public ClusterOverrides(HazelcastInstance instance, String mapName, TimeSource time, KeySecret secret) {
         this.instance = instance;
         this.mapName = mapName;
         this.copy = new InMemoryLimitOverrides(time);
+        this.secret = secret;
         this.refresher = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "sluice-overrides-" + mapName);
             thread.setDaemon(true);
@@ -75,9 +88,12 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
         refresher.scheduleWithFixedDelay(this::refreshQuietly, 0, interval, TimeUnit.NANOSECONDS);
     }
 
-    /** The map entry's key of {@code target}: {@code rule|key}, or the rule id alone (ids have no {@code |}). */
-    static String entryKey(LimitOverride.Target target) {
-        return target.key().map(key -> target.ruleId() + "|" + key).orElse(target.ruleId());
+    /**
+     * The map entry's key of {@code target}: {@code rule|} and the key's hash, or the rule id alone (ids have no
+     * {@code |}).
+     */
+    private String entryKey(LimitOverride.Target target) {
+        return target.key().map(key -> target.ruleId() + "|" + secret.hash(key)).orElse(target.ruleId());
     }
 
     /** The map; Hazelcast keeps its proxy, so asking again costs a lookup. */
@@ -89,8 +105,9 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
     public LimitOverride set(LimitOverride override) {
         copy.requireLive(override);
         long ttlMillis = Math.max(1, Duration.between(copy.now(), override.expiresAt()).toMillis() + 1);
+        String entryKey = entryKey(override.target());
         synchronized (lock) {
-            map().set(entryKey(override.target()), override.toJson(), ttlMillis, TimeUnit.MILLISECONDS);
+            map().set(entryKey, secret.seal(entryKey, override.toJson()), ttlMillis, TimeUnit.MILLISECONDS);
             return copy.set(override);
         }
     }
@@ -122,13 +139,25 @@ public final class ClusterOverrides implements LimitOverrides, AutoCloseable {
     private void refresh() {
         synchronized (lock) {
             List<LimitOverride> read = new ArrayList<>();
+            int unsealed = 0;
             for (Map.Entry<String, String> entry : map().entrySet()) {
+                Optional<String> json = secret.open(entry.getKey(), entry.getValue());
+                if (json.isEmpty()) {
+                    unsealed++;
+                    continue;
+                }
                 try {
-                    read.add(LimitOverride.fromJson(entry.getValue()));
+                    read.add(LimitOverride.fromJson(json.get()));
                 } catch (IllegalArgumentException e) {
                     LOG.log(System.Logger.Level.WARNING, "override entry of map {0} skipped: {1}", mapName,
                             e.getMessage());
                 }
+            }
+            if (skipped.getAndSet(unsealed) != unsealed && unsealed > 0) {
+                LOG.log(System.Logger.Level.WARNING, "Sluice: {0} override entries of map {1} are not sealed with "
+                        + "this instance''s key secret and are not applied (set by an instance with another secret or "
+                        + "an earlier release, or written by something else); set them again through this instance",
+                        unsealed, mapName);
             }
             copy.replaceAll(read);
         }
