@@ -4,11 +4,15 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
+import dev.sluice.rules.Rule;
 import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.store.CounterStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootVersion;
@@ -39,8 +43,9 @@ import org.springframework.web.servlet.DispatcherServlet;
  * Limits every request of a servlet web application: registers Sluice's servlet filter, set up from
  * {@link SluiceProperties}, after Spring Security's filter chain, counting in the application's HazelcastInstance (or
  * a {@link CounterStore} bean of its own) when it has one, with its {@code @RateLimited} Spring MVC handlers among the
- * rules, its meters on the application's {@code MeterRegistry}. Off with {@code sluice.enabled=false}. See
- * {@code docs/spring-boot.md}.
+ * rules, its meters on the application's {@code MeterRegistry}; and, with {@code sluice.before-security.rules}, a
+ * second filter before the chain, with rules of its own, for what Spring Security answers itself (failed logins). Off
+ * with {@code sluice.enabled=false}. See {@code docs/spring-boot.md}.
  */
 @AutoConfiguration(afterName = {"org.springframework.boot.hazelcast.autoconfigure.HazelcastAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -100,12 +105,74 @@ public final class SluiceAutoConfiguration {
         FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(sluiceFilter);
         registration.setName(FILTER_NAME);
         Integer order = properties.getFilterOrder();
-        registration.setOrder(order != null ? order
-                : environment.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER) + 1);
+        registration.setOrder(order != null ? order : securityOrder(environment) + 1);
         registration.setAsyncSupported(true);
         registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
         registration.setUrlPatterns(properties.getUrlPatterns());
         return registration;
+    }
+
+    /**
+     * The filter before Spring Security's filter chain, with the rules of {@code sluice.before-security.rules},
+     * started, counting in the store of the filter after the chain.
+     *
+     * @throws dev.sluice.rules.RulesException for invalid rules
+     * @throws SluiceConfigurationException for a value Sluice cannot use, or a rule id both rules files have
+     */
+    @Bean(destroyMethod = "destroy")
+    @ConditionalOnProperty(prefix = SluicePropertyNames.PREFIX, name = "before-security.rules")
+    BeforeSecurityFilter sluiceBeforeSecurityFilter(RateLimitFilter sluiceFilter, SluiceProperties properties,
+                                                    ConfigurableEnvironment environment,
+                                                    ObjectProvider<DecisionMetrics> metrics) {
+        String rules = properties.getBeforeSecurity().getRules();
+        if (rules == null || rules.isBlank()) {
+            throw new SluiceConfigurationException("property 'sluice.before-security.rules' is empty",
+                    "Name the rules file of the filter before Spring Security (classpath:..., file:... or a path on"
+                            + " disk), or remove the property.");
+        }
+        RateLimitFilter filter = new RateLimitFilter(SluiceFilterSettings.beforeSecurity(rules, sluiceFilter.store(),
+                properties, environment, metrics));
+        try {
+            filter.start(BeforeSecurityFilter.NAME);
+        } catch (IllegalArgumentException e) {
+            throw new SluiceConfigurationException("Sluice's filter before Spring Security cannot start: "
+                    + e.getMessage(), "Correct sluice.before-security.rules or the sluice.* property the message"
+                    + " names (docs/spring-boot.md lists them).", e);
+        }
+        Set<String> after = sluiceFilter.rules().get().rules().stream().map(Rule::id).collect(Collectors.toSet());
+        List<String> both = filter.rules().get().rules().stream().map(Rule::id).filter(after::contains).toList();
+        if (!both.isEmpty()) {
+            filter.destroy();
+            throw new SluiceConfigurationException("Rules " + both + " are both before Spring Security"
+                    + " (sluice.before-security.rules) and after it (sluice.rules or @RateLimited): one id names one"
+                    + " counter, which both filters would count.", "Give the rules before Spring Security ids of"
+                    + " their own.");
+        }
+        return new BeforeSecurityFilter(filter);
+    }
+
+    /**
+     * Maps the filter before Spring Security's filter chain ({@code spring.security.filter.order} - 1), on the paths,
+     * dispatches and with the asynchronous support of the filter after it.
+     */
+    @Bean
+    @ConditionalOnProperty(prefix = SluicePropertyNames.PREFIX, name = "before-security.rules")
+    FilterRegistrationBean<BeforeSecurityFilter> sluiceBeforeSecurityFilterRegistration(
+            BeforeSecurityFilter sluiceBeforeSecurityFilter, SluiceProperties properties,
+            ConfigurableEnvironment environment) {
+        FilterRegistrationBean<BeforeSecurityFilter> registration =
+                new FilterRegistrationBean<>(sluiceBeforeSecurityFilter);
+        registration.setName(BeforeSecurityFilter.NAME);
+        registration.setOrder(securityOrder(environment) - 1);
+        registration.setAsyncSupported(true);
+        registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
+        registration.setUrlPatterns(properties.getUrlPatterns());
+        return registration;
+    }
+
+    /** The order of Spring Security's filter chain. */
+    private static int securityOrder(ConfigurableEnvironment environment) {
+        return environment.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER);
     }
 
     /** The application's HazelcastInstance as the store, unless {@code sluice.store} names another. */

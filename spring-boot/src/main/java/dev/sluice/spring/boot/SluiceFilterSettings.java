@@ -42,7 +42,7 @@ final class SluiceFilterSettings {
     static FilterSettings of(SluiceProperties properties, Environment environment, ResourceLoader resources,
                              ListableBeanFactory beans, ObjectProvider<CounterStore> stores,
                              ObjectProvider<DecisionMetrics> metrics, ObjectProvider<AnnotatedHandlers> handlers) {
-        FilterSettings.Builder settings = FilterSettings.builder();
+        FilterSettings.Builder settings = common(properties, environment, metrics);
         String rules = properties.getRules();
         if (rules == null && resources.getResource(DEFAULT_RULES).exists()) {
             rules = DEFAULT_RULES;
@@ -50,8 +50,6 @@ final class SluiceFilterSettings {
         if (rules != null) {
             settings.rules(rules);
         }
-        set("rules-reload-interval", properties.getRulesReloadInterval(),
-                () -> settings.rulesReloadInterval(properties.getRulesReloadInterval()));
         settings.failurePolicy(switch (properties.getFailurePolicy()) {
             case LOCAL -> FailurePolicyStore.OnFailure.FALLBACK;
             case REJECT -> FailurePolicyStore.OnFailure.REJECT;
@@ -61,6 +59,33 @@ final class SluiceFilterSettings {
         set("rejection-cache", properties.getRejectionCache(),
                 () -> settings.rejectionCache(properties.getRejectionCache()));
         set("max-keys", properties.getMaxKeys(), () -> settings.maxKeys(properties.getMaxKeys()));
+        store(properties, environment, resources, beans, stores, settings);
+        AnnotatedHandlers annotated = handlers.getIfAvailable();
+        if (annotated != null && !annotated.rules().isEmpty()) {
+            settings.annotated(annotated.rules(), annotated.routes());
+        }
+        return settings.build();
+    }
+
+    /**
+     * The settings of the filter before Spring Security's filter chain: the rules of
+     * {@code sluice.before-security.rules}, counted in {@code store} (the store of the filter after the chain, as it
+     * is: its failure policy and timeout are already around it), with the same headers, client addresses, namespace
+     * and metrics.
+     *
+     * @throws SluiceConfigurationException for a value the filter refuses
+     */
+    static FilterSettings beforeSecurity(String rules, CounterStore store, SluiceProperties properties,
+                                         Environment environment, ObjectProvider<DecisionMetrics> metrics) {
+        return common(properties, environment, metrics).rules(rules).store(store).build();
+    }
+
+    /** What both filters take from the properties: reloading, headers, client addresses, namespace, metrics. */
+    private static FilterSettings.Builder common(SluiceProperties properties, Environment environment,
+                                                 ObjectProvider<DecisionMetrics> metrics) {
+        FilterSettings.Builder settings = FilterSettings.builder();
+        set("rules-reload-interval", properties.getRulesReloadInterval(),
+                () -> settings.rulesReloadInterval(properties.getRulesReloadInterval()));
         settings.headerStyle(properties.getHeaderStyle());
         if (!properties.getTrustedProxies().isEmpty()) {
             settings.trustedProxies(properties.getTrustedProxies());
@@ -72,12 +97,7 @@ final class SluiceFilterSettings {
         }
         settings.namespace(namespace.isEmpty() ? "/" : namespace);
         settings.metrics(metrics(metrics.orderedStream().toList()));
-        store(properties, beans, stores, settings);
-        AnnotatedHandlers annotated = handlers.getIfAvailable();
-        if (annotated != null && !annotated.rules().isEmpty()) {
-            settings.annotated(annotated.rules(), annotated.routes());
-        }
-        return settings.build();
+        return settings;
     }
 
     private static DecisionMetrics metrics(List<DecisionMetrics> all) {
@@ -89,8 +109,9 @@ final class SluiceFilterSettings {
     }
 
     /** Where the filter counts, as {@code sluice.store} says (see {@link SluiceProperties#getStore()}). */
-    private static void store(SluiceProperties properties, ListableBeanFactory beans,
-                              ObjectProvider<CounterStore> stores, FilterSettings.Builder settings) {
+    private static void store(SluiceProperties properties, Environment environment, ResourceLoader resources,
+                              ListableBeanFactory beans, ObjectProvider<CounterStore> stores,
+                              FilterSettings.Builder settings) {
         String store = properties.getStore().trim();
         Map<String, String> storeSettings = properties.getStoreSettings();
         boolean provider = !List.of(SluiceProperties.AUTO_STORE, SluiceProperties.HAZELCAST_INSTANCE_STORE,
@@ -107,8 +128,9 @@ final class SluiceFilterSettings {
             if (!beans.containsBean(HAZELCAST_STORE_BEAN)) {
                 throw new SluiceConfigurationException("sluice.store is hazelcast-instance, but Sluice found no single"
                         + " HazelcastInstance to count in" + hazelcastProblem(beans) + ".",
-                        "Give the application one HazelcastInstance (Spring Boot makes one from hazelcast.yaml), or"
-                                + " set sluice.store to another store.");
+                        "Give the application one HazelcastInstance (Spring Boot makes one from hazelcast.yaml with "
+                                + MissingHazelcastInstance.MODULE + " on the class path), or set sluice.store to"
+                                + " another store.");
             }
             settings.store(stores.getObject());
         } else if (store.equals(SluiceProperties.AUTO_STORE)) {
@@ -121,6 +143,8 @@ final class SluiceFilterSettings {
                         "Add dev.sluice:sluice-hazelcast (sluice-spring-boot-starter brings it), or define the"
                                 + " CounterStore bean to count in (HazelcastCounterStore.using(instance)), or set"
                                 + " sluice.store=local to count in each instance on its own.");
+            } else {
+                MissingHazelcastInstance.refuse(environment, resources, beans, loader(beans));
             }
         }
     }

@@ -108,6 +108,35 @@ public class SluiceProperties {
     /** The cluster's console: mounted with sluice-console and Jersey on the class path and a token or role set. */
     private final Console console = new Console();
 
+    /**
+     * A second registration of the filter, before Spring Security's filter chain, with rules of its own: counts what
+     * Spring Security answers itself (failed logins, 401s), which the filter after the chain never sees.
+     */
+    private final BeforeSecurity beforeSecurity = new BeforeSecurity();
+
+    /** The settings of the filter before Spring Security's chain, under {@code sluice.before-security.*}. */
+    public static class BeforeSecurity {
+
+        /**
+         * The rules file of the filter before Spring Security's filter chain (classpath:..., file:... or a path on
+         * disk): requests are counted there before any login is checked, so keyed by client address. Unset: no such
+         * filter.
+         */
+        private @Nullable String rules;
+
+        public @Nullable String getRules() {
+            return rules;
+        }
+
+        public void setRules(@Nullable String rules) {
+            this.rules = rules;
+        }
+    }
+
+    public BeforeSecurity getBeforeSecurity() {
+        return beforeSecurity;
+    }
+
     /** What decides while the store fails. */
     public enum FailurePolicy {
         /** Each instance counts on a local store of its own. */

@@ -10,7 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 
-/** Real HTTP requests to a test application on 127.0.0.1, each named as one client by {@code X-Forwarded-For}. */
+/**
+ * Real HTTP requests to a test application on 127.0.0.1, each named as one client by {@code X-Forwarded-For}; redirects
+ * are answers, not followed.
+ */
 final class Http {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -30,6 +33,12 @@ final class Http {
     HttpResponse<String> getAs(String path, String clientAddress, String user, String password) {
         String basic = Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         return send(request(path, clientAddress).header("Authorization", "Basic " + basic).build());
+    }
+
+    /** {@code POST path} of an HTML form's URL-encoded {@code fields} ({@code a=1&b=2}) as {@code clientAddress}. */
+    HttpResponse<String> postForm(String path, String clientAddress, String fields) {
+        return send(request(path, clientAddress).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(fields)).build());
     }
 
     private HttpRequest.Builder request(String path, String clientAddress) {

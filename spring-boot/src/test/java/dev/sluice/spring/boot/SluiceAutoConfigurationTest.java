@@ -1,6 +1,7 @@
 package dev.sluice.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.console.ConsoleRecorder;
@@ -10,12 +11,19 @@ import dev.sluice.spring.boot.actuate.SluiceActuatorAutoConfiguration;
 import dev.sluice.spring.boot.actuate.SluiceEndpoint;
 import dev.sluice.spring.boot.actuate.SluiceHealthIndicator;
 import dev.sluice.spring.boot.console.SluiceConsoleAutoConfiguration;
+import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.glassfish.jersey.servlet.ServletContainer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
@@ -62,6 +70,40 @@ class SluiceAutoConfigurationTest {
     }
 
     @Test
+    void beforeSecurityRules_secondFilterRegisteredBeforeTheChain_inTheSameStore() {
+        web.withPropertyValues("sluice.before-security.rules=classpath:before-security-rules.json",
+                "spring.security.filter.order=10").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(RateLimitFilter.class);
+            BeforeSecurityFilter before = context.getBean(BeforeSecurityFilter.class);
+            assertThat(context.getBeansOfType(FilterRegistrationBean.class).values())
+                    .extracting(FilterRegistrationBean::getFilterName, FilterRegistrationBean::getOrder)
+                    .containsExactlyInAnyOrder(tuple("sluice", 11), tuple("sluice-before-security", 9));
+            assertThat(before.filter().rules().get().rules()).extracting(rule -> rule.id())
+                    .containsExactly("login-attempts", "credential-checks", "held-one-at-a-time");
+            assertThat(before.filter().store()).isSameAs(context.getBean(RateLimitFilter.class).store());
+        });
+        web.run(context -> assertThat(context).doesNotHaveBean(BeforeSecurityFilter.class));
+    }
+
+    @Test
+    void beforeSecurityRulesWithAnIdOfTheRulesAfter_refusedNamingIt() {
+        web.withPropertyValues("sluice.before-security.rules=classpath:before-security-rules.json",
+                "sluice.rules=classpath:before-security-rules.json").run(context ->
+                assertThat(sluiceFailure(context)).hasMessageStartingWith("Rules [login-attempts, credential-checks,"
+                        + " held-one-at-a-time] are both before Spring Security (sluice.before-security.rules) and"
+                        + " after it"));
+    }
+
+    @Test
+    void beforeSecurityRulesMissingOrEmpty_refusedNamingTheFileOrTheProperty() {
+        web.withPropertyValues("sluice.before-security.rules=classpath:no-such-rules.json").run(context ->
+                assertThat(sluiceFailure(context)).hasMessage("Sluice's filter before Spring Security cannot start:"
+                        + " init-param 'rules': no resource at classpath:no-such-rules.json"));
+        web.withPropertyValues("sluice.before-security.rules=").run(context ->
+                assertThat(sluiceFailure(context)).hasMessage("property 'sluice.before-security.rules' is empty"));
+    }
+
+    @Test
     void notAWebApplication_noFilter() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitFilter.class));
@@ -85,6 +127,57 @@ class SluiceAutoConfigurationTest {
     void hazelcastOnTheClassPathWithoutAnInstanceBean_countsLocally() {
         web.run(context -> assertThat(context).doesNotHaveBean(HazelcastCounterStore.class)
                 .getBean(RateLimitFilter.class).extracting(filter -> filter.status().store()).isEqualTo("local"));
+    }
+
+    /** Spring Boot 4 without its Hazelcast module, org.springframework.boot:spring-boot-hazelcast. */
+    private static final FilteredClassLoader WITHOUT_BOOTS_HAZELCAST =
+            new FilteredClassLoader("org.springframework.boot.hazelcast.");
+
+    @Test
+    void hazelcastConfigPropertyWithoutBootsHazelcastModule_refusedNamingTheModule() {
+        web.withClassLoader(WITHOUT_BOOTS_HAZELCAST)
+                .withPropertyValues("spring.hazelcast.config=classpath:members.yaml").run(context -> {
+                    SluiceConfigurationException failure = sluiceFailure(context);
+                    assertThat(failure).hasMessage("The application has Hazelcast and a Hazelcast configuration"
+                            + " (spring.hazelcast.config=classpath:members.yaml), but no HazelcastInstance: Spring Boot"
+                            + " 4 makes one only with its module org.springframework.boot:spring-boot-hazelcast, which"
+                            + " is not on the class path. Sluice would count in this JVM alone.");
+                    assertThat(failure.action()).startsWith("Add org.springframework.boot:spring-boot-hazelcast");
+                });
+    }
+
+    @Test
+    void hazelcastConfigBeanWithoutBootsHazelcastModule_refusedNamingTheModule() {
+        web.withClassLoader(WITHOUT_BOOTS_HAZELCAST).withBean(Config.class, Config::new).run(context ->
+                assertThat(sluiceFailure(context)).hasMessageContaining("(a com.hazelcast.config.Config bean)")
+                        .hasMessageContaining("org.springframework.boot:spring-boot-hazelcast"));
+    }
+
+    @Test
+    void hazelcastYamlOnTheClassPathWithoutBootsHazelcastModule_refusedNamingTheModule(@TempDir Path dir)
+            throws IOException {
+        Files.writeString(dir.resolve("hazelcast.yaml"), "hazelcast:\n  cluster-name: orders\n");
+        try (URLClassLoader withYaml = new URLClassLoader(new URL[] {dir.toUri().toURL()}, WITHOUT_BOOTS_HAZELCAST)) {
+            web.withClassLoader(withYaml).run(context -> assertThat(sluiceFailure(context))
+                    .hasMessageContaining("(classpath:/hazelcast.yaml)")
+                    .hasMessageContaining("org.springframework.boot:spring-boot-hazelcast"));
+        }
+    }
+
+    @Test
+    void hazelcastConfigWithoutBootsHazelcastModule_storeLocal_startsCountingLocallyWithoutAWord() {
+        web.withClassLoader(WITHOUT_BOOTS_HAZELCAST).withBean(Config.class, Config::new)
+                .withPropertyValues("sluice.store=local").run(context -> assertThat(context).hasNotFailed()
+                        .getBean(RateLimitFilter.class).extracting(filter -> filter.status().store())
+                        .isEqualTo("local"));
+    }
+
+    @Test
+    void hazelcastConfigWithBootsHazelcastModuleButNoInstance_refusedSayingItMadeNone() {
+        web.withPropertyValues("spring.hazelcast.config=classpath:members.yaml").run(context ->
+                assertThat(sluiceFailure(context)).hasMessageContaining("but no HazelcastInstance: Spring Boot's"
+                        + " Hazelcast auto-configuration (org.springframework.boot.hazelcast.autoconfigure"
+                        + ".HazelcastAutoConfiguration) made none."));
     }
 
     @Test
