@@ -1,6 +1,7 @@
 package dev.sluice.rules;
 
 import dev.sluice.Limit;
+import dev.sluice.rules.match.RequestEnd;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -12,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where a rule reads a request's actual cost in its unit when the request ends, to settle the estimate it reserved: a
  * response header field the application sets (which the adapter strips before the response leaves, unless the rule
- * keeps it), or a request attribute; or neither, when only the API settles ({@link Evaluation#settle}). A request that
+ * keeps it), or a request attribute; or neither, when only the API settles ({@code Evaluation.settle}). A request that
  * ends without saying keeps its estimate. A value is a whole number from 0 to {@link Limit#MAX_PERMITS}, as a header
  * field's text, or as an attribute's {@code Long}, {@code Integer} or text; anything else keeps the estimate and is
  * logged, at most once a minute per rule. Immutable and thread-safe. See {@code docs/design/costs.md}.
@@ -21,7 +22,7 @@ public final class ActualCost {
 
     /** Where an actual cost comes from. */
     public enum Source {
-        /** Only the API: {@link Evaluation#settle}. */
+        /** Only the API: {@code Evaluation.settle}. */
         API("api"),
         /** A response header field the application sets. */
         HEADER("header"),
@@ -114,7 +115,7 @@ public final class ActualCost {
      * The actual cost the ended request says, under rule {@code ruleId}; empty when it says none (or one that is no
      * whole number from 0 to {@link Limit#MAX_PERMITS}, which is logged).
      */
-    OptionalLong of(RequestEnd end, String ruleId) {
+    public OptionalLong of(RequestEnd end, String ruleId) {
         Object said = switch (source) {
             case API -> null;
             case HEADER -> end.responseHeader(name);

@@ -2,7 +2,6 @@ package dev.sluice.service;
 
 import dev.sluice.TimeSource;
 import dev.sluice.internal.DurationText;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.StoreHealth;

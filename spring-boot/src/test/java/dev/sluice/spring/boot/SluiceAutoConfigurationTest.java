@@ -2,16 +2,16 @@ package dev.sluice.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.console.ConsoleRecorder;
+import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.servlet.RateLimitFilter;
 import dev.sluice.spring.boot.actuate.SluiceActuatorAutoConfiguration;
 import dev.sluice.spring.boot.actuate.SluiceEndpoint;
 import dev.sluice.spring.boot.actuate.SluiceHealthIndicator;
 import dev.sluice.spring.boot.console.SluiceConsoleAutoConfiguration;
-import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.hazelcast.HazelcastCounterStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.glassfish.jersey.servlet.ServletContainer;
