@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>At elapsed time {@code e} into the current window, the sliding window holds an estimated
  * {@code previous * (P - e) / P + current}. A cost c is granted while {@code floor(estimate) + c <= N}, which for
- * c = 1 is "the estimate is below N" (7 previous, 5 current, 40% in: 9.2 < 10, granted).
+ * c = 1 is "the estimate is below N" (7 previous, 5 current, 40% in: {@code 9.2 < 10}, granted).
  *
  * <p>With r permits remaining, the next permit comes when the estimate's floor first drops to {@code N - r - 1}: the
  * time at which a cost of {@code r + 1} would fit, within this window as the previous one decays, else in the next

@@ -217,7 +217,7 @@ public final class RuleSet {
      * another library keeps the count ({@link Counted#kept}). See {@code docs/design/all-or-nothing.md}. A rule's
      * concurrency limit takes a permit ({@link CounterStore#acquireAsync}) once every rate limit granted the request,
      * so a request they reject holds none; a request a concurrency limit rejects is given back like any other; an
-     * allowed request holds its permits until the adapter {@linkplain Evaluation#release() releases} them. Nothing the
+     * allowed request holds its permits until the adapter {@linkplain Evaluation#end releases} them. Nothing the
      * request contains makes it throw; the store's failures propagate, with the request's key {@linkplain KeyMask
      * masked} out of their messages.
      */

@@ -371,9 +371,9 @@ public final class LocalCounterStore implements CounterStore {
 
     /**
      * One key's concurrency permits: permit id to the instant its maximum hold ends, in the order taken. Holds may
-     * differ (a lease shorter than the limit's), so ended ones are found by a scan, run only once {@link #earliest}
-     * (a lower bound of the earliest end, exact after a scan) has passed. Changed only inside the map's
-     * {@code compute} for the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
+     * differ (a lease shorter than the limit's), so ended ones are found by a scan, run only once
+     * {@link PermitEnds#earliestEnd()} (a lower bound of the earliest end, exact after a scan) has passed. Changed only
+     * inside the map's {@code compute} for the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
      */
     private static final class Holders {
         private final PermitEnds endsAt = new PermitEnds();

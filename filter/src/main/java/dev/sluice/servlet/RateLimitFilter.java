@@ -373,7 +373,7 @@ public class RateLimitFilter implements Filter {
     /**
      * Cancels a request's wait for a permit when the request ends while it waits: completed, timed out or failed by
      * the container (a client that went away). Once the wait has ended, cancelling does nothing, and the request is
-     * the {@link ReleasingListener}'s.
+     * the {@link EndingListener}'s.
      */
     private record AbandonedWait(CompletableFuture<Evaluation> evaluating) implements AsyncListener {
 

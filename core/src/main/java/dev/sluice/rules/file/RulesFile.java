@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A JSON rules file, read strictly: unknown fields, wrong types, missing required fields, duplicate ids and values
  * the limits or algorithms cannot take are {@link RulesException}s naming the file, line, column, JSON path and what
- * was expected. The format is described in the README (Rules). Immutable and thread-safe.
+ * was expected. The format: {@code docs/rules.md}. Immutable and thread-safe.
  */
 public final class RulesFile {
 

@@ -100,8 +100,8 @@ public final class WireFormat {
         if (version < OLDEST_READ || version > NEWEST_READ) {
             throw new IOException("cannot read a " + type + " in Sluice wire format version " + version
                     + ": this member reads versions " + OLDEST_READ + " to " + NEWEST_READ
-                    + " (callers send a version only once every member has said it reads it; see the README's"
-                    + " rolling upgrades)");
+                    + " (callers send a version only once every member has said it reads it; see docs/cluster.md,"
+                    + " Rolling upgrades)");
         }
         if (version < since) {
             throw new IOException("cannot read a " + type + " in Sluice wire format version " + version + ": version "
