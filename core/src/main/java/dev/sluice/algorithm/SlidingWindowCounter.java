@@ -57,18 +57,18 @@ final class SlidingWindowCounter implements Strategy {
         }
         if (cost > 0 && used > permits - cost) {
             next[index] = state;
-            return new Decision(false, permits, remaining,
-                    fitsAt(windowStart, period, previous, current, cost, permits) - now,
-                    untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset, 0,
-                    limit.name(), false);
+            long fits = fitsAt(windowStart, period, previous, current, cost, permits) - now;
+            return Decision.rejected(permits, limit.name(), fits).remaining(remaining)
+                    .nextPermitIn(untilNextPermit(windowStart, period, previous, current, remaining, permits, now))
+                    .resetIn(reset).build();
         }
         current = Durations.saturatedAdd(current, cost);
         next[index] = new long[] {window, current, previous};
         reset = current > 0 ? windowStart + 2 * period - now : reset;
         remaining = Math.max(0, remaining - cost);
-        return new Decision(true, permits, remaining, 0,
-                untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset, 0,
-                limit.name(), false);
+        return Decision.granted(permits, limit.name()).remaining(remaining)
+                .nextPermitIn(untilNextPermit(windowStart, period, previous, current, remaining, permits, now))
+                .resetIn(reset).build();
     }
 
     /** The permits less the estimate's floor. */

@@ -230,7 +230,7 @@ public final class LocalCounterStore implements CounterStore {
 
     private static Decision lookAt(ConcurrencyLimit limit, @Nullable Holders held) {
         long free = limit.permits() - (held == null ? 0 : held.count);
-        return new Decision(true, limit.permits(), Math.max(0, free), 0, 0, 0, 0, limit.name(), false);
+        return Decision.granted(limit.permits(), limit.name()).remaining(Math.max(0, free)).nextPermitIn(0).build();
     }
 
     /** The concurrency permits held now, over every key, those past their maximum hold not yet dropped included. */
@@ -410,14 +410,15 @@ public final class LocalCounterStore implements CounterStore {
                 if (remaining == 0) {
                     scan(now);
                 }
-                taking.decision = new Decision(true, limit, remaining, 0,
-                        remaining == 0 ? endsAt.earliestEnd() - now : 0, endsAt.latestEnd() - now, 0, name, false);
+                taking.decision = Decision.granted(limit, name).remaining(remaining)
+                        .nextPermitIn(remaining == 0 ? endsAt.earliestEnd() - now : 0).resetIn(endsAt.latestEnd() - now)
+                        .build();
                 return this;
             }
             scan(now);
             long firstEnd = Math.max(1, endsAt.earliestEnd() - now);
-            taking.decision = new Decision(false, limit, 0, firstEnd, firstEnd,
-                    Math.max(firstEnd, endsAt.latestEnd() - now), 0, name, false);
+            taking.decision = Decision.rejected(limit, name, firstEnd).nextPermitIn(firstEnd)
+                    .resetIn(Math.max(firstEnd, endsAt.latestEnd() - now)).build();
             return this;
         }
 

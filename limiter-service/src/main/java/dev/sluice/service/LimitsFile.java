@@ -10,6 +10,7 @@ import dev.sluice.internal.json.JsonTree.Node;
 import dev.sluice.internal.json.JsonTree;
 import dev.sluice.rules.InvalidValueException;
 import dev.sluice.rules.Rule;
+import dev.sluice.rules.RulesException;
 import dev.sluice.rules.file.RulesFile;
 import dev.sluice.store.CounterKeys;
 import java.nio.file.Path;

@@ -49,7 +49,7 @@ class BatcherTest {
     }, 3, 1);
 
     private static Decision grant(long remaining) {
-        return new Decision(true, 100, remaining, 0, 0, 0, 0, "limit", false);
+        return Decision.granted(100, "limit").remaining(remaining).nextPermitIn(0).build();
     }
 
     @Test
