@@ -12,12 +12,16 @@ module dev.sluice.core {
 
     exports dev.sluice;
     exports dev.sluice.algorithm;
+    exports dev.sluice.engine;
     exports dev.sluice.annotation;
     exports dev.sluice.http;
     exports dev.sluice.limiter;
     exports dev.sluice.metrics;
     exports dev.sluice.rules;
+    exports dev.sluice.rules.file;
+    exports dev.sluice.rules.match;
     exports dev.sluice.store;
     exports dev.sluice.internal to dev.sluice.hazelcast, dev.sluice.filter, dev.sluice.jersey, dev.sluice.service;
+    exports dev.sluice.internal.json to dev.sluice.service;
     exports dev.sluice.internal.state to dev.sluice.hazelcast;
 }

@@ -8,38 +8,43 @@ import org.junit.jupiter.api.Test;
 class DecisionTest {
 
     private static Decision allowed(long remaining, long delay) {
-        return new Decision(true, 10, remaining, 0, 5, delay, "p");
+        return Decision.granted(10, "p").remaining(remaining).resetIn(5).delay(delay).build();
     }
 
     private static Decision rejected(long retryAfter) {
-        return new Decision(false, 10, 0, retryAfter, 5, 0, "p");
+        return Decision.rejected(10, "p", retryAfter).resetIn(5).build();
     }
 
     @Test
-    void constructor_inconsistentValues_areRefused() {
-        assertThatThrownBy(() -> new Decision(false, 10, 0, 0, 5, 0, "p")).hasMessageContaining("retryAfter 0");
-        assertThatThrownBy(() -> new Decision(true, 10, 0, 7, 5, 0, "p")).hasMessageContaining("retryAfter 7");
-        assertThatThrownBy(() -> new Decision(true, 10, -1, 0, 5, 0, "p")).hasMessageContaining("remaining -1");
-        assertThatThrownBy(() -> new Decision(false, 10, 0, 3, 5, 2, "p")).hasMessageContaining("delay 2");
+    void build_inconsistentValues_areRefused() {
+        assertThatThrownBy(() -> Decision.rejected(10, "p", 0).resetIn(5).build())
+                .hasMessageContaining("retryAfter 0");
+        assertThatThrownBy(() -> Decision.decided(true, 10, "p", 7).resetIn(5).build())
+                .hasMessageContaining("retryAfter 7");
+        assertThatThrownBy(() -> Decision.granted(10, "p").remaining(-1).resetIn(5)
+                .build()).hasMessageContaining("remaining -1");
+        assertThatThrownBy(() -> Decision.rejected(10, "p", 3).resetIn(5).delay(2)
+                .build()).hasMessageContaining("delay 2");
     }
 
     @Test
-    void constructor_nextPermitNegativeOrAfterTheRetry_isRefused() {
-        assertThatThrownBy(() -> new Decision(true, 10, 9, 0, -1, 5, 0, "p", false))
+    void build_nextPermitNegativeOrAfterTheRetry_isRefused() {
+        assertThatThrownBy(() -> Decision.granted(10, "p").remaining(9).nextPermitIn(-1).resetIn(5).build())
                 .hasMessageContaining("nextPermit -1");
-        assertThatThrownBy(() -> new Decision(false, 10, 0, 3, 4, 5, 0, "p", false))
+        assertThatThrownBy(() -> Decision.rejected(10, "p", 3).nextPermitIn(4).resetIn(5).build())
                 .hasMessageContaining("retryAfter 3 but nextPermit 4");
-        assertThat(new Decision(false, 10, 0, 3, 3, 5, 0, "p", false).nextPermitNanos()).isEqualTo(3);
-        assertThat(new Decision(false, 10, 8, Decision.NEVER, 4, 5, 0, "p", false).nextPermitNanos()).isEqualTo(4);
+        assertThat(Decision.rejected(10, "p", 3).nextPermitIn(3).resetIn(5).build().nextPermitNanos()).isEqualTo(3);
+        assertThat(Decision.rejected(10, "p", Decision.NEVER).remaining(8).nextPermitIn(4).resetIn(5)
+                .build().nextPermitNanos()).isEqualTo(4);
     }
 
     @Test
-    void constructor_withoutNextPermit_derivesAnUpperBound() {
+    void build_withoutNextPermit_derivesAnUpperBound() {
         assertThat(allowed(3, 0).nextPermitNanos()).as("a grant: the reset").isEqualTo(5);
         assertThat(rejected(2).nextPermitNanos()).as("a rejection: the retry, when sooner").isEqualTo(2);
         assertThat(rejected(9).nextPermitNanos()).as("a rejection: the reset, when sooner").isEqualTo(5);
         assertThat(rejected(Decision.NEVER).nextPermitNanos()).isEqualTo(5);
-        assertThat(new Decision(false, 3, 0, 7, 7, 0, "p", true).nextPermitNanos()).isEqualTo(7);
+        assertThat(Decision.rejected(3, "p", 7).resetIn(7).storeUnavailable().build().nextPermitNanos()).isEqualTo(7);
     }
 
     @Test

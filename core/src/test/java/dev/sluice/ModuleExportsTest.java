@@ -32,7 +32,7 @@ class ModuleExportsTest {
                 import dev.sluice.Limit;
                 import dev.sluice.algorithm.Algorithm;
                 import dev.sluice.algorithm.Policy;
-                import dev.sluice.limiter.CounterStores;
+                import dev.sluice.store.CounterStores;
                 import dev.sluice.limiter.RateLimiter;
                 import dev.sluice.store.LocalCounterStore;
                 import java.time.Duration;

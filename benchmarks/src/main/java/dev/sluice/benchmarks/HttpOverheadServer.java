@@ -2,7 +2,7 @@ package dev.sluice.benchmarks;
 
 import dev.sluice.console.Console;
 import dev.sluice.console.ConsoleRecorder;
-import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.RateLimitFilter;
 import jakarta.servlet.DispatcherType;

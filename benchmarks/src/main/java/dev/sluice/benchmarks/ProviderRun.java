@@ -1,8 +1,8 @@
 package dev.sluice.benchmarks;
 
 import dev.sluice.hazelcast.HazelcastCounterStore;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.service.LimiterService;
+import dev.sluice.service.LimitsFile;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;

@@ -11,7 +11,7 @@ import java.util.List;
  * @param drift whether the instances enforce rules of more than one version
  * @param clusterUnreachable whether the cluster's snapshots could not be read: then {@code instances} and
  *     {@code rules} are the answering instance's own
- * @param clearKeys whether keys are shown in clear; otherwise each is its mask ({@link dev.sluice.rules.KeyMask})
+ * @param clearKeys whether keys are shown in clear; otherwise each is its mask ({@link dev.sluice.engine.KeyMask})
  *     by the JVM that answers
  * @param instances the instances whose snapshots have not expired, by id
  * @param rules every rule any of them recorded, its figures summed, its series aligned on the newest snapshot

@@ -2,12 +2,12 @@ package dev.sluice.console;
 
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.Reservation;
+import dev.sluice.engine.RuleDecision;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.Outcome;
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.Reservation;
 import dev.sluice.rules.Rule;
-import dev.sluice.rules.RuleDecision;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package dev.sluice.console;
 
+import dev.sluice.engine.Evaluation;
 import dev.sluice.http.RateLimitResponse;
-import dev.sluice.rules.Evaluation;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;

@@ -11,7 +11,7 @@ import java.util.List;
  * @param publishedAtMillis when it was taken (epoch milliseconds, the instance's wall clock): the end of its series
  * @param intervalMillis how long one series slot covers
  * @param rulesSource where the rules come from, such as {@code /WEB-INF/sluice-rules.json}
- * @param rulesHash the rules version's hash ({@link dev.sluice.rules.ReloadingRuleSet.Version#hash()})
+ * @param rulesHash the rules version's hash ({@link dev.sluice.engine.ReloadingRuleSet.Version#hash()})
  * @param rulesLoadedAtMillis when those rules were loaded (epoch milliseconds)
  * @param store the store's health as the instance sees it
  * @param rules every rule that decided a request since the instance started recording

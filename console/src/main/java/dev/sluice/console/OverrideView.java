@@ -1,7 +1,7 @@
 package dev.sluice.console;
 
 import dev.sluice.Limit;
-import dev.sluice.rules.KeyMask;
+import dev.sluice.engine.KeyMask;
 import dev.sluice.store.LimitOverride;
 import java.util.List;
 import java.util.Locale;

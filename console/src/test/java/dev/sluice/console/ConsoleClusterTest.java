@@ -3,10 +3,10 @@ package dev.sluice.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.TimeSource;
+import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
-import dev.sluice.rules.ReloadingRuleSet;
-import dev.sluice.rules.TestRequest;
+import dev.sluice.rules.match.TestRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,11 +2,11 @@ package dev.sluice.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.Permits;
-import dev.sluice.rules.ReloadingRuleSet;
-import dev.sluice.rules.RuleSet;
-import dev.sluice.rules.TestRequest;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.Permits;
+import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.engine.RuleSet;
+import dev.sluice.rules.match.TestRequest;
 import dev.sluice.store.LocalCounterStore;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

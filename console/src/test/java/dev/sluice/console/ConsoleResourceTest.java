@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sluice.rules.KeyMask;
-import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.engine.KeyMask;
+import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.reflect.RecordComponent;
 import java.net.URI;

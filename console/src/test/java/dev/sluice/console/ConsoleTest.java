@@ -2,10 +2,10 @@ package dev.sluice.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.rules.KeyMask;
-import dev.sluice.rules.ReloadingRuleSet;
-import dev.sluice.rules.RuleSet;
-import dev.sluice.rules.TestRequest;
+import dev.sluice.engine.KeyMask;
+import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.engine.RuleSet;
+import dev.sluice.rules.match.TestRequest;
 import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.StoreHealth;

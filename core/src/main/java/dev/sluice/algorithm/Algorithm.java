@@ -357,8 +357,8 @@ public enum Algorithm {
         long idleAfter = apply(next, now, 0, 0, limits).idleAfterNanos();
         Decision after = apply(next, now, delayNanos >= 0 ? 0 : 1, 0, limits).decision();
         if (delayNanos >= 0) {
-            after = new Decision(true, after.limit(), after.remaining(), 0, after.nextPermitNanos(),
-                    after.resetAfterNanos(), delayNanos, after.limitName(), false);
+            after = Decision.granted(after.limit(), after.limitName()).remaining(after.remaining())
+                    .nextPermitIn(after.nextPermitNanos()).resetIn(after.resetAfterNanos()).delay(delayNanos).build();
         }
         return changed ? new Transition(next, after, true, idleAfter) : new Transition(state, after, false, idleAfter);
     }

@@ -39,12 +39,14 @@ final class FixedWindow implements Strategy {
         }
         if (cost > 0 && count > permits - cost) {
             next[index] = state;
-            return new Decision(false, permits, remaining, untilEnd, untilEnd, untilEnd, 0, limit.name(), false);
+            return Decision.rejected(permits, limit.name(), untilEnd).remaining(remaining).nextPermitIn(untilEnd)
+                    .resetIn(untilEnd).build();
         }
         count = Durations.saturatedAdd(count, cost);
         next[index] = new long[] {window, count};
         long reset = count > 0 ? untilEnd : 0;
-        return new Decision(true, permits, Math.max(0, permits - count), 0, reset, reset, 0, limit.name(), false);
+        return Decision.granted(permits, limit.name()).remaining(Math.max(0, permits - count)).nextPermitIn(reset)
+                .resetIn(reset).build();
     }
 
     /** The permits less the current window's count. */

@@ -58,13 +58,15 @@ final class Gcra implements Strategy {
         }
         if (wait > bound) {
             next[index] = state;
-            return new Decision(false, capacity, remaining(full - wait, interval), wait - bound,
-                    Math.min(nextSlot(full - wait, interval, capacity), wait - bound), wait, 0, limit.name(), false);
+            return Decision.rejected(capacity, limit.name(), wait - bound).remaining(remaining(full - wait, interval))
+                    .nextPermitIn(Math.min(nextSlot(full - wait, interval, capacity), wait - bound)).resetIn(wait)
+                    .build();
         }
         long busyFor = wait + cost * interval;
         next[index] = new long[] {now + busyFor};
-        return new Decision(true, capacity, remaining(full - busyFor, interval), 0,
-                nextSlot(full - busyFor, interval, capacity), busyFor, queue ? wait : 0, limit.name(), false);
+        return Decision.granted(capacity, limit.name()).remaining(remaining(full - busyFor, interval))
+                .nextPermitIn(nextSlot(full - busyFor, interval, capacity)).resetIn(busyFor).delay(queue ? wait : 0)
+                .build();
     }
 
     /** The whole intervals of room, {@code floor((capacity * T - busy) / T)}: below zero past the capacity. */

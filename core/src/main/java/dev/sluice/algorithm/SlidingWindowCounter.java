@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>At elapsed time {@code e} into the current window, the sliding window holds an estimated
  * {@code previous * (P - e) / P + current}. A cost c is granted while {@code floor(estimate) + c <= N}, which for
- * c = 1 is "the estimate is below N" (7 previous, 5 current, 40% in: 9.2 < 10, granted).
+ * c = 1 is "the estimate is below N" (7 previous, 5 current, 40% in: {@code 9.2 < 10}, granted).
  *
  * <p>With r permits remaining, the next permit comes when the estimate's floor first drops to {@code N - r - 1}: the
  * time at which a cost of {@code r + 1} would fit, within this window as the previous one decays, else in the next
@@ -57,18 +57,18 @@ final class SlidingWindowCounter implements Strategy {
         }
         if (cost > 0 && used > permits - cost) {
             next[index] = state;
-            return new Decision(false, permits, remaining,
-                    fitsAt(windowStart, period, previous, current, cost, permits) - now,
-                    untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset, 0,
-                    limit.name(), false);
+            long fits = fitsAt(windowStart, period, previous, current, cost, permits) - now;
+            return Decision.rejected(permits, limit.name(), fits).remaining(remaining)
+                    .nextPermitIn(untilNextPermit(windowStart, period, previous, current, remaining, permits, now))
+                    .resetIn(reset).build();
         }
         current = Durations.saturatedAdd(current, cost);
         next[index] = new long[] {window, current, previous};
         reset = current > 0 ? windowStart + 2 * period - now : reset;
         remaining = Math.max(0, remaining - cost);
-        return new Decision(true, permits, remaining, 0,
-                untilNextPermit(windowStart, period, previous, current, remaining, permits, now), reset, 0,
-                limit.name(), false);
+        return Decision.granted(permits, limit.name()).remaining(remaining)
+                .nextPermitIn(untilNextPermit(windowStart, period, previous, current, remaining, permits, now))
+                .resetIn(reset).build();
     }
 
     /** The permits less the estimate's floor. */

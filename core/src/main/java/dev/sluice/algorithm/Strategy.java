@@ -101,8 +101,8 @@ interface Strategy {
 
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
     static Decision never(Limit limit, long remaining, long nextPermit, long resetAfter) {
-        return new Decision(false, limit.capacity(), remaining, Decision.NEVER, nextPermit, resetAfter, 0,
-                limit.name(), false);
+        return Decision.rejected(limit.capacity(), limit.name(), Decision.NEVER).remaining(remaining)
+                .nextPermitIn(nextPermit).resetIn(resetAfter).build();
     }
 
     /** Throws unless the limit keeps the default capacity: window algorithms have no separate burst. */

@@ -50,14 +50,15 @@ final class TokenBucket implements Strategy {
         }
         if (cost > 0 && tokens < cost) {
             next[index] = state;
-            return new Decision(false, capacity, Math.max(0, tokens), refillTime(cost - tokens, carry, limit),
-                    nextToken(tokens, carry, limit), refillTime(capacity - tokens, carry, limit), 0, limit.name(),
-                    false);
+            return Decision.rejected(capacity, limit.name(), refillTime(cost - tokens, carry, limit))
+                    .remaining(Math.max(0, tokens)).nextPermitIn(nextToken(tokens, carry, limit))
+                    .resetIn(refillTime(capacity - tokens, carry, limit)).build();
         }
         tokens -= cost;
         next[index] = new long[] {tokens, last, carry};
-        return new Decision(true, capacity, Math.max(0, tokens), 0, nextToken(tokens, carry, limit),
-                refillTime(capacity - tokens, carry, limit), 0, limit.name(), false);
+        return Decision.granted(capacity, limit.name()).remaining(Math.max(0, tokens))
+                .nextPermitIn(nextToken(tokens, carry, limit)).resetIn(refillTime(capacity - tokens, carry, limit))
+                .build();
     }
 
     /**

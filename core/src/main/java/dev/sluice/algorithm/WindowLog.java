@@ -76,15 +76,15 @@ final class WindowLog implements Strategy {
         if (cost > 0 && used > permits - cost) {
             next[index] = state;
             long fitsAt = leavesAt(log, first, used - (permits - cost));
-            return new Decision(false, permits, remaining, fitsAt - now, nextPermit(log, first, used, permits, now),
-                    lastExpiry - now, 0, limit.name(), false);
+            return Decision.rejected(permits, limit.name(), fitsAt - now).remaining(remaining)
+                    .nextPermitIn(nextPermit(log, first, used, permits, now)).resetIn(lastExpiry - now).build();
         }
         long[] kept = granted(log, first, expiry, cost, maxEntries(limit));
         next[index] = kept;
         long usedAfter = Durations.saturatedAdd(used, cost);
         long reset = cost == 0 ? lastExpiry - now : Math.max(lastExpiry, expiry) - now;
-        return new Decision(true, permits, Math.max(0, permits - usedAfter), 0,
-                nextPermit(kept, 0, usedAfter, permits, now), reset, 0, limit.name(), false);
+        return Decision.granted(permits, limit.name()).remaining(Math.max(0, permits - usedAfter))
+                .nextPermitIn(nextPermit(kept, 0, usedAfter, permits, now)).resetIn(reset).build();
     }
 
     /**

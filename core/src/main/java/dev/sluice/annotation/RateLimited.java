@@ -87,7 +87,7 @@ public @interface RateLimited {
 
     /**
      * Let stores that lease (the Hazelcast store with leasing on) grant this rule's hot keys from slices taken from
-     * each key's owner; see the README's Leasing. Not with {@link Algorithm#SLIDING_WINDOW_LOG} or
+     * each key's owner ({@code docs/design/leasing.md}). Not with {@link Algorithm#SLIDING_WINDOW_LOG} or
      * {@link Algorithm#LEAKY_BUCKET}, which cannot lease, nor with {@link #rule()} (the rules file says).
      */
     boolean lease() default false;

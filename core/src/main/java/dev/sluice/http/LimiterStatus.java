@@ -1,8 +1,8 @@
 package dev.sluice.http;
 
+import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.engine.RuleSet;
 import dev.sluice.internal.DurationText;
-import dev.sluice.rules.ReloadingRuleSet;
-import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.StoreHealth;

@@ -22,7 +22,7 @@ public final class OperationsGuard {
         ALLOWED,
         /** The operations are off: answer 404. */
         OFF,
-        /** No or a wrong credential: answer 401 with {@link #challenge()}. */
+        /** No or a wrong credential: answer 401 with {@link OperationsGuard#challenge(String, String)}. */
         UNAUTHORIZED,
         /** Authenticated, but not in the role (and no token configured): answer 403. */
         FORBIDDEN

@@ -1,8 +1,8 @@
 package dev.sluice.http;
 
 import dev.sluice.Decision;
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.RuleDecision;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.RuleDecision;
 import dev.sluice.rules.RuleResponse;
 import java.util.Comparator;
 import java.util.List;

@@ -8,7 +8,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The mask of a key as {@code dev.sluice.rules.KeyMask} gives it, for the packages below the rules (the store's
+ * The mask of a key as {@code dev.sluice.engine.KeyMask} gives it, for the packages below the rules (the store's
  * overrides log): an HMAC under a secret drawn when this class loads, so one key has one mask in this JVM and no one
  * outside it can recover the key. Thread-safe.
  */

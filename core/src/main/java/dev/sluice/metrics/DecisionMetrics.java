@@ -1,7 +1,8 @@
 package dev.sluice.metrics;
 
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.PermitEvents;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.PermitEvents;
+import dev.sluice.store.CounterKeys;
 import dev.sluice.store.StoreHealth;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,7 @@ public interface DecisionMetrics extends PermitEvents {
      * The rule id reported for a store failure on a counter no rule made: the application's own counters in the
      * filter's store (through {@code RateLimitFilter.STORE_ATTRIBUTE}). Never a valid rule id.
      */
-    String NOT_A_RULE = "(other)";
+    String NOT_A_RULE = CounterKeys.NO_ID;
 
     /** Records nothing. */
     DecisionMetrics NONE = new DecisionMetrics() {

@@ -1,7 +1,7 @@
 package dev.sluice.metrics;
 
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.RuleDecision;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.RuleDecision;
 import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;

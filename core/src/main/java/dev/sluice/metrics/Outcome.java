@@ -1,6 +1,6 @@
 package dev.sluice.metrics;
 
-import dev.sluice.rules.RuleDecision;
+import dev.sluice.engine.RuleDecision;
 import java.util.Locale;
 
 /** What one rule did to one request, as metrics tell it. */

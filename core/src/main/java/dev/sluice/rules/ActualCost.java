@@ -2,6 +2,7 @@ package dev.sluice.rules;
 
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.rules.match.RequestEnd;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -13,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where a rule reads a request's actual cost in its unit when the request ends, to settle the estimate it reserved: a
  * response header field the application sets (which the adapter strips before the response leaves, unless the rule
- * keeps it), or a request attribute; or neither, when only the API settles ({@link Evaluation#settle}). A request that
+ * keeps it), or a request attribute; or neither, when only the API settles ({@code Evaluation.settle}). A request that
  * ends without saying keeps its estimate. A value is a whole number, 0 or more, as a header field's text, or as an
  * attribute's {@code Long}, {@code Integer} or text; one above the rule's maximum ({@link Rule#maxActualCost}) is
  * settled at that maximum, and anything else keeps the estimate; both are logged, at most once a minute per rule.
@@ -23,7 +24,7 @@ public final class ActualCost {
 
     /** Where an actual cost comes from. */
     public enum Source {
-        /** Only the API: {@link Evaluation#settle}. */
+        /** Only the API: {@code Evaluation.settle}. */
         API("api"),
         /** A response header field the application sets. */
         HEADER("header"),
@@ -134,7 +135,7 @@ public final class ActualCost {
      * beyond a long (the rule's maximum then settles); empty when it says none, or something that is no whole number
      * (which is logged).
      */
-    OptionalLong of(RequestEnd end, String ruleId) {
+    public OptionalLong of(RequestEnd end, String ruleId) {
         Object said = switch (source) {
             case API -> null;
             case HEADER -> end.responseHeader(name);

@@ -7,6 +7,7 @@ import dev.sluice.annotation.RateLimitExempt;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.annotation.Sync;
 import dev.sluice.internal.DurationText;
+import dev.sluice.rules.match.RequestView;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -59,7 +60,7 @@ public final class AnnotationRules {
                 continue;
             }
             for (Rule rule : forMethod(resourceClass, method)) {
-                rules.merge(rule.id(), rule, RuleSet::mergeAnnotated);
+                rules.merge(rule.id(), rule, AnnotationRules::merge);
             }
         }
         return List.copyOf(rules.values());
@@ -316,5 +317,20 @@ public final class AnnotationRules {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("key \"" + text + "\": " + e.getMessage(), e);
         }
+    }
+
+    /** Two annotated rules of one id as one rule over both methods; they must agree on the definition. */
+    public static Rule merge(Rule first, Rule second) {
+        boolean sameDefinition = first.policy().equals(second.policy()) && first.metered().equals(second.metered())
+                && first.estimate().equals(second.estimate()) && first.actualCost().equals(second.actualCost())
+                && first.concurrency().equals(second.concurrency()) && first.permitWait().equals(second.permitWait())
+                && first.key().equals(second.key())
+                && first.cost() == second.cost() && first.mode() == second.mode();
+        if (!sameDefinition) {
+            throw new RulesException("rule '" + first.id() + "' is defined differently by " + first.origin() + " and "
+                    + second.origin() + "; annotations sharing an id must agree on limits, key, cost, estimate and"
+                    + " mode");
+        }
+        return first.withResourceMethods(second.resourceMethods());
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.rules;
 
+import dev.sluice.rules.match.RequestView;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -40,7 +41,7 @@ public final class Estimate {
     }
 
     /** What {@link #of} answers for a request whose estimate is invalid and which has no default: refuse it. */
-    static final long INVALID = -1;
+    public static final long INVALID = -1;
 
     private static final Pattern DIGITS = Pattern.compile("[0-9]{1,19}");
     private static final int SHOWN = 64;
@@ -166,7 +167,7 @@ public final class Estimate {
      * or invalid, or {@link #INVALID} when it has no default. Only for an estimate {@linkplain #boundedBy bounded} by
      * its rule.
      */
-    long of(RequestView request) {
+    public long of(RequestView request) {
         if (source == Source.FIXED) {
             return fixed;
         }
@@ -175,7 +176,7 @@ public final class Estimate {
     }
 
     /** Why the request's estimate is refused, for its 400 problem: what came, and what a rule of {@code unit} takes. */
-    String refusal(RequestView request, String ruleId, String unit) {
+    public String refusal(RequestView request, String ruleId, String unit) {
         @Nullable String sent = sent(request);
         String what = source == Source.QUERY ? "query parameter " + name : "header " + name;
         String came = sent == null ? "the request has no " + what

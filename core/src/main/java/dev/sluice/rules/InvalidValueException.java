@@ -8,7 +8,7 @@ package dev.sluice.rules;
  * it ({@code "1000d"} rather than the parsed {@code PT24000H}): so one check, made by the builder, gives as precise a
  * message in the file as in code.
  */
-final class InvalidValueException extends IllegalArgumentException {
+public final class InvalidValueException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
 
@@ -37,22 +37,22 @@ final class InvalidValueException extends IllegalArgumentException {
     }
 
     /** {@code text} in double quotes, as messages show a string value. */
-    static String quoted(String text) {
+    public static String quoted(String text) {
         return "\"" + text + "\"";
     }
 
     /** The field as the rules file names it. */
-    String field() {
+    public String field() {
         return field;
     }
 
     /** The member of the object {@link #field()} at fault; empty when the whole field is. */
-    String member() {
+    public String member() {
         return member;
     }
 
     /** What the field takes, as in "expected ...". */
-    String expectation() {
+    public String expectation() {
         return expectation;
     }
 }

@@ -1,10 +1,11 @@
 package dev.sluice.rules;
 
+import dev.sluice.rules.match.ClientAddresses;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -115,7 +116,7 @@ public record KeySpec(Kind kind, String name, List<KeySpec> parts) {
     }
 
     /** The kind written as {@code text} (case-insensitive); empty for none. */
-    static Optional<Kind> kindOf(String text) {
+    public static Optional<Kind> kindOf(String text) {
         for (Kind kind : Kind.values()) {
             if (kind.text().equalsIgnoreCase(text)) {
                 return Optional.of(kind);

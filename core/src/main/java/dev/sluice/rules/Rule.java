@@ -5,12 +5,13 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.annotation.Sync;
+import dev.sluice.rules.match.CidrSet;
+import dev.sluice.rules.match.HostPattern;
+import dev.sluice.rules.match.PathPattern;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -40,9 +41,6 @@ public final class Rule {
 
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:#$-]{0,199}");
     private static final Pattern HTTP_METHOD = Pattern.compile("[A-Za-z]{1,20}");
-    private static final int FINGERPRINT_BYTES = 6;
-    private static final int FINGERPRINT_HEX_DIGITS = 2 * FINGERPRINT_BYTES;
-    private static final Pattern FINGERPRINT = Pattern.compile("[0-9a-f]{" + FINGERPRINT_HEX_DIGITS + "}");
 
     /** What an id looks like, for messages. */
     private static final String ID_EXPECTED =
@@ -65,7 +63,7 @@ public final class Rule {
 
     private final String id;
     private final String origin;
-    private final JsonTree.@Nullable Location location;
+    private final @Nullable SourceLocation location;
     private final List<PathPattern> paths;
     private final Set<String> methods;
     private final @Nullable HostPattern host;
@@ -319,7 +317,7 @@ public final class Rule {
      * An error in this rule, found when it is combined with others: located at the rule in its file, so that a rules
      * file error always carries a line and column; for an annotation rule, prefixed by its origin.
      */
-    RulesException error(String problem) {
+    public RulesException error(String problem) {
         return location != null ? location.error(problem) : new RulesException(origin + ": " + problem);
     }
 
@@ -328,7 +326,7 @@ public final class Rule {
         return paths.stream().map(PathPattern::toString).toList();
     }
 
-    List<PathPattern> pathPatterns() {
+    public List<PathPattern> pathPatterns() {
         return paths;
     }
 
@@ -354,7 +352,7 @@ public final class Rule {
 
     /**
      * The default policy: the rule's algorithm and rate limits; empty for a rule of a concurrency limit alone, and for
-     * an annotation that names a rules file rule (whose limits it takes). Every rule of a {@link RuleSet} has a policy
+     * an annotation that names a rules file rule (whose limits it takes). Every rule of a rule set has a policy
      * or a {@linkplain #concurrency() concurrency limit}.
      */
     public Optional<Policy> policy() {
@@ -429,7 +427,7 @@ public final class Rule {
      * {@code actual} at most {@link #maxActualCost(Policy)}; a larger one is logged (at most once a minute per rule,
      * naming the rule, never a key).
      */
-    long boundedActualCost(long actual, Policy reserved) {
+    public long boundedActualCost(long actual, Policy reserved) {
         long max = maxActualCost(reserved);
         if (actual <= max) {
             return actual;
@@ -460,7 +458,7 @@ public final class Rule {
         return exemptAddresses;
     }
 
-    CidrSet exemptRanges() {
+    public CidrSet exemptRanges() {
         return exemptRanges;
     }
 
@@ -520,69 +518,29 @@ public final class Rule {
         return permitWait;
     }
 
-    /**
-     * The id of the rule a counter key ({@code <id>@<fingerprint>|<key>}) belongs to; empty for a key of
-     * another shape (an application's own counters in the same store), so that such a key is never taken for an id.
-     */
-    public static Optional<String> idOfCounterKey(String counterKey) {
-        int at = counterKey.indexOf('@');
-        int bar = at + 1 + FINGERPRINT_HEX_DIGITS;
-        if (at < 0 || counterKey.length() <= bar || counterKey.charAt(bar) != '|'
-                || !FINGERPRINT.matcher(counterKey).region(at + 1, bar).matches()) {
-            return Optional.empty();
-        }
-        String id = counterKey.substring(0, at);
-        return ID.matcher(id).matches() ? Optional.of(id) : Optional.empty();
-    }
-
-    /**
-     * The prefix of the counter keys of rule {@code id} under {@code policy}: {@code <id>@<fingerprint>|}. The
-     * fingerprint is of what the counters count, the algorithm and the limits, so changed limits count afresh; not of
-     * whether the policy leases, which changes how permits are handed out, not what is counted: a reload that turns
-     * leasing on or off keeps counting where it was. The text is a policy's as it has always been written (running
-     * clusters name their counters by it): never change it.
-     */
-    static String counterPrefix(String id, Policy policy) {
-        return counterPrefix(id, "Policy[" + policy.algorithm() + " " + policy.limits()
-                + (policy.metered() ? " in " + policy.unit() : "") + "]");
-    }
-
-    /**
-     * The prefix of the permit keys of rule {@code id} under {@code limit}: {@code <id>@<fingerprint>|}, the
-     * fingerprint of the limit (its permits, maximum hold and name), which no policy's text can be.
-     */
-    static String counterPrefix(String id, ConcurrencyLimit limit) {
-        return counterPrefix(id, limit.toString());
-    }
-
-    private static String counterPrefix(String id, String counted) {
-        byte[] digest = Sha256.of(counted.getBytes(StandardCharsets.UTF_8));
-        return id + "@" + HexFormat.of().formatHex(digest, 0, FINGERPRINT_BYTES) + "|";
-    }
-
     /** Whether the rule has limits of its own (an annotation naming a rules file rule has not). */
-    boolean defined() {
+    public boolean defined() {
         return policy != null || concurrency != null || metered != null;
     }
 
-    boolean matchesNothing() {
+    public boolean matchesNothing() {
         return paths.isEmpty() && resourceMethods.isEmpty();
     }
 
     /** This rule also matching {@code more} resource methods; everything else is shared, not built again. */
-    Rule withResourceMethods(Collection<Method> more) {
+    public Rule withResourceMethods(Collection<Method> more) {
         Set<Method> all = new LinkedHashSet<>(resourceMethods);
         all.addAll(more);
         return new Rule(this, Set.copyOf(all));
     }
 
     /** The default name of a concurrency limit of rule {@code id}: {@code exports:2 concurrent}. */
-    static ConcurrencyLimit defaultName(ConcurrencyLimit limit, String id) {
+    public static ConcurrencyLimit defaultName(ConcurrencyLimit limit, String id) {
         return limit.named(id + ":" + limit.permits() + " concurrent");
     }
 
     /** The default name of a limit of rule {@code id}, in tier {@code tier} (null for none): {@code login:5/1m}. */
-    static Limit defaultName(Limit limit, String id, @Nullable String tier) {
+    public static Limit defaultName(Limit limit, String id, @Nullable String tier) {
         return defaultName(limit, id, tier, Policy.REQUESTS);
     }
 
@@ -590,7 +548,7 @@ public final class Rule {
      * The default name of a limit of rule {@code id} counting {@code unit}: as for requests, the unit after the
      * permits when it is another ({@code llm:10000 tokens/1m}).
      */
-    static Limit defaultName(Limit limit, String id, @Nullable String tier, String unit) {
+    public static Limit defaultName(Limit limit, String id, @Nullable String tier, String unit) {
         return limit.named(id + (tier == null ? "" : "." + tier) + ":" + limit.permits()
                 + (unit.equals(Policy.REQUESTS) ? "" : " " + unit) + "/"
                 + limit.name().substring(limit.name().indexOf('/') + 1));
@@ -611,7 +569,7 @@ public final class Rule {
     public static final class Builder {
         private final String id;
         private @Nullable String origin;
-        private JsonTree.@Nullable Location location;
+        private @Nullable SourceLocation location;
         private final List<PathPattern> paths = new ArrayList<>();
         private final Set<String> methods = new LinkedHashSet<>();
         private @Nullable HostPattern host;
@@ -651,7 +609,7 @@ public final class Rule {
         }
 
         /** The place in a rules file the rule comes from; its origin in messages. */
-        Builder definedAt(JsonTree.Location fileLocation) {
+        public Builder definedAt(SourceLocation fileLocation) {
             this.location = fileLocation;
             this.origin = fileLocation.toString();
             return this;
@@ -692,7 +650,12 @@ public final class Rule {
          * @throws IllegalArgumentException for a host pattern that is none
          */
         public Builder host(String hostPattern) {
-            this.host = HostPattern.parse(hostPattern);
+            try {
+                this.host = HostPattern.parse(hostPattern);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidValueException("host", HostPattern.EXPECTED,
+                        InvalidValueException.quoted(hostPattern));
+            }
             return this;
         }
 

@@ -10,8 +10,8 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * A store's decision on one request ({@link CounterStore#count}), and how to take the request back when another rule
- * rejects it: so that a request rejected by one matched rule consumes nothing from the others; for a concurrency
+ * A store's decision on one request ({@link CounterStore#countAsync}), and how to take the request back when another
+ * rule rejects it: so that a request rejected by one matched rule consumes nothing from the others; for a concurrency
  * permit ({@link CounterStore#acquireAsync}), how to release it, and the permit's id, by which any node sharing the
  * store releases it ({@link CounterStore#releaseAsync}); for a reservation ({@link CounterStore#estimateAsync}), how to
  * settle it at its actual cost ({@link #settle}), and its id, by which any node sharing the store settles it

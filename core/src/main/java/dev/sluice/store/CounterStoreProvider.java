@@ -1,6 +1,7 @@
 package dev.sluice.store;
 
 import dev.sluice.TimeSource;
+import dev.sluice.internal.SettingNames;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;

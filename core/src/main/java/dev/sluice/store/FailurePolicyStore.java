@@ -387,9 +387,10 @@ public final class FailurePolicyStore implements CounterStore {
         long permits = limit.permits();
         return switch (onFailure) {
             case ALLOW -> CompletableFuture.completedFuture(Counted.kept(
-                    new Decision(true, permits, permits - 1, 0, 0, 0, limit.name(), true)));
-            case REJECT -> CompletableFuture.completedFuture(Counted.kept(new Decision(false, permits, 0,
-                    REJECT_RETRY_AFTER.toNanos(), REJECT_RETRY_AFTER.toNanos(), 0, limit.name(), true)));
+                    Decision.granted(permits, limit.name()).remaining(permits - 1).storeUnavailable().build()));
+            case REJECT -> CompletableFuture.completedFuture(Counted.kept(
+                    Decision.rejected(permits, limit.name(), REJECT_RETRY_AFTER.toNanos())
+                            .resetIn(REJECT_RETRY_AFTER.toNanos()).storeUnavailable().build()));
             case FALLBACK -> fallback().acquireAsync(key, limit)
                     .thenApply(held -> held.withIds(id -> FALLBACK_ID + id));
         };
@@ -553,15 +554,15 @@ public final class FailurePolicyStore implements CounterStore {
 
     private static Decision allowed(Policy policy, long cost) {
         long capacity = policy.capacity();
-        return new Decision(true, capacity, Math.max(0, capacity - cost), 0, 0, 0, policy.limits().get(0).name(),
-                true);
+        return Decision.granted(capacity, policy.limits().get(0).name()).remaining(Math.max(0, capacity - cost))
+                .storeUnavailable().build();
     }
 
     private static Decision rejected(Policy policy, long cost) {
         long capacity = policy.capacity();
         long retryAfter = cost > capacity ? Decision.NEVER : REJECT_RETRY_AFTER.toNanos();
-        return new Decision(false, capacity, 0, retryAfter, REJECT_RETRY_AFTER.toNanos(), 0,
-                policy.limits().get(0).name(), true);
+        return Decision.rejected(capacity, policy.limits().get(0).name(), retryAfter)
+                .resetIn(REJECT_RETRY_AFTER.toNanos()).storeUnavailable().build();
     }
 
     private static Throwable unwrap(Throwable error) {

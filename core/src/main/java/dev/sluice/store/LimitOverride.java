@@ -161,9 +161,10 @@ public final class LimitOverride {
         return switch (kind) {
             case BLOCKED -> {
                 long untilEnd = Math.max(1, nanosBetween(now, expiresAt));
-                yield new Decision(false, limit, 0, untilEnd, untilEnd, untilEnd, 0, ruleId() + ":blocked", false);
+                yield Decision.rejected(limit, ruleId() + ":blocked", untilEnd).nextPermitIn(untilEnd).resetIn(untilEnd)
+                        .build();
             }
-            case EXEMPT -> new Decision(true, limit, limit, 0, 0, 0, 0, ruleId() + ":exempt", false);
+            case EXEMPT -> Decision.granted(limit, ruleId() + ":exempt").remaining(limit).nextPermitIn(0).build();
             case LIMITS -> throw new IllegalStateException("an override of limits is decided by the store");
         };
     }

@@ -241,14 +241,15 @@ public final class LocalCounterStore implements CounterStore {
     /** The refusal of a permit of a new key while {@code maxKeys} keys hold permits, logged (without the key). */
     private Decision noRoomFor(ConcurrencyLimit limit) {
         warnFull("concurrency permits");
-        return new Decision(false, limit.permits(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS, 0, limit.name(), true);
+        return Decision.rejected(limit.permits(), limit.name(), FULL_RETRY_NANOS).resetIn(FULL_RETRY_NANOS)
+                .storeUnavailable().build();
     }
 
     /** The refusal of a new key's counter while {@code maxKeys} live ones are held, logged (without the key). */
     private Decision noRoomFor(Decision decided) {
         warnFull("counters");
-        return new Decision(false, decided.limit(), 0, FULL_RETRY_NANOS, FULL_RETRY_NANOS, 0, decided.limitName(),
-                true);
+        return Decision.rejected(decided.limit(), decided.limitName(), FULL_RETRY_NANOS).resetIn(FULL_RETRY_NANOS)
+                .storeUnavailable().build();
     }
 
     /** Says, at most once a minute, that the store holds {@code what} for as many keys as it may. */
@@ -270,7 +271,7 @@ public final class LocalCounterStore implements CounterStore {
 
     private static Decision lookAt(ConcurrencyLimit limit, @Nullable Holders held) {
         long free = limit.permits() - (held == null ? 0 : held.count);
-        return new Decision(true, limit.permits(), Math.max(0, free), 0, 0, 0, 0, limit.name(), false);
+        return Decision.granted(limit.permits(), limit.name()).remaining(Math.max(0, free)).nextPermitIn(0).build();
     }
 
     /** The keys holding concurrency permits now, those past their maximum hold not yet dropped included. */
@@ -408,9 +409,9 @@ public final class LocalCounterStore implements CounterStore {
 
     /**
      * One key's concurrency permits: permit id to the instant its maximum hold ends, in the order taken. Holds may
-     * differ (a lease shorter than the limit's), so ended ones are found by a scan, run only once {@link #earliest}
-     * (a lower bound of the earliest end, exact after a scan) has passed. Changed only inside the map's
-     * {@code compute} for the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
+     * differ (a lease shorter than the limit's), so ended ones are found by a scan, run only once
+     * {@link PermitEnds#earliestEnd()} (a lower bound of the earliest end, exact after a scan) has passed. Changed only
+     * inside the map's {@code compute} for the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
      */
     private static final class Holders {
         private final PermitEnds endsAt = new PermitEnds();
@@ -447,14 +448,15 @@ public final class LocalCounterStore implements CounterStore {
                 if (remaining == 0) {
                     scan(now);
                 }
-                taking.decision = new Decision(true, limit, remaining, 0,
-                        remaining == 0 ? endsAt.earliestEnd() - now : 0, endsAt.latestEnd() - now, 0, name, false);
+                taking.decision = Decision.granted(limit, name).remaining(remaining)
+                        .nextPermitIn(remaining == 0 ? endsAt.earliestEnd() - now : 0).resetIn(endsAt.latestEnd() - now)
+                        .build();
                 return this;
             }
             scan(now);
             long firstEnd = Math.max(1, endsAt.earliestEnd() - now);
-            taking.decision = new Decision(false, limit, 0, firstEnd, firstEnd,
-                    Math.max(firstEnd, endsAt.latestEnd() - now), 0, name, false);
+            taking.decision = Decision.rejected(limit, name, firstEnd).nextPermitIn(firstEnd)
+                    .resetIn(Math.max(firstEnd, endsAt.latestEnd() - now)).build();
             return this;
         }
 

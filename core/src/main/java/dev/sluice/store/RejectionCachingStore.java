@@ -230,8 +230,8 @@ public final class RejectionCachingStore implements CounterStore {
         long resetAfter = Math.max(retryAfter, original.resetAfterNanos() - elapsed);
         // Held only until then, so still ahead: the remaining the store said is still the remaining.
         long nextPermit = Math.max(0, original.nextPermitNanos() - elapsed);
-        return new Decision(false, original.limit(), original.remaining(), retryAfter, nextPermit, resetAfter, 0,
-                original.limitName(), false);
+        return Decision.rejected(original.limit(), original.limitName(), retryAfter).remaining(original.remaining())
+                .nextPermitIn(nextPermit).resetIn(resetAfter).build();
     }
 
     private void remember(CacheKey cacheKey, Decision decision, long sentAt, long cost, long maxDelayNanos) {

@@ -2,10 +2,10 @@ package dev.sluice.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import dev.sluice.internal.state.Transition;
 
 import dev.sluice.Decision;
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;

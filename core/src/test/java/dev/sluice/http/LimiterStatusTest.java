@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;

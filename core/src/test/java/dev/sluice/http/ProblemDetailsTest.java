@@ -10,8 +10,8 @@ class ProblemDetailsTest {
 
     @Test
     void toJson_rejection_namesThePoliciesAndTheRetryDelay() {
-        Decision login = new Decision(false, 5, 0, 11_200_000_000L, 60_000_000_000L, 0, "login");
-        Decision perIp = new Decision(false, 100, 0, 3_000_000_000L, 9_000_000_000L, 0, "per-ip");
+        Decision login = Decision.rejected(5, "login", 11_200_000_000L).resetIn(60_000_000_000L).build();
+        Decision perIp = Decision.rejected(100, "per-ip", 3_000_000_000L).resetIn(9_000_000_000L).build();
 
         ProblemDetails problem = ProblemDetails.of(List.of(login, perIp), 429, null);
 
@@ -24,7 +24,7 @@ class ProblemDetailsTest {
 
     @Test
     void toJson_ruleMessageAndStatus_replaceTheDefaultsAndAreEscaped() {
-        Decision decision = new Decision(false, 5, 0, 1, 1, 0, "quota");
+        Decision decision = Decision.rejected(5, "quota", 1).resetIn(1).build();
         String json = ProblemDetails.of(List.of(decision), 503, "Slow \"down\"\n\u0001").toJson();
         assertThat(json).contains("\"title\":\"Request Rate Limited\",\"status\":503")
                 .contains("\"detail\":\"Slow \\\"down\\\"\\n\\u0001\"")
@@ -33,14 +33,15 @@ class ProblemDetailsTest {
 
     @Test
     void toJson_costAboveCapacity_saysItCanNeverBeGrantedAndOmitsRetryAfter() {
-        Decision never = new Decision(false, 10, 10, Decision.NEVER, 0, 0, "search");
+        Decision never = Decision.rejected(10, "search", Decision.NEVER).remaining(10).build();
         String json = ProblemDetails.of(List.of(never), 429, null).toJson();
         assertThat(json).contains("can never be granted").doesNotContain("retryAfter");
     }
 
     @Test
     void of_storeUnavailable_saysTheLimiterIsUnavailableNotThatALimitWasExceeded() {
-        Decision unavailable = new Decision(false, 3, 0, 1_000_000_000L, 1_000_000_000L, 0, "3/1m", true);
+        Decision unavailable = Decision.rejected(3, "3/1m", 1_000_000_000L).resetIn(1_000_000_000L).storeUnavailable()
+                .build();
 
         ProblemDetails problem = ProblemDetails.of(List.of(unavailable), 429, "custom rate-limit message");
 

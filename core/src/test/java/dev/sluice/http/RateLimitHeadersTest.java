@@ -21,13 +21,13 @@ class RateLimitHeadersTest {
     private static final Limit BURST = Limit.of(10, Duration.ofSeconds(1)).named("burst");
     private static final Limit DAILY = Limit.of(1000, Duration.ofDays(1)).named("daily");
     /** Next permit in 0.1 s, full again in 0.6 s. */
-    private static final Decision BURST_OK = new Decision(true, 10, 4, 0, 100_000_000L, 600_000_000L, 0, "burst",
-            false);
+    private static final Decision BURST_OK = Decision.granted(10, "burst").remaining(4).nextPermitIn(100_000_000L)
+            .resetIn(600_000_000L).build();
     /** Next permit in 2.5 s, full again in 18 s. */
-    private static final Decision DAILY_OK = new Decision(true, 1000, 42, 0, 2_500_000_000L, 18_000_000_000L, 0,
-            "daily", false);
+    private static final Decision DAILY_OK = Decision.granted(1000, "daily").remaining(42).nextPermitIn(2_500_000_000L)
+            .resetIn(18_000_000_000L).build();
     private static final Decision DAILY_REJECTED =
-            new Decision(false, 1000, 0, 1_000_000L, 1_000_000L, 17_500_000_000L, 0, "daily", false);
+            Decision.rejected(1000, "daily", 1_000_000L).nextPermitIn(1_000_000L).resetIn(17_500_000_000L).build();
 
     private static Map<String, String> headers(List<Decision> decisions, Decision verdict, HeaderStyle style) {
         Map<String, String> headers = new LinkedHashMap<>();
@@ -47,7 +47,7 @@ class RateLimitHeadersTest {
 
     @Test
     void write_storeUnavailable_tellsOfNoPermitsNobodyCounted() {
-        Decision unavailable = new Decision(true, 10, 9, 0, 0, 0, "burst", true);
+        Decision unavailable = Decision.granted(10, "burst").remaining(9).storeUnavailable().build();
 
         assertThat(headers(List.of(unavailable, DAILY_OK), unavailable, HeaderStyle.BOTH)).containsExactly(
                 Map.entry("RateLimit-Policy", "\"burst\";q=10;w=1, \"daily\";q=1000;w=86400"),
@@ -127,7 +127,7 @@ class RateLimitHeadersTest {
 
     @Test
     void write_rejectionThatCanNeverSucceed_hasNoRetryAfter() {
-        Decision never = new Decision(false, 10, 10, Decision.NEVER, 0, 0, "burst");
+        Decision never = Decision.rejected(10, "burst", Decision.NEVER).remaining(10).build();
         assertThat(headers(List.of(never), never, HeaderStyle.BOTH)).doesNotContainKey("Retry-After");
     }
 

@@ -2,9 +2,9 @@ package dev.sluice.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.ReloadingRuleSet;
-import dev.sluice.rules.TestRequest;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.rules.match.TestRequest;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.StoreHealth;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package dev.sluice.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.rules.ReloadingRuleSet;
-import dev.sluice.rules.TestRequest;
+import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.rules.match.TestRequest;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,9 +1,9 @@
 package dev.sluice.servlet;
 
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.RequestEnd;
-import dev.sluice.rules.Reservation;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.Reservation;
 import dev.sluice.rules.Rule;
+import dev.sluice.rules.match.RequestEnd;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;

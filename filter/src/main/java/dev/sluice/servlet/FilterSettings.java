@@ -1,13 +1,13 @@
 package dev.sluice.servlet;
 
 import dev.sluice.TimeSource;
+import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.internal.DurationText;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
-import dev.sluice.rules.ClientAddresses;
-import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.rules.Rule;
+import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.store.FailurePolicyStore;

@@ -1,18 +1,18 @@
 package dev.sluice.servlet;
 
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.Permits;
+import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.engine.RuleOverrides;
+import dev.sluice.engine.RuleSet;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.LimiterStatus;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
+import dev.sluice.internal.SettingNames;
 import dev.sluice.metrics.DecisionMetrics;
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.Permits;
-import dev.sluice.rules.ReloadingRuleSet;
-import dev.sluice.rules.RuleOverrides;
-import dev.sluice.rules.RuleSet;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.PermitQueue;
-import dev.sluice.store.SettingNames;
 import dev.sluice.store.StoreHealth;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -373,7 +373,7 @@ public class RateLimitFilter implements Filter {
     /**
      * Cancels a request's wait for a permit when the request ends while it waits: completed, timed out or failed by
      * the container (a client that went away). Once the wait has ended, cancelling does nothing, and the request is
-     * the {@link ReleasingListener}'s.
+     * the {@link EndingListener}'s.
      */
     private record AbandonedWait(CompletableFuture<Evaluation> evaluating) implements AsyncListener {
 

@@ -1,8 +1,8 @@
 package dev.sluice.servlet;
 
-import dev.sluice.rules.ClientAddresses;
-import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.rules.RulesException;
+import dev.sluice.rules.match.ClientAddresses;
 import jakarta.servlet.ServletContext;
 import java.io.IOException;
 import java.io.InputStream;

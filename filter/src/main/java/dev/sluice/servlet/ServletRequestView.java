@@ -1,6 +1,6 @@
 package dev.sluice.servlet;
 
-import dev.sluice.rules.RequestView;
+import dev.sluice.rules.match.RequestView;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;

@@ -1,8 +1,8 @@
 package dev.sluice.servlet;
 
-import dev.sluice.limiter.CounterStores;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
+import dev.sluice.store.CounterStores;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.StoreHealth;
@@ -72,7 +72,7 @@ final class Stores {
     private static CounterStores.Builder bounded(CounterStore store, FilterSettings settings) {
         return CounterStores.of(store).timeSource(settings.timeSource()).maxKeys(settings.maxKeys())
                 .rejectionCache(settings.rejectionCache()).timeout(settings.storeTimeout())
-                .onFailure(settings.failurePolicy()).metrics(settings.metrics());
+                .onFailure(settings.failurePolicy()).failures(settings.metrics()::storeFailed);
     }
 
     /**

@@ -31,8 +31,8 @@ public final class JavaExample extends SimpleJavaFileObject {
                 jakarta.servlet.ServletContext servletContext;
                 dev.sluice.store.CounterStore store;
                 dev.sluice.store.CounterStore myCounterStore;
-                dev.sluice.rules.ReloadingRuleSet reloadingRules;
-                dev.sluice.rules.RequestView requestView;
+                dev.sluice.engine.ReloadingRuleSet reloadingRules;
+                dev.sluice.rules.match.RequestView requestView;
                 static final class SearchResource {
                 }
                 static final class OrderResource {

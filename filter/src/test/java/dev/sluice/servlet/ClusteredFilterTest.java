@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
-import dev.sluice.internal.state.Lease;
 import dev.sluice.http.LimiterStatus;
+import dev.sluice.internal.state.Lease;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.store.StoreHealth;
 import io.micrometer.core.instrument.Counter;

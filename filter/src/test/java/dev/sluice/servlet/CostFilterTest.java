@@ -4,8 +4,8 @@ import static dev.sluice.servlet.PathBehaviourServlet.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ManualTimeSource;
+import dev.sluice.engine.Evaluation;
 import dev.sluice.metrics.DecisionMetrics;
-import dev.sluice.rules.Evaluation;
 import dev.sluice.store.LocalCounterStore;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

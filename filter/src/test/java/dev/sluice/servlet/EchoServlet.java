@@ -1,6 +1,6 @@
 package dev.sluice.servlet;
 
-import dev.sluice.rules.Evaluation;
+import dev.sluice.engine.Evaluation;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -2,8 +2,8 @@ package dev.sluice.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.RuleDecision;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.RuleDecision;
 import java.net.http.HttpResponse;
 import java.util.LinkedHashMap;
 import java.util.List;

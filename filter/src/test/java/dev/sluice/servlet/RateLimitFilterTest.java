@@ -7,14 +7,14 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.engine.Evaluation;
 import dev.sluice.http.HeaderStyle;
-import dev.sluice.limiter.CounterStores;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.metrics.MicrometerDecisionMetrics;
 import dev.sluice.rules.AnnotationRules;
-import dev.sluice.rules.Evaluation;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.CounterStores;
 import dev.sluice.store.DownStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
@@ -44,9 +44,9 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The filter on a real Jetty 12, asked over real HTTP. */
 class RateLimitFilterTest {

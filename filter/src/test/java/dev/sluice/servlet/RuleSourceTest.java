@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.ManualTimeSource;
-import dev.sluice.rules.ReloadingRuleSet;
+import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.engine.RuleSet;
 import dev.sluice.rules.Rule;
-import dev.sluice.rules.RuleSet;
-import dev.sluice.rules.TestRequest;
+import dev.sluice.rules.match.TestRequest;
 import dev.sluice.store.LocalCounterStore;
 import java.io.IOException;
 import java.nio.file.Files;

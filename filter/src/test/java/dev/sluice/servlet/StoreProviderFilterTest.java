@@ -1,5 +1,8 @@
 package dev.sluice.servlet;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.store.CountingStore;
@@ -26,9 +29,6 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The {@code store} init-param on a real Jetty: store providers found by name or class name, or clearly not. */
 class StoreProviderFilterTest {

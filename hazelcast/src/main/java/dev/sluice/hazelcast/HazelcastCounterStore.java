@@ -21,8 +21,8 @@ import dev.sluice.hazelcast.internal.settle.Reservations;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.metrics.DecisionMetrics;
-import dev.sluice.rules.Rule;
 import dev.sluice.store.Counted;
+import dev.sluice.store.CounterKeys;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverrides;
 import dev.sluice.store.SharedEntries;
@@ -428,7 +428,7 @@ public final class HazelcastCounterStore implements CounterStore {
     /** Figures per counter-key scope ({@code <rule id>@<fingerprint>}) summed per rule id. */
     private static Map<String, Long> byRule(Map<String, Long> byScope) {
         Map<String, Long> byRule = new TreeMap<>();
-        byScope.forEach((scope, figure) -> byRule.merge(Rule.idOfCounterKey(scope + "|")
+        byScope.forEach((scope, figure) -> byRule.merge(CounterKeys.idOf(scope + "|")
                 .orElse(DecisionMetrics.NOT_A_RULE), figure, Long::sum));
         return byRule;
     }

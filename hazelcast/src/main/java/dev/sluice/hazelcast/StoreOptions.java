@@ -155,7 +155,7 @@ public final class StoreOptions {
 
     /**
      * Whether this node grants hot keys of policies that ask for it ({@link dev.sluice.algorithm.Policy#leased()})
-     * from slices taken from each key's owner; false unless set. See the README's Leasing for the bounds.
+     * from slices taken from each key's owner; false unless set. Bounds: {@code docs/design/leasing.md}.
      */
     public boolean leasing() {
         return leasing;

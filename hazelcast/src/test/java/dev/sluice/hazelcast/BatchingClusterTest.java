@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.Limit;
@@ -8,10 +9,10 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.Batcher;
-import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
+import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import java.time.Duration;
 import java.util.ArrayList;

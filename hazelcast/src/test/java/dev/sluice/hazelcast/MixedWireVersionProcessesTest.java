@@ -2,13 +2,14 @@ package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.Batcher;
-import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import com.hazelcast.core.EntryView;
 import com.hazelcast.internal.util.ConcurrencyUtil;
 import dev.sluice.Decision;

@@ -2,6 +2,7 @@ package dev.sluice.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.hazelcast.internal.serialization.InternalSerializationService;
 import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
 import com.hazelcast.internal.serialization.impl.HeapData;
@@ -11,10 +12,10 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.Batcher;
-import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
+import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.CountProcessor;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
@@ -28,13 +29,13 @@ import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.hazelcast.internal.wire.ShardDelta;
-import dev.sluice.hazelcast.internal.wire.WireSamples;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import dev.sluice.hazelcast.internal.wire.SyncResult;
 import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
 import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.hazelcast.internal.wire.WireSamples;
 import dev.sluice.hazelcast.internal.wire.WireVersionQuestion;
 import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
 import java.time.Duration;
@@ -211,34 +212,37 @@ class WireFormatTest {
                 Arguments.of(new PeekProcessor(policy, 1), PEEK_PROCESSOR_V1),
                 Arguments.of(new WriteStateProcessor<>(new CounterState(Algorithm.FIXED_WINDOW,
                         new long[][] {{1, 60_000_000_000L}}), 61), WRITE_STATE_PROCESSOR_V1),
-                Arguments.of(new DecisionResult(new Decision(false, 3, 0, 40_000_000_000L, 20_000_000_000L,
-                        60_000_000_000L, 0, "burst", false)), DECISION_RESULT_V1),
+                Arguments.of(new DecisionResult(Decision.rejected(3, "burst", 40_000_000_000L)
+                        .nextPermitIn(20_000_000_000L).resetIn(60_000_000_000L).build()), DECISION_RESULT_V1),
                 Arguments.of(new MoreConsumedMergePolicy(), MERGE_POLICY_V1),
                 Arguments.of(new WireVersionQuestion(), WIRE_VERSION_QUESTION_V1),
                 Arguments.of(new BatchApplyProcessor(List.of(request(policy, 2, 1_500_000_000L),
                         request(second, 1, 0), request(policy, 1, 0))), BATCH_APPLY_PROCESSOR_V2),
                 Arguments.of(new BatchResult(new Decision[] {
-                    new Decision(true, 3, 1, 0, 0, 40_000_000_000L, 0, "", false),
-                    new Decision(false, 100, 0, 36_000_000_000L, 36_000_000_000L, 3_600_000_000_000L, 0, "", false)},
+                    Decision.granted(3, "").remaining(1).nextPermitIn(0).resetIn(40_000_000_000L).build(),
+                    Decision.rejected(100, "", 36_000_000_000L).nextPermitIn(36_000_000_000L)
+                            .resetIn(3_600_000_000_000L).build()},
                         new int[] {0, 1}), BATCH_RESULT_V2),
                 Arguments.of(new RecordProcessor(policy, 2, 30_000_000_000L), RECORD_PROCESSOR_V1),
                 Arguments.of(new ReserveProcessor(policy, 1, 5_000_000_000L), RESERVE_PROCESSOR_V1),
                 Arguments.of(new TakeSliceProcessor(second, 1, 32, 10_000_000L), TAKE_SLICE_PROCESSOR_V3),
-                Arguments.of(new SliceResult(new Decision(true, 100, 88, 0, 400_000_000L, 400_000_000L, 0, "second",
-                        false), 12, 399_000_000L, 1_767_225_600_600_000_000L), SLICE_RESULT_V3),
+                Arguments.of(new SliceResult(Decision.granted(100, "second").remaining(88).nextPermitIn(400_000_000L)
+                        .resetIn(400_000_000L).build(), 12, 399_000_000L, 1_767_225_600_600_000_000L), SLICE_RESULT_V3),
                 Arguments.of(new GiveBackProcessor(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_PROCESSOR_V3),
                 Arguments.of(new CountProcessor(second, 1, 0), COUNT_PROCESSOR_V4),
                 Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V4),
                 Arguments.of(new SyncProcessor(second, 0, 0, false, new long[] {1, 3},
                         new long[] {2_000_000L, 600_000_000L}), SYNC_PROCESSOR_V6),
                 Arguments.of(new SettleProcessor(second, 5, 2, 1_767_225_600_600_000_000L), SETTLE_PROCESSOR_V8),
-                Arguments.of(new SyncResult(new Decision(true, 1, 0, 0, 400_000_000L, 400_000_000L, 0, "second",
-                        false), new long[][] {{1_767_225_600_000_000_000L, 1}}, 2), SYNC_RESULT_V6),
+                Arguments.of(new SyncResult(Decision.granted(1, "second").nextPermitIn(400_000_000L)
+                        .resetIn(400_000_000L)
+                        .build(), new long[][] {{1_767_225_600_000_000_000L, 1}}, 2), SYNC_RESULT_V6),
                 Arguments.of(shard(second), SHARD_V6),
                 Arguments.of(new ShardCall(List.of("k"), List.of(new SyncProcessor(second, 1, 0, true, new long[0],
                         new long[0]))), SHARD_CALL_V6),
                 Arguments.of(new ShardAnswer(1_767_225_600_600_000_000L, 3, new long[] {7}, List.of(
-                        new SyncResult(new Decision(true, 1, 0, 0, 400_000_000L, 400_000_000L, 0, "second", false),
+                        new SyncResult(Decision.granted(1, "second").nextPermitIn(400_000_000L).resetIn(400_000_000L)
+                                .build(),
                                 new long[][] {{1_767_225_600_000_000_000L, 1}}, 0))), SHARD_ANSWER_V6),
                 Arguments.of(delta(second), SHARD_DELTA_V6),
                 Arguments.of(new ForgetProcessor(), FORGET_PROCESSOR_V6));

@@ -1,6 +1,6 @@
 package dev.sluice.jersey;
 
-import dev.sluice.rules.RequestView;
+import dev.sluice.rules.match.RequestView;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Cookie;
 import jakarta.ws.rs.core.UriInfo;

@@ -1,10 +1,10 @@
 package dev.sluice.jersey;
 
 import dev.sluice.TimeSource;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.RateLimitResponse;
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.ReloadingRuleSet;
 import dev.sluice.store.CounterStore;
 import jakarta.ws.rs.ConstrainedTo;
 import jakarta.ws.rs.Priorities;
@@ -135,7 +135,7 @@ public final class RateLimitFeature implements Feature {
         /**
          * Where counters live, used as it is; the caller closes it. A remote store goes behind a timeout and a failure
          * policy first: {@code CounterStores.of(hazelcastStore).timeout(d).onFailure(policy).build()}
-         * ({@link dev.sluice.limiter.CounterStores}). Default: the store a Sluice servlet filter of the same web
+         * ({@link dev.sluice.store.CounterStores}). Default: the store a Sluice servlet filter of the same web
          * application published (already bounded by the filter's failure policy), else a local store of the
          * feature's own.
          */

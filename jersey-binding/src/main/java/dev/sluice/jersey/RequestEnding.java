@@ -1,9 +1,9 @@
 package dev.sluice.jersey;
 
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.Reservation;
 import dev.sluice.rules.ActualCost;
-import dev.sluice.rules.Evaluation;
-import dev.sluice.rules.RequestEnd;
-import dev.sluice.rules.Reservation;
+import dev.sluice.rules.match.RequestEnd;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

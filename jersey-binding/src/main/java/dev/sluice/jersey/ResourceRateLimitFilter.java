@@ -1,23 +1,23 @@
 package dev.sluice.jersey;
 
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import dev.sluice.engine.Evaluation;
+import dev.sluice.engine.Reservation;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
-import dev.sluice.rules.Evaluation;
+import dev.sluice.rules.ActualCost;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.Response;
-import dev.sluice.rules.ActualCost;
-import dev.sluice.rules.Reservation;
 import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**

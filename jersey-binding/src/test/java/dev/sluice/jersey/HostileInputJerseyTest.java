@@ -2,8 +2,8 @@ package dev.sluice.jersey;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.servlet.HostileInput;
 import dev.sluice.servlet.HostileInput.Outcome;
+import dev.sluice.servlet.HostileInput;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.JettyServers;
 import java.nio.file.Files;

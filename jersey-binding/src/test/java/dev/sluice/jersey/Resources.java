@@ -2,16 +2,16 @@ package dev.sluice.jersey;
 
 import dev.sluice.annotation.RateLimitExempt;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.engine.Evaluation;
 import dev.sluice.http.RateLimitResponse;
-import dev.sluice.rules.Evaluation;
 import dev.sluice.servlet.HostileInput;
 import jakarta.annotation.Priority;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;

@@ -3,7 +3,6 @@ package dev.sluice.service;
 import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.internal.DurationText;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.StoreHealth;

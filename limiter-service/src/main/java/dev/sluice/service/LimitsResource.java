@@ -9,7 +9,6 @@ import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.internal.Durations;
 import dev.sluice.internal.Json;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;

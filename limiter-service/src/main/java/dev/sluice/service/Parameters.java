@@ -4,7 +4,6 @@ import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Json;
-import dev.sluice.rules.LimitsFile;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -3,7 +3,6 @@ package dev.sluice.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ManualTimeSource;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.LocalCounterStore;
 import java.io.File;
 import java.net.URISyntaxException;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.store.FailurePolicyStore;
 import java.net.http.HttpResponse;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.TimeSource;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.management.ManagementFactory;
 import java.net.http.HttpResponse;

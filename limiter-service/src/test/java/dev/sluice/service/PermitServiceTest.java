@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.ManualTimeSource;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.service.client.LimiterServiceException;
 import dev.sluice.store.LocalCounterStore;

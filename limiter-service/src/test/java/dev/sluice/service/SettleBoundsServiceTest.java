@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.ManualTimeSource;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;

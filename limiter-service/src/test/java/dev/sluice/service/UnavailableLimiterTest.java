@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.rules.LimitsFile;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.service.client.LimiterServiceException;
 import dev.sluice.store.CounterStore;

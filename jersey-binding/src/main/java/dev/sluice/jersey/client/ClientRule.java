@@ -1,8 +1,8 @@
 package dev.sluice.jersey.client;
 
 import dev.sluice.algorithm.Policy;
-import dev.sluice.rules.HostPattern;
-import dev.sluice.rules.PathPattern;
+import dev.sluice.rules.match.HostPattern;
+import dev.sluice.rules.match.PathPattern;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 

@@ -1,7 +1,7 @@
 package dev.sluice.spring.boot;
 
 import dev.sluice.http.HeaderStyle;
-import dev.sluice.rules.ClientAddresses;
+import dev.sluice.rules.match.ClientAddresses;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.sluice.spring.boot;
 
-import dev.sluice.store.SettingNames;
+import dev.sluice.internal.SettingNames;
 import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -52,9 +52,9 @@ final class Slice {
         long aheadLeft = ahead.map(next -> next.left.get()).orElse(0L);
         long remaining = aheadLeft == 0 ? owner.remaining() + leftAfter
                 : Math.min(owner.remaining() + leftAfter, ahead.get().owner.remaining() + aheadLeft + leftAfter);
-        return new Decision(true, owner.limit(), remaining, 0,
-                Math.max(0, owner.nextPermitNanos() - since), Math.max(0, owner.resetAfterNanos() - since), 0,
-                owner.limitName(), false);
+        return Decision.granted(owner.limit(), owner.limitName()).remaining(remaining)
+                .nextPermitIn(Math.max(0, owner.nextPermitNanos() - since))
+                .resetIn(Math.max(0, owner.resetAfterNanos() - since)).build();
     }
 
     /** The window algorithms take unused permits back; the buckets' level cannot. */

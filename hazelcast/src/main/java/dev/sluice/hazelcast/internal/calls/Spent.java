@@ -26,8 +26,8 @@ record Spent(Policy policy, long cost, Decision owner, long askedAt, long until)
     /** The owner's rejection as it reads {@code now}: its waits shortened by the time since it was given. */
     Decision decision(long now) {
         long since = now - askedAt;
-        return new Decision(false, owner.limit(), owner.remaining(), Math.max(1, owner.retryAfterNanos() - since),
-                Math.max(0, owner.nextPermitNanos() - since), Math.max(0, owner.resetAfterNanos() - since), 0,
-                owner.limitName(), false);
+        return Decision.rejected(owner.limit(), owner.limitName(), Math.max(1, owner.retryAfterNanos() - since))
+                .remaining(owner.remaining()).nextPermitIn(Math.max(0, owner.nextPermitNanos() - since))
+                .resetIn(Math.max(0, owner.resetAfterNanos() - since)).build();
     }
 }

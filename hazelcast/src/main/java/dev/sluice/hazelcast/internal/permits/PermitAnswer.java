@@ -40,11 +40,12 @@ public final class PermitAnswer implements IdentifiedDataSerializable {
         long permits = limit.permits();
         long free = Math.max(0, permits - held);
         if (taken || look) {
-            return new Decision(true, permits, free, 0, free == 0 ? untilFirstEnd : 0, untilLastEnd, 0, limit.name(),
-                    false);
+            return Decision.granted(permits, limit.name()).remaining(free).nextPermitIn(free == 0 ? untilFirstEnd : 0)
+                    .resetIn(untilLastEnd).build();
         }
         long retry = Math.max(1, untilFirstEnd);
-        return new Decision(false, permits, 0, retry, retry, Math.max(retry, untilLastEnd), 0, limit.name(), false);
+        return Decision.rejected(permits, limit.name(), retry).nextPermitIn(retry)
+                .resetIn(Math.max(retry, untilLastEnd)).build();
     }
 
     @Override

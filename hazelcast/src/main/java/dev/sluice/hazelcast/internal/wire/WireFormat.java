@@ -100,8 +100,8 @@ public final class WireFormat {
         if (version < OLDEST_READ || version > NEWEST_READ) {
             throw new IOException("cannot read a " + type + " in Sluice wire format version " + version
                     + ": this member reads versions " + OLDEST_READ + " to " + NEWEST_READ
-                    + " (callers send a version only once every member has said it reads it; see the README's"
-                    + " rolling upgrades)");
+                    + " (callers send a version only once every member has said it reads it; see docs/cluster.md,"
+                    + " Rolling upgrades)");
         }
         if (version < since) {
             throw new IOException("cannot read a " + type + " in Sluice wire format version " + version + ": version "
@@ -125,8 +125,14 @@ public final class WireFormat {
 
     /** Reads what {@link #writeDecision} wrote; the limit's name is left empty, for {@link #named}. */
     static Decision readDecision(ObjectDataInput in) throws IOException {
-        return new Decision(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(), in.readLong(),
-                in.readLong(), in.readLong(), "", false);
+        boolean allowed = in.readBoolean();
+        long limit = in.readLong();
+        long remaining = in.readLong();
+        long retryAfter = in.readLong();
+        long nextPermit = in.readLong();
+        long resetAfter = in.readLong();
+        return Decision.decided(allowed, limit, "", retryAfter).remaining(remaining).nextPermitIn(nextPermit)
+                .resetIn(resetAfter).delay(in.readLong()).build();
     }
 
     /** Writes a decision as {@link #writeDecision} does, followed by its limit's name. */
@@ -143,8 +149,7 @@ public final class WireFormat {
 
     /** {@code read} with its limit named {@code limitName}. */
     static Decision named(Decision read, String limitName) {
-        return new Decision(read.allowed(), read.limit(), read.remaining(), read.retryAfterNanos(),
-                read.nextPermitNanos(), read.resetAfterNanos(), read.delayNanos(), limitName, false);
+        return Decision.from(read).named(limitName).build();
     }
 
     /** Writes a policy as the processors of version 1 do: algorithm id, limit count, then each limit. */

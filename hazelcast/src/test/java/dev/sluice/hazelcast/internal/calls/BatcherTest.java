@@ -2,6 +2,7 @@ package dev.sluice.hazelcast.internal.calls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
@@ -48,7 +49,7 @@ class BatcherTest {
     }, 3, 1);
 
     private static Decision grant(long remaining) {
-        return new Decision(true, 100, remaining, 0, 0, 0, 0, "limit", false);
+        return Decision.granted(100, "limit").remaining(remaining).nextPermitIn(0).build();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast.internal.calls;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;

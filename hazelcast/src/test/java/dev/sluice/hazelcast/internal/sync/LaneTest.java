@@ -64,7 +64,8 @@ class LaneTest {
     }
 
     private static ShardAnswer answerOf(int keys) {
-        SyncResult counted = new SyncResult(new Decision(true, 100, 99, 0, 0, 1_000_000_000L, 0, "k", false),
+        SyncResult counted = new SyncResult(Decision.granted(100, "k").remaining(99).nextPermitIn(0)
+                .resetIn(1_000_000_000L).build(),
                 new long[][] {{0, 1}}, 0);
         return new ShardAnswer(0, 1, new long[keys], Collections.nCopies(keys, counted));
     }

@@ -1,0 +1,384 @@
+package dev.sluice.engine;
+
+import dev.sluice.ConcurrencyLimit;
+import dev.sluice.Decision;
+import dev.sluice.Limit;
+import dev.sluice.algorithm.Policy;
+import dev.sluice.annotation.OnMissingKey;
+import dev.sluice.rules.Estimate;
+import dev.sluice.rules.KeySpec;
+import dev.sluice.rules.Rule;
+import dev.sluice.rules.match.CidrSet;
+import dev.sluice.rules.match.HostPattern;
+import dev.sluice.rules.match.PathPattern;
+import dev.sluice.store.Counted;
+import dev.sluice.store.CounterKeys;
+import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverride;
+import dev.sluice.store.PermitQueue;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * Why a compiled form apart from Rule: a Rule is what was declared, and it is copied whenever annotated methods join
+ * it (several methods of one id, a rules file rule taking over an annotation's). Counting needs more than the
+ * declaration, and each piece costs a hash or an escape: the counter prefix of every policy (a SHA-256 fingerprint),
+ * and the exempt keys, tier values and fallback key escaped and bounded the way a request's key is, so that they
+ * compare equal. A RuleSet makes these once per final rule when it is built; no merge or copy of a Rule repeats them,
+ * and no request does. The parsed parts (path patterns, host, address ranges) the Rule's builder already made; they
+ * are shared, not parsed again.
+ */
+
+/** A rule prepared for matching and counting requests; made once per rule by {@link RuleSet}. Immutable. */
+final class CompiledRule {
+
+    /** A policy and the prefix its counter keys take. */
+    record Counter(Policy policy, String prefix) {
+    }
+
+    private final Rule rule;
+    private final Set<String> methods;
+    private final @Nullable HostPattern host;
+    private final CidrSet exemptRanges;
+    /** Null for a rule of a concurrency limit alone. */
+    private final @Nullable Counter defaultCounter;
+    /** Null for a rule without a concurrency limit. */
+    private final @Nullable ConcurrencyLimit concurrency;
+    /** The prefix of the rule's permit keys; empty without a concurrency limit. */
+    private final String permitPrefix;
+    private final @Nullable KeySpec tierKey;
+    /** Each tier's counter, by the tier value as a request's key resolves it (escaped and bounded). */
+    private final Map<String, Counter> tierCounters;
+    /** The counter of the limits in a unit other than requests; null for a rule that counts only requests. */
+    private final @Nullable Counter meteredCounter;
+    /** Each tier's counter in that unit, by tier value as {@link #tierCounters}. */
+    private final Map<String, Counter> meteredTierCounters;
+    /** Where a request's estimate comes from; null exactly when {@link #meteredCounter} is. */
+    private final @Nullable Estimate estimate;
+    /** The exempt keys as a request's key resolves them, so they compare equal. */
+    private final Set<String> exemptKeyValues;
+    /** The prefix of the fallback key of a request lacking its key, before its client address. */
+    static final String MISSING_KEY = "missing|";
+
+    /** The fallback key as a counter key part; null when requests lacking the key skip the rule. */
+    private final @Nullable String fallbackKeyValue;
+    private final boolean skipsMissingKey;
+    private final long maxDelayNanos;
+    /** The most distinct override limits whose counters are kept made; more empty the cache. */
+    private static final int MAX_OVERRIDE_COUNTERS = 64;
+    /** The counters of override limits, made once per distinct limits (a SHA-256 each). */
+    private final Map<List<Limit>, Counter> overrideCounters = new ConcurrentHashMap<>();
+
+    /** Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}. */
+    CompiledRule(Rule rule) {
+        this.rule = rule;
+        this.methods = rule.methods();
+        this.host = rule.host().orElse(null);
+        this.exemptRanges = rule.exemptRanges();
+        this.defaultCounter = rule.policy().map(policy -> counter(rule.id(), policy)).orElse(null);
+        this.concurrency = rule.concurrency().orElse(null);
+        this.permitPrefix = concurrency == null ? "" : CounterKeys.prefix(rule.id(), concurrency);
+        KeySpec tiersBy = rule.tierKey().orElse(null);
+        this.tierKey = tiersBy;
+        this.tierCounters = tierCounters(rule.id(), tiersBy, rule.tiers());
+        this.meteredCounter = rule.metered().map(policy -> counter(rule.id(), policy)).orElse(null);
+        this.meteredTierCounters = tierCounters(rule.id(), tiersBy, rule.meteredTiers());
+        this.estimate = rule.estimate().orElse(null);
+        this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value))
+                .collect(Collectors.toUnmodifiableSet());
+        this.fallbackKeyValue = rule.fallbackKey().map(CounterKeys::part).orElse(null);
+        this.skipsMissingKey = rule.onMissingKey() == OnMissingKey.SKIP;
+        this.maxDelayNanos = rule.maxDelay().toNanos();
+    }
+
+    private static Counter counter(String id, Policy policy) {
+        return new Counter(policy, CounterKeys.prefix(id, policy));
+    }
+
+    /** The counter of each tier's policy, by the tier value as a request's key resolves it. */
+    private static Map<String, Counter> tierCounters(String id, @Nullable KeySpec tiersBy, Map<String, Policy> tiers) {
+        Map<String, Counter> byValue = new LinkedHashMap<>();
+        if (tiersBy != null) {
+            tiers.forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value), counter(id, tier)));
+        }
+        return Map.copyOf(byValue);
+    }
+
+    /**
+     * A configured key value (an exempt key, a tier value) the way a request's key of {@code spec} resolves: each
+     * part escaped and bounded, a composite's parts joined by {@code |}.
+     */
+    static String asKeyValue(KeySpec spec, String configured) {
+        if (spec.kind() != KeySpec.Kind.COMPOSITE) {
+            return CounterKeys.part(configured);
+        }
+        return Arrays.stream(configured.split("\\|", -1)).map(CounterKeys::part).collect(Collectors.joining("|"));
+    }
+
+    Rule rule() {
+        return rule;
+    }
+
+    /** Whether the request's method and host are the rule's (its path or resource method matched already). */
+    boolean matchesMethodAndHost(RequestContext context) {
+        return (methods.isEmpty() || methods.contains(context.method()))
+                && (host == null || host.matchesAuthority(context.authority()));
+    }
+
+    /**
+     * The request's key under this rule; null when the rule exempts the request, or the request lacks the key and the
+     * rule skips such requests. A request lacking the key otherwise counts under the rule's fallback key or, without
+     * one, under {@link #MISSING_KEY} and its client address: a text no request's own key can be, since key values
+     * have their {@code |} escaped.
+     *
+     * @param pattern the pattern that matched, for path variables; null when matched by resource method
+     */
+    @Nullable String keyOf(@Nullable PathPattern pattern, RequestContext context) {
+        if (!exemptRanges.isEmpty() && exemptRanges.contains(context.clientAddress())) {
+            return null;
+        }
+        String key = context.resolve(rule.key(), pattern);
+        if (key == null) {
+            return skipsMissingKey ? null
+                    : fallbackKeyValue != null ? fallbackKeyValue : MISSING_KEY + context.clientAddressKey();
+        }
+        return exemptKeyValues.contains(key) ? null : key;
+    }
+
+    /** Whether the rule has rate limits, which {@link #count} counts. */
+    boolean counts() {
+        return defaultCounter != null;
+    }
+
+    /** Whether the rule has limits in a unit other than requests, which {@link #reserve} counts at an estimate. */
+    boolean meters() {
+        return meteredCounter != null;
+    }
+
+    /**
+     * The request's estimate in the rule's metered unit, or {@link Estimate#INVALID} when it is missing or invalid
+     * and the rule has no default. Only for a rule that {@link #meters()}.
+     */
+    long estimateOf(RequestContext context) {
+        return Objects.requireNonNull(estimate, "meters()").of(context.view());
+    }
+
+    /** Why the request's estimate is refused, for its 400; see {@link #estimateOf}. */
+    String refusal(RequestContext context) {
+        return Objects.requireNonNull(estimate, "meters()").refusal(context.view(), rule.id(),
+                Objects.requireNonNull(meteredCounter, "meters()").policy().unit());
+    }
+
+    /**
+     * Reserves the request's {@code estimate} (from {@link #estimateOf}) in {@code store} under {@code key}, its tier's
+     * counter in the metered unit ({@link CounterStore#estimateAsync}, waited for); a grant also becomes a
+     * {@link Reservation}, added to {@code reservations} and told to {@code events}, through which the counting's
+     * give-back and settle go, once. Only for a rule that {@link #meters()}.
+     *
+     * @param pattern the pattern that matched, for path variables; null when matched by resource method
+     */
+    Counting reserve(String key, @Nullable PathPattern pattern, RequestContext context, long estimate,
+                     CounterStore store, PermitEvents events, List<Reservation> reservations) {
+        Counter metered = Objects.requireNonNull(meteredCounter, "meters()");
+        Counter counter = tierKey == null ? metered : tierCounter(meteredTierCounters, metered,
+                context.resolve(tierKey, pattern));
+        String counterKey = counter.prefix() + key;
+        Counted reserved = join(store.estimateAsync(counterKey, counter.policy(), estimate, maxDelayNanos), key);
+        RuleDecision outcome = new RuleDecision(rule, key, counterKey, counter.policy(), reserved.decision());
+        if (!reserved.decision().allowed() || reserved.decision().storeUnavailable()) {
+            return new Counting(outcome, reserved);
+        }
+        Reservation reservation = new Reservation(outcome, estimate, reserved, events);
+        reservations.add(reservation);
+        return new Counting(outcome, reservation.counted());
+    }
+
+    /** Whether the rule has a concurrency limit, whose permit {@link #acquire} takes. */
+    boolean holds() {
+        return concurrency != null;
+    }
+
+    /**
+     * Counts the request in {@code store} under {@code key} (from {@link #keyOf}), its tier's counter and the rule's
+     * cost, when {@code undoable} keeping how to take it back ({@link CounterStore#countAsync}, waited for; else
+     * {@link CounterStore#apply}, which a store may batch). Only for a rule that {@link #counts()}.
+     *
+     * @param pattern the pattern that matched, for path variables; null when matched by resource method
+     */
+    Counting count(String key, @Nullable PathPattern pattern, RequestContext context, CounterStore store,
+                   boolean undoable) {
+        Counter requests = Objects.requireNonNull(defaultCounter, "counts()");
+        Counter counter = tierKey == null ? requests : tierCounter(tierCounters, requests,
+                context.resolve(tierKey, pattern));
+        return count(key, counter, store, undoable);
+    }
+
+    /**
+     * Counts the request as {@link #count} does, under the limits of {@code override} (of
+     * {@link LimitOverride.Kind#LIMITS}) instead of the rule's (every tier's): at the counter a rule of this id with
+     * those limits would have. Only for a rule that {@link #counts()}.
+     */
+    Counting count(String key, LimitOverride override, CounterStore store, boolean undoable) {
+        return count(key, overrideCounter(override.limits()), store, undoable);
+    }
+
+    /**
+     * The decision of a blocked key ({@link LimitOverride#decision}) at {@code now}, counting nothing: against the
+     * rule's default policy (of requests, else of its metered unit), or its concurrency limit for a rule of a
+     * concurrency limit alone.
+     */
+    Counting blocked(String key, LimitOverride override, Instant now) {
+        RuleDecision outcome;
+        Counter counter = defaultCounter != null ? defaultCounter : meteredCounter;
+        if (counter != null) {
+            Policy policy = counter.policy();
+            outcome = new RuleDecision(rule, key, counter.prefix() + key, policy,
+                    override.decision(policy.capacity(), now));
+        } else {
+            ConcurrencyLimit limit = Objects.requireNonNull(concurrency, "a rule counts or holds");
+            outcome = new RuleDecision(rule, key, permitPrefix + key, limit, override.decision(limit.permits(), now));
+        }
+        return new Counting(outcome, Counted.kept(outcome.decision()));
+    }
+
+    /** The counter of override limits {@code limits}, made once per distinct limits (the cache bounded). */
+    private Counter overrideCounter(List<Limit> limits) {
+        Counter counter = overrideCounters.get(limits);
+        if (counter != null) {
+            return counter;
+        }
+        if (overrideCounters.size() >= MAX_OVERRIDE_COUNTERS) {
+            overrideCounters.clear();
+        }
+        Policy base = Objects.requireNonNull(defaultCounter, "counts()").policy();
+        return overrideCounters.computeIfAbsent(limits, l -> counter(rule.id(), base.withLimits(l)));
+    }
+
+    private Counting count(String key, Counter counter, CounterStore store, boolean undoable) {
+        String counterKey = counter.prefix() + key;
+        Counted counted;
+        if (undoable) {
+            counted = join(store.countAsync(counterKey, counter.policy(), rule.cost(), maxDelayNanos), key);
+        } else {
+            try {
+                counted = Counted.kept(store.apply(counterKey, counter.policy(), rule.cost(), maxDelayNanos));
+            } catch (RuntimeException e) {
+                // Adapters log what propagates, and a store may name the key it failed on: mask it there.
+                throw KeyMask.redacted(e, key);
+            }
+        }
+        return new Counting(new RuleDecision(rule, key, counterKey, counter.policy(), counted.decision()), counted);
+    }
+
+    /** Whether a request over the rule's concurrency limit waits for a permit ({@link Rule#permitWait()}). */
+    boolean waits() {
+        return !rule.permitWait().isZero();
+    }
+
+    /**
+     * Takes a permit of the rule's concurrency limit in {@code store} under {@code key} (from {@link #keyOf}), waited
+     * for; the counting's {@link Counted#giveBack()} releases it, telling {@code events} once. Only for a rule that
+     * {@link #holds()}.
+     */
+    Counting acquire(String key, CounterStore store, PermitEvents events) {
+        String permitKey = permitPrefix + key;
+        return counting(key, permitKey, join(store.acquireAsync(permitKey, limit()), key), events);
+    }
+
+    /**
+     * Like {@link #acquire(String, CounterStore, PermitEvents)}, through {@code queue}: after this node's earlier
+     * waiters of the key, waiting up to the rule's {@link Rule#permitWait()}; tells {@code events} when the request
+     * begins to wait. The queue's own future, which {@link #waited} turns into the counting; cancelling it leaves the
+     * queue. Only for a rule that {@link #waits()}.
+     */
+    CompletableFuture<Counted> enqueue(String key, CounterStore store, PermitQueue queue, PermitEvents events,
+                                       AtomicBoolean waited) {
+        String id = rule.id();
+        return queue.acquire(store, permitPrefix + key, limit(), rule.permitWait(), () -> {
+            waited.set(true);
+            events.waitStarted(id);
+        });
+    }
+
+    /** The counting of what {@link #enqueue} answered; tells {@code events} how a wait ended, if the request waited. */
+    Counting waited(String key, Counted held, PermitEvents events, boolean waited) {
+        if (waited) {
+            if (held.decision().allowed()) {
+                events.waitGranted(rule.id());
+            } else {
+                events.waitTimedOut(rule.id());
+            }
+        }
+        return counting(key, permitPrefix + key, held, events);
+    }
+
+    private ConcurrencyLimit limit() {
+        return Objects.requireNonNull(concurrency, "holds()");
+    }
+
+    /** The counting of a permit taken (or refused); a permit held tells {@code events} once of its release. */
+    private Counting counting(String key, String permitKey, Counted held, PermitEvents events) {
+        Decision decision = held.decision();
+        Counted counted = held;
+        if (decision.allowed() && !decision.storeUnavailable()) {
+            String id = rule.id();
+            events.taken(id);
+            AtomicBoolean released = new AtomicBoolean();
+            CompletableFuture<Decision> after = new CompletableFuture<>();
+            counted = Counted.undoable(decision, () -> {
+                if (released.compareAndSet(false, true)) {
+                    events.released(id);
+                    held.giveBack().whenComplete((state, failure) -> {
+                        if (failure != null) {
+                            after.completeExceptionally(failure);
+                        } else {
+                            after.complete(state);
+                        }
+                    });
+                }
+                return after;
+            });
+        }
+        return new Counting(new RuleDecision(rule, key, permitKey, limit(), decision), counted);
+    }
+
+    /** A rule's decision on a request, and how to take the request back from the rule's counter. */
+    record Counting(RuleDecision outcome, Counted counted) {
+    }
+
+    /**
+     * The outcome of a store call, waited for; its failure thrown as the store's synchronous calls throw it, with the
+     * request's key {@linkplain KeyMask masked} (adapters log what propagates, and a store may name the key).
+     */
+    static <T> T join(CompletionStage<T> call, String key) {
+        try {
+            return call.toCompletableFuture().join();
+        } catch (CompletionException e) {
+            Throwable cause = e.getCause();
+            throw KeyMask.redacted(cause instanceof RuntimeException failure ? failure : e, key);
+        } catch (RuntimeException e) {
+            throw KeyMask.redacted(e, key);
+        }
+    }
+
+    /**
+     * The counter of {@code tiers} whose value the request's tier key resolved to; {@code otherwise} for none or
+     * another.
+     */
+    private static Counter tierCounter(Map<String, Counter> tiers, Counter otherwise, @Nullable String tierValue) {
+        Counter tier = tierValue == null ? null : tiers.get(tierValue);
+        return tier != null ? tier : otherwise;
+    }
+}

@@ -1,0 +1,211 @@
+package dev.sluice.rules.match;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/*
+ * Why the walk goes right to left: every proxy appends the address of the peer it received the request from, so the
+ * right-most entries were written by our own proxies and the left-most by whoever sent the request first, possibly the
+ * client itself. Only the socket address is unforgeable; a forwarding header is believed only when the socket peer is a
+ * trusted proxy, and then only as far left as the chain of trusted proxies reaches. The first address that is not a
+ * trusted proxy is the client. Reading the left-most entry instead would let any client choose its own key.
+ *
+ * Hostile headers: at most MAX_HOPS entries are examined, scanning backwards from the end of the last header line, so
+ * a header of 10,000 hops or a megabyte costs no more than a short one; an entry longer than an address, or with
+ * control characters, is garbage, and garbage where the client should be falls back to the nearest trusted proxy.
+ */
+
+/**
+ * Finds the client's IP address for a request: the socket's remote address, or, when the request came from a
+ * trusted proxy, the right-most address in the forwarding header that is not itself a trusted proxy.
+ *
+ * <p>Which header the proxies write is configured, not guessed ({@link Header#X_FORWARDED_FOR} by default, or the
+ * RFC 7239 {@link Header#FORWARDED}): accepting both would let a client add the one the proxy does not overwrite.
+ * Addresses are returned in canonical form (IPv4 dotted, IPv4-mapped IPv6 as IPv4, IPv6 compressed lower case), so
+ * one client always gets one key. Immutable and thread-safe.
+ */
+public final class ClientAddresses {
+
+    /** The most forwarding entries examined per request. */
+    static final int MAX_HOPS = 32;
+
+    /** The longest forwarding entry examined: an RFC 7239 element with a bracketed IPv6 address, port and more. */
+    private static final int MAX_ENTRY_LENGTH = 256;
+
+    /** The forwarding header the trusted proxies write. */
+    public enum Header {
+        /** {@code X-Forwarded-For: client, proxy1, proxy2}. */
+        X_FORWARDED_FOR("X-Forwarded-For"),
+        /** RFC 7239 {@code Forwarded: for=client;proto=https, for="[2001:db8::1]:4711"}. */
+        FORWARDED("Forwarded");
+
+        private final String headerName;
+
+        Header(String headerName) {
+            this.headerName = headerName;
+        }
+
+        /** The HTTP header name. */
+        public String headerName() {
+            return headerName;
+        }
+    }
+
+    private static final ClientAddresses DIRECT = new ClientAddresses(List.of(), CidrSet.EMPTY, Header.X_FORWARDED_FOR);
+
+    private final List<String> trustedProxies;
+    private final CidrSet trusted;
+    private final Header header;
+
+    private ClientAddresses(List<String> trustedProxies, CidrSet trusted, Header header) {
+        this.trustedProxies = trustedProxies;
+        this.trusted = trusted;
+        this.header = header;
+    }
+
+    /** No trusted proxies: the client is always the socket's remote address. */
+    public static ClientAddresses direct() {
+        return DIRECT;
+    }
+
+    /**
+     * Trusts forwarding headers of {@code header} from peers in {@code trustedProxies} (IP addresses or CIDR blocks).
+     *
+     * @throws IllegalArgumentException naming an entry that is neither
+     */
+    public static ClientAddresses behindProxies(List<String> trustedProxies, Header header) {
+        List<String> copy = List.copyOf(trustedProxies);
+        return new ClientAddresses(copy, CidrSet.parse(copy), Objects.requireNonNull(header, "header"));
+    }
+
+    /** The trusted proxies, as configured. */
+    public List<String> trustedProxies() {
+        return trustedProxies;
+    }
+
+    /** The forwarding header believed from trusted proxies. */
+    public Header header() {
+        return header;
+    }
+
+    /**
+     * The client's address in canonical form; the socket's remote address as given when that is not an IP literal
+     * (then no header is believed); never null.
+     */
+    public String resolve(RequestView request) {
+        return format(resolveBytes(request), request);
+    }
+
+    /** The client's address as bytes; null when the remote address is not an IP literal. */
+    public byte @Nullable [] resolveBytes(RequestView request) {
+        byte[] peer = IpAddresses.parse(request.remoteAddress());
+        if (peer == null || !trusted.contains(peer)) {
+            return peer;
+        }
+        List<String> values = request.headers(header.headerName());
+        byte[] nearest = peer;
+        int hops = 0;
+        for (int v = values.size() - 1; v >= 0; v--) {
+            String value = values.get(v);
+            int end = value.length();
+            while (end >= 0) {
+                if (++hops > MAX_HOPS) {
+                    return nearest;
+                }
+                int start = entryStart(value, end);
+                byte[] hop = start < 0 ? null : parseHop(value.substring(start, end));
+                if (hop == null) {
+                    return nearest;
+                }
+                if (!trusted.contains(hop)) {
+                    return hop;
+                }
+                nearest = hop;
+                end = start - 1;
+            }
+        }
+        return nearest;
+    }
+
+    /** Where the comma-separated entry ending at {@code end} starts, or -1 when it is longer than any entry may be. */
+    private static int entryStart(String value, int end) {
+        int floor = Math.max(0, end - MAX_ENTRY_LENGTH);
+        for (int i = end - 1; i >= floor; i--) {
+            if (value.charAt(i) == ',') {
+                return i + 1;
+            }
+        }
+        return floor == 0 ? 0 : -1;
+    }
+
+    /**
+     * The canonical text of {@code address}; the request's remote address as given when there are no bytes (asked for
+     * only then: a container may format it anew on every call).
+     */
+    public static String format(byte @Nullable [] address, RequestView request) {
+        return address == null ? String.valueOf(request.remoteAddress()) : IpAddresses.format(address);
+    }
+
+    private byte @Nullable [] parseHop(String entry) {
+        String hop = stripWhitespace(entry);
+        return header == Header.FORWARDED ? parseForwardedFor(hop) : IpAddresses.parse(hop);
+    }
+
+    /** Without leading and trailing spaces and tabs (HTTP's optional whitespace); CR, LF and the rest stay. */
+    private static String stripWhitespace(String text) {
+        int start = 0;
+        int end = text.length();
+        while (start < end && (text.charAt(start) == ' ' || text.charAt(start) == '\t')) {
+            start++;
+        }
+        while (end > start && (text.charAt(end - 1) == ' ' || text.charAt(end - 1) == '\t')) {
+            end--;
+        }
+        return text.substring(start, end);
+    }
+
+    /** The address in the {@code for=} pair of one RFC 7239 element; null when there is none or it is obfuscated. */
+    private static byte @Nullable [] parseForwardedFor(String element) {
+        for (String pair : element.split(";", 8)) {
+            String trimmed = stripWhitespace(pair);
+            if (trimmed.length() > 4 && trimmed.substring(0, 4).toLowerCase(Locale.ROOT).equals("for=")) {
+                return IpAddresses.parse(stripPort(unquote(stripWhitespace(trimmed.substring(4)))));
+            }
+        }
+        return null;
+    }
+
+    private static String unquote(String value) {
+        return value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
+                ? value.substring(1, value.length() - 1)
+                : value;
+    }
+
+    /** {@code [2001:db8::1]:4711} to {@code [2001:db8::1]}, {@code 192.0.2.1:80} to {@code 192.0.2.1}. */
+    private static String stripPort(String value) {
+        if (value.startsWith("[")) {
+            int close = value.indexOf(']');
+            return close < 0 ? value : value.substring(0, close + 1);
+        }
+        int colon = value.indexOf(':');
+        return colon >= 0 && colon == value.lastIndexOf(':') ? value.substring(0, colon) : value;
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof ClientAddresses other && trustedProxies.equals(other.trustedProxies)
+                && header == other.header;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * trustedProxies.hashCode() + header.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "ClientAddresses[trusted " + trustedProxies + ", header " + header.headerName() + "]";
+    }
+}
