@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key, the store
@@ -107,23 +108,26 @@ final class Tokens {
         return ENCODER.encodeToString(payload) + "." + ENCODER.encodeToString(mac(payload));
     }
 
-    /** The permit of a token this service signed; empty for a token malformed, altered or signed with another key. */
-    Optional<Permit> verify(String token) {
+    /**
+     * The permit of a token this service signed; empty for none, and for a token malformed, altered or signed with
+     * another key.
+     */
+    Optional<Permit> verify(@Nullable String token) {
         return verify(token, PERMIT, in -> new Permit(in.readUTF(), readOptional(in), in.readUTF(), readOptional(in)));
     }
 
     /**
-     * The reservation of a token this service signed; empty for a token malformed, altered, signed with another key,
-     * or of a permit.
+     * The reservation of a token this service signed; empty for none, and for a token malformed, altered, signed with
+     * another key, or of a permit.
      */
-    Optional<Reservation> verifyReservation(String token) {
+    Optional<Reservation> verifyReservation(@Nullable String token) {
         return verify(token, RESERVATION, in -> new Reservation(in.readUTF(), readOptional(in), in.readUTF(),
                 in.readLong(), readOptional(in), in.readUTF()));
     }
 
-    private <T> Optional<T> verify(String token, byte kind, Reading<T> fields) {
-        int dot = token.indexOf('.');
-        if (token.length() > MAX_TOKEN_CHARS || dot < 0) {
+    private <T> Optional<T> verify(@Nullable String token, byte kind, Reading<T> fields) {
+        int dot = token == null ? -1 : token.indexOf('.');
+        if (token == null || token.length() > MAX_TOKEN_CHARS || dot < 0) {
             return Optional.empty();
         }
         byte[] payload;
