@@ -42,8 +42,8 @@ class LivePageBrowserTest {
             for (int i = 0; i < 8; i++) {
                 http.get("api/hello", "X-Forwarded-For", "198.51.100.30");
             }
-            http.post("api/limits/partner-api/increment");
-            http.post("api/limits/partner-api/increment");
+            http.post("api/limits/partner-api/increment", DemoHttp.SERVICE_CLIENT);
+            http.post("api/limits/partner-api/increment", DemoHttp.SERVICE_CLIENT);
             assertLivePage(chromium.dumpDom(demo.uri().toString()));
         }
     }

@@ -1,6 +1,7 @@
 package dev.sluice.service;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -55,8 +56,10 @@ record BatchRequest(@Nullable String maxWaitMs, List<Item> requests) {
             }
             return new BatchRequest(maxWait, items);
         } catch (JsonProcessingException e) {
-            throw Problems.invalid("body", "malformed JSON at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
+            // A value past the reader's constraints (a number of more than 1000 digits) comes without a location.
+            @Nullable JsonLocation at = e.getLocation();
+            throw Problems.invalid("body", "malformed JSON" + (at == null ? "" : " at line " + at.getLineNr()
+                    + ", column " + at.getColumnNr()) + ": " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new IllegalStateException("reading a string cannot fail", e);
         }

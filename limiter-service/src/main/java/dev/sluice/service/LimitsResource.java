@@ -326,7 +326,7 @@ public final class LimitsResource {
         if (!decision.allowed()) {
             throw permitRefused(entry, key, decision);
         }
-        String token = tokens.sign(new Tokens.Permit(entry.id(), Optional.ofNullable(key), storeKey,
+        String token = tokens.sign(new Tokens.Permit(entry.id(), Tokens.keyOf(key), storeKey,
                 held.permit()));
         JsonObject answer = counts(answer(entry, key).put("granted", true).put("permit", token), decision,
                 decision.remaining());
@@ -402,7 +402,7 @@ public final class LimitsResource {
                     + "' has no room now for this reservation of " + cost + " " + units.unit() + "; the next is in "
                     + millisCeil(refused.retryAfterNanos()) + " ms. Nothing was counted.");
         }
-        String token = tokens.sign(entry.id(), Optional.ofNullable(key), unitKey, cost, reserved.reservation());
+        String token = tokens.sign(entry.id(), Tokens.keyOf(key), unitKey, cost, reserved.reservation());
         JsonObject answer = counts(answer(entry, key).put("granted", true).put("reservation", token)
                 .put("estimate", cost).put("unit", units.unit()), reserved.decision(),
                 reserved.decision().remaining());
@@ -470,9 +470,9 @@ public final class LimitsResource {
     /** A 400 naming {@code parameter} unless the token's limit id and key, {@code what}'s, are those of the path. */
     private static void requireThisPath(String parameter, String what, String heldId, Optional<String> heldKey,
                                         LimitsFile.Entry entry, @Nullable String key) {
-        if (!heldId.equals(entry.id()) || !heldKey.equals(Optional.ofNullable(key))) {
-            throw Problems.invalid(parameter, what + " of limit '" + heldId + "'"
-                    + heldKey.map(k -> " and key '" + k + "'").orElse("") + ", not of this path");
+        if (!heldId.equals(entry.id()) || !heldKey.equals(Tokens.keyOf(key))) {
+            throw Problems.invalid(parameter, what + " of limit '" + heldId + "'" + heldKey.map(k -> k.startsWith("/")
+                    ? " and another key" : " and key '" + k + "'").orElse("") + ", not of this path");
         }
     }
 

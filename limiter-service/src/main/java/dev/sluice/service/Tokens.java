@@ -17,13 +17,13 @@ import javax.crypto.spec.SecretKeySpec;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key, the store
- * key and the store's permit id) or to settle a reservation (the same with the estimate, the store's reservation id
- * and a nonce that names the reservation alone), signed with HMAC-SHA256 under the service's signing key, so that a
- * token altered or made up is refused, and an instance with the same key releases a permit or settles a reservation
- * another one granted. Format: {@code base64url(payload) "." base64url(mac)}, the payload a kind byte (1 a permit, 2
- * a reservation: one is never taken for the other) then length-prefixed UTF-8 fields. Immutable and thread-safe. See
- * {@code docs/design/concurrency.md} and {@code docs/design/costs.md}.
+ * The tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key or, when
+ * long, its hash ({@link #keyOf}), the store key and the store's permit id) or to settle a reservation (the same with
+ * the estimate, the store's reservation id and a nonce that names the reservation alone), signed with HMAC-SHA256 under
+ * the service's signing key, so that a token altered or made up is refused, and an instance with the same key releases
+ * a permit or settles a reservation another one granted. Format: {@code base64url(payload) "." base64url(mac)}, the
+ * payload a kind byte (1 a permit, 2 a reservation: one is never taken for the other) then length-prefixed UTF-8
+ * fields. Immutable and thread-safe. See {@code docs/design/concurrency.md} and {@code docs/design/costs.md}.
  */
 final class Tokens {
 
@@ -37,6 +37,7 @@ final class Tokens {
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
     private static final int MAX_TOKEN_CHARS = 4096;
+    private static final int MAX_KEY_CHARS = 256;
 
     private final SecretKeySpec key;
     private final SecureRandom random = new SecureRandom();
@@ -171,6 +172,23 @@ final class Tokens {
         boolean present = in.readBoolean();
         String value = in.readUTF();
         return present ? Optional.of(value) : Optional.empty();
+    }
+
+    /**
+     * The key as a token carries it: as it is, or past {@value #MAX_KEY_CHARS} characters its SHA-256 after a
+     * {@code /}, which no key in a path holds; so that a token stays short enough for a header (and for
+     * {@link #verify}) however long the key, and still names that key alone.
+     */
+    static Optional<String> keyOf(@Nullable String key) {
+        if (key == null || key.length() <= MAX_KEY_CHARS) {
+            return Optional.ofNullable(key);
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return Optional.of("/" + ENCODER.encodeToString(digest));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 
     /** The bytes of a signing key given as text. */

@@ -161,6 +161,22 @@ class PermitServiceTest {
         assertThat(store.permitsHeld()).isEqualTo(1);
     }
 
+    /** Found by ServiceFuzzTest: a token that held a key of thousands of characters was too long to be taken back. */
+    @Test
+    void releasePermit_keyOfThousandsOfCharacters_releasesThroughAShortToken() throws Exception {
+        String key = "k".repeat(3000);
+        String token = acquired("limits/workers/" + key + "/permits").get("permit").asText();
+
+        HttpResponse<String> otherKey = released("limits/workers/" + "k".repeat(2999) + "/permits", token);
+        HttpResponse<String> released = released("limits/workers/" + key + "/permits", token);
+
+        assertThat(token.length()).isLessThan(1000);
+        assertThat(otherKey.statusCode()).isEqualTo(400);
+        assertThat(otherKey.body()).contains("a permit of limit 'workers' and another key, not of this path");
+        assertThat(released.statusCode()).as(released.body()).isEqualTo(204);
+        assertThat(store.permitsHeld()).isZero();
+    }
+
     @Test
     void releasePermit_tokenOfAServiceWithAnotherKey_is400() throws Exception {
         try (TestServer other = TestServer.start(new ResourceConfig().register(LimiterService.builder()
