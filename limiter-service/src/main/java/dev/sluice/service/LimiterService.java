@@ -24,9 +24,14 @@ import org.jspecify.annotations.Nullable;
  * ResourceConfig app = new ResourceConfig().register(LimiterService.builder()
  *         .limits(LimitsFile.read(Path.of("/etc/app/limits.json")))
  *         .store(store)
+ *         .clientToken(System.getenv("LIMITER_CLIENT_TOKEN"))           // optional: the rate endpoints
  *         .operationsToken(System.getenv("LIMITER_OPERATIONS_TOKEN"))   // optional: reset and state endpoints
  *         .build());
  * }</pre>
+ *
+ * <p>Only the workers that call the remote APIs should reach it (an internal address): whoever does spends the limits.
+ * A {@code POST} needs the header {@code Sluice-Client} or a JSON body (refused otherwise as one a page of another
+ * site could have had a browser send), tokens travel in headers, bodies are read to 64 KiB at most.
  *
  * <p>Ids with a concurrency limit lend permits for a lease, released by a token that any instance signing with the
  * same {@link Builder#permitSigningKey} accepts. Endpoints, answers and errors: {@code docs/limiter-service.md} and

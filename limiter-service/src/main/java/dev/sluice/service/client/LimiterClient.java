@@ -37,8 +37,11 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Ids and keys go into the path, percent-encoded; they cannot hold a {@code /}, which servlet containers refuse
- * even encoded ({@link IllegalArgumentException}). Error answers throw {@link LimiterServiceException};
- * an acquire that finds no slot within its wait is not an error, but a {@link Slot} not granted.
+ * even encoded ({@link IllegalArgumentException}). Permit and reservation tokens go into the headers
+ * {@code Sluice-Permit} and {@code Sluice-Reservation}, never the path, which access logs keep; every request carries
+ * {@code Sluice-Client: sluice-java}, without which the service refuses a {@code POST} as cross-site. Error answers
+ * throw {@link LimiterServiceException}; an acquire that finds no slot within its wait is not an error, but a
+ * {@link Slot} not granted.
  *
  * <p>Every result says whether the limiter was unavailable: the service's store failed and the failure policy the
  * application set answered in its place (granting under {@code allow}, refusing under {@code reject}). Such an answer
