@@ -303,8 +303,9 @@ public final class LimiterClient {
     }
 
     /**
-     * What a settle did: the actual cost it said, and the debt it charged beyond the estimate; {@code alreadySettled}
-     * when an earlier settle of the reservation counted and this one changed nothing.
+     * What a settle did: the actual cost it said, and the debt it charged beyond the estimate ({@code max(0, cost -
+     * estimate)}, not the amount over the limit); {@code alreadySettled} when an earlier settle of the reservation
+     * counted and this one changed nothing.
      */
     public record Settled(String id, @Nullable String key, long estimate, long cost, long debt,
                           boolean alreadySettled, OptionalLong remaining) {
