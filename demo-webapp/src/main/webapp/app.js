@@ -23,10 +23,11 @@ const ENDPOINTS = [
       path: '/api/orders' },
     { label: 'POST /api/completions: a pretend model, 2000 tokens per minute per API key (reserve, then settle)',
       method: 'POST', path: '/api/completions', headers: { 'X-Api-Key': 'demo-key' } },
+    // The limiter service takes a POST only with Sluice-Client (or a JSON body), which no page of another site can send.
     { label: 'POST /api/limits/nightly-export/increment: the limiter service, 3 per 10 s', method: 'POST',
-      path: '/api/limits/nightly-export/increment' },
+      path: '/api/limits/nightly-export/increment', headers: { 'Sluice-Client': 'demo-page' } },
     { label: 'POST /api/limits/nightly-export/acquire: the next free slot within 10 s', method: 'POST',
-      path: '/api/limits/nightly-export/acquire?maxWaitMs=10000' },
+      path: '/api/limits/nightly-export/acquire?maxWaitMs=10000', headers: { 'Sluice-Client': 'demo-page' } },
 ];
 
 const REFRESH_MS = 2000;
@@ -106,10 +107,11 @@ async function refreshService() {
         row.dataset.id = limit.id;
         cell(row, limit.id);
         const units = limit.metered ? limit.metered.limits.map(l => ({ ...l, unit: limit.metered.unit })) : [];
-        cell(row, [...(limit.limits || []), ...units]
-            .map(l => `${l.permits}${l.unit ? ' ' + l.unit : ''} per ${l.periodMs / 1000} s`).join(' and ')
-            + (limit.perKey ? ', per key' : ''));
-        cell(row, limit.algorithm);
+        const concurrent = limit.concurrency ? [`${limit.concurrency.permits} at once`] : [];
+        cell(row, [...[...(limit.limits || []), ...units]
+            .map(l => `${l.permits}${l.unit ? ' ' + l.unit : ''} per ${l.periodMs / 1000} s`), ...concurrent]
+            .join(' and ') + (limit.perKey ? ', per key' : ''));
+        cell(row, limit.algorithm || 'concurrency');
         const delay = delays[index];
         if (delay === null) {
             cell(row, limit.perKey ? 'per key' : '', 'muted');

@@ -109,8 +109,9 @@ public final class LimiterServiceLoad {
             for (int d = 0; d < CYCLE - 1; d++) {
                 requests[k * CYCLE + d] = KeepAliveConnection.request("GET", key + "delay", "");
             }
+            // The service refuses a POST without Sluice-Client as one a page of another site could have sent.
             requests[k * CYCLE + CYCLE - 1] = KeepAliveConnection.request("POST",
-                    key + counting + (counting.equals("acquire") ? "?maxWaitMs=0" : ""), "");
+                    key + counting + (counting.equals("acquire") ? "?maxWaitMs=0" : ""), "Sluice-Client: load\r\n");
         }
         return requests;
     }

@@ -3,7 +3,7 @@ package dev.sluice.console;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.http.OperationsGuard;
-import jakarta.ws.rs.Consumes;
+import dev.sluice.store.LimitOverride;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -36,6 +36,9 @@ public final class ConsoleResource {
     private static final String PAGE = "page/";
     private static final String BEARER_CHALLENGE = "Bearer realm=\"sluice-console\"";
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The longest override body read; an override's texts have at most {@value LimitOverride#MAX_TEXT_LENGTH}. */
+    static final int MAX_BODY_BYTES = 16 * 1024;
 
     private final Console console;
     private final OperationsGuard guard;
@@ -100,15 +103,30 @@ public final class ConsoleResource {
 
     /**
      * Sets an override ({@link OverrideRequest}), checked against the rules in force: 201 and the override, or 400
-     * naming what is wrong. Set by the authenticated user, or else by the body's {@code setBy}.
+     * naming what is wrong. Set by the authenticated user, or else by the body's {@code setBy}. The caller's access is
+     * checked before the body is read; then a body that is not JSON by its {@code Content-Type} is a 415 (a page of
+     * another site cannot have a browser send a JSON body without asking, and the console never says yes), and one of
+     * more than {@value #MAX_BODY_BYTES} bytes a 413, read no further.
      */
     @POST
     @Path("overrides")
-    @Consumes(MediaType.APPLICATION_JSON)
-    public Response setOverride(String body, @Context HttpHeaders headers, @Context SecurityContext security) {
+    public Response setOverride(InputStream body, @Context HttpHeaders headers, @Context SecurityContext security) {
         check(headers, security);
+        @Nullable MediaType type = headers.getMediaType();
+        if (type == null || !type.getType().equalsIgnoreCase("application")
+                || !type.getSubtype().equalsIgnoreCase("json")) {
+            return problem(415, "Unsupported Media Type", "an override is a JSON body: send it with Content-Type: "
+                    + MediaType.APPLICATION_JSON);
+        }
+        if (headers.getLength() > MAX_BODY_BYTES) {
+            return tooLarge();
+        }
         try {
-            OverrideRequest request = JSON.readValue(body, OverrideRequest.class);
+            byte[] read = body.readNBytes(MAX_BODY_BYTES + 1);
+            if (read.length > MAX_BODY_BYTES) {
+                return tooLarge();
+            }
+            OverrideRequest request = JSON.readValue(read, OverrideRequest.class);
             @Nullable String who = security.getUserPrincipal() != null ? security.getUserPrincipal().getName()
                     : request.setBy();
             return json(201, console.setOverride(request.toBuilder(who == null ? "" : who)));
@@ -116,6 +134,8 @@ public final class ConsoleResource {
             return problem(400, "Bad Request", "the body is not an override: " + e.getOriginalMessage());
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             return problem(400, "Bad Request", String.valueOf(e.getMessage()));
+        } catch (IOException e) {
+            return problem(400, "Bad Request", "the body could not be read to its end");
         }
     }
 
@@ -132,8 +152,14 @@ public final class ConsoleResource {
         if (rule == null || rule.isBlank()) {
             return problem(400, "Bad Request", "the query parameter 'rule' names the override's rule");
         }
+        if (by != null && (by.chars().anyMatch(Character::isISOControl)
+                || by.length() > LimitOverride.MAX_TEXT_LENGTH)) {
+            // Who removed an override goes into the store's log line: one line, as an override's reason and setter.
+            return problem(400, "Bad Request", "the query parameter 'by' must be one line of at most "
+                    + LimitOverride.MAX_TEXT_LENGTH + " characters, without control characters");
+        }
         String who = security.getUserPrincipal() != null ? security.getUserPrincipal().getName()
-                : by != null && !by.isBlank() ? by : "console";
+                : by != null && !by.isBlank() ? by.strip() : "console";
         return console.removeOverride(rule, key == null ? "" : key, who).map(removed -> json(200, removed))
                 .orElseGet(() -> problem(404, "Not Found", "no override of that rule and key is in force"));
     }
@@ -173,6 +199,10 @@ public final class ConsoleResource {
                     .build());
             default -> throw new IllegalStateException("unknown verdict");
         }
+    }
+
+    private static Response tooLarge() {
+        return problem(413, "Content Too Large", "an override's body has at most " + MAX_BODY_BYTES + " bytes");
     }
 
     private static Response problem(int status, String title, String detail) {

@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.engine.KeyMask;
 import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.http.StrictJson;
+import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LocalCounterStore;
+import java.io.ByteArrayInputStream;
 import java.lang.reflect.RecordComponent;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -66,11 +69,21 @@ class ConsoleResourceTest {
         return send(HttpRequest.newBuilder(base.resolve(path)).GET(), headers);
     }
 
+    /** Sends the request; a JSON answer is read whole by a parser that refuses repeated members first. */
     private HttpResponse<String> send(HttpRequest.Builder request, String... headers) throws Exception {
         if (headers.length > 0) {
             request.headers(headers);
         }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        if (response.headers().firstValue("Content-Type").orElse("").contains("json")) {
+            StrictJson.checked(response.body());
+        }
+        return response;
+    }
+
+    private HttpResponse<String> postOverride(String body, String... headers) throws Exception {
+        return send(HttpRequest.newBuilder(base.resolve("console/overrides"))
+                .POST(HttpRequest.BodyPublishers.ofString(body)), headers);
     }
 
     @Test
@@ -134,7 +147,7 @@ class ConsoleResourceTest {
 
         HttpResponse<String> answer = get("console/openapi.json");
         assertThat(answer.statusCode()).isEqualTo(200);
-        JsonNode document = new ObjectMapper().readTree(answer.body());
+        JsonNode document = new ObjectMapper(StrictJson.factory()).readTree(answer.body());
         assertThat(document.path("paths").path("/console/cluster").has("get")).isTrue();
         assertThat(document.path("paths").path("/console/overrides").has("post")).isTrue();
         assertThat(document.path("paths").path("/console/overrides").has("delete")).isTrue();
@@ -175,5 +188,76 @@ class ConsoleResourceTest {
         HttpResponse<String> view = get("console/cluster", "Authorization", "Bearer " + TOKEN);
         assertThat(view.statusCode()).isEqualTo(200);
         assertThat(view.body()).startsWith("{\"format\":1,").contains("\"drift\":false");
+    }
+
+    private static final String OVERRIDE = """
+            {"rule": "hello", "key": "198.51.100.7", "kind": "blocked", "lastingSeconds": 60, "reason": "abuse",
+             "setBy": "alice"}""";
+
+    /** Issue 38.9: the body is read after the access check, and no further than the bound. */
+    @Test
+    void setOverride_bodyPastTheBound_is401WithoutTheTokenThen413_andSetsNothing() throws Exception {
+        start(ConsoleFeature.builder(console).operationsToken(TOKEN).build());
+        String large = OVERRIDE + " ".repeat(ConsoleResource.MAX_BODY_BYTES);
+
+        HttpResponse<String> anonymous = postOverride(large, "Content-Type", "application/json");
+        HttpResponse<String> tooLarge = postOverride(large, "Content-Type", "application/json",
+                "Authorization", "Bearer " + TOKEN);
+        HttpResponse<String> chunked = send(HttpRequest.newBuilder(base.resolve("console/overrides"))
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(
+                        large.getBytes(StandardCharsets.UTF_8)))), "Content-Type", "application/json",
+                "Authorization", "Bearer " + TOKEN);
+
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        assertThat(tooLarge.statusCode()).isEqualTo(413);
+        assertThat(tooLarge.body()).contains("at most 16384 bytes");
+        assertThat(chunked.statusCode()).as("without a length: read up to the bound").isEqualTo(413);
+        assertThat(console.cluster().overrides()).isEmpty();
+        assertThat(postOverride(OVERRIDE, "Content-Type", "application/json", "Authorization", "Bearer " + TOKEN)
+                .statusCode()).isEqualTo(201);
+    }
+
+    /**
+     * Issue 38.15: a page of another site can have a browser POST without asking only with no content type, a form's
+     * or plain text, and with the browser's login (a role): the console takes JSON alone, 415 otherwise.
+     */
+    @Test
+    void setOverride_withoutAJsonContentType_is415AndSetsNothing() throws Exception {
+        start(ConsoleFeature.builder(console).operationsToken(TOKEN).build());
+
+        for (String[] type : new String[][] {{}, {"Content-Type", "text/plain"},
+            {"Content-Type", "application/x-www-form-urlencoded"}, {"Content-Type", "multipart/form-data; boundary=x"},
+            {"Content-Type", "application/jsonp"}}) {
+            String[] headers = Arrays.copyOf(type, type.length + 2);
+            headers[type.length] = "Authorization";
+            headers[type.length + 1] = "Bearer " + TOKEN;
+            HttpResponse<String> refused = postOverride(OVERRIDE, headers);
+
+            assertThat(refused.statusCode()).as(String.join(": ", type)).isEqualTo(415);
+            assertThat(refused.body()).contains("Content-Type: application/json");
+        }
+        assertThat(console.cluster().overrides()).isEmpty();
+        assertThat(postOverride(OVERRIDE, "Content-Type", "application/json; charset=utf-8",
+                "Authorization", "Bearer " + TOKEN).statusCode()).isEqualTo(201);
+    }
+
+    /** Issue 38.15: {@code by} goes into the store's log line, so it is one line, as an override's setter is. */
+    @Test
+    void removeOverride_byWithALineBreakOrTooLong_is400AndRemovesNothing() throws Exception {
+        start(ConsoleFeature.builder(console).operationsToken(TOKEN).build());
+        postOverride(OVERRIDE, "Content-Type", "application/json", "Authorization", "Bearer " + TOKEN);
+        String mask = KeyMask.of("198.51.100.7").replace("#", "%23");
+
+        for (String by : List.of("bob%0D%0AINFO:+override+removed+by+admin", "bob%0Aeve", "bob%00",
+                "b".repeat(LimitOverride.MAX_TEXT_LENGTH + 1))) {
+            HttpResponse<String> refused = send(HttpRequest.newBuilder(base.resolve("console/overrides?rule=hello&key="
+                    + mask + "&by=" + by)).DELETE(), "Authorization", "Bearer " + TOKEN);
+
+            assertThat(refused.statusCode()).as(by).isEqualTo(400);
+            assertThat(refused.body()).contains("'by' must be one line");
+        }
+        assertThat(console.cluster().overrides()).hasSize(1);
+        assertThat(send(HttpRequest.newBuilder(base.resolve("console/overrides?rule=hello&key=" + mask
+                + "&by=bob")).DELETE(), "Authorization", "Bearer " + TOKEN).statusCode()).isEqualTo(200);
     }
 }

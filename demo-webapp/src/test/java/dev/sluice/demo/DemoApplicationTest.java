@@ -197,12 +197,14 @@ class DemoApplicationTest {
     void limiterService_incrementUntilFull_thenDelayTellsWhenTheNextFits() throws Exception {
         assertThat(json(http.get("/api/limits/nightly-export/delay")).path("delayMs").asLong()).isZero();
         for (int remaining = 2; remaining >= 0; remaining--) {
-            HttpResponse<String> counted = http.post("/api/limits/nightly-export/increment");
+            HttpResponse<String> counted = http.post("/api/limits/nightly-export/increment",
+                    DemoHttp.SERVICE_CLIENT);
             assertThat(counted.statusCode()).isEqualTo(200);
             assertThat(json(counted).path("counted").asBoolean()).isTrue();
             assertThat(json(counted).path("remaining").asLong()).isEqualTo(remaining);
         }
-        HttpResponse<String> refused = http.post("/api/limits/nightly-export/acquire?maxWaitMs=0");
+        HttpResponse<String> refused = http.post("/api/limits/nightly-export/acquire?maxWaitMs=0",
+                DemoHttp.SERVICE_CLIENT);
         assertThat(refused.statusCode()).isEqualTo(429);
         assertThat(json(refused).path("granted").asBoolean()).isFalse();
         assertThat(refused.headers().firstValue("Retry-After")).isPresent();
@@ -233,7 +235,8 @@ class DemoApplicationTest {
 
     @Test
     void limiterService_operationsWithoutToken_areNotThere() throws Exception {
-        assertThat(http.post("/api/limits/partner-api/reset").statusCode()).isEqualTo(404);
+        assertThat(http.post("/api/limits/partner-api/reset", DemoHttp.SERVICE_CLIENT).statusCode())
+                .isEqualTo(404);
         assertThat(http.get("/api/limits/openapi.json").statusCode()).isEqualTo(200);
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.http.StrictJson;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,7 +16,11 @@ import java.util.function.Predicate;
 /** Real HTTP requests to one running demo instance. Thread-safe. */
 final class DemoHttp {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Reads answers as strict parsers do: a repeated member fails the test that reads it. */
+    private static final ObjectMapper JSON = new ObjectMapper(StrictJson.factory());
+
+    /** The header a client of the limiter service sends with a POST: without it, one is refused as cross-site. */
+    static final String[] SERVICE_CLIENT = {"Sluice-Client", "demo-tests"};
 
     private final URI base;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();

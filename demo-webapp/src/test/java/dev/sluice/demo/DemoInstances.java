@@ -10,13 +10,13 @@ import java.util.List;
  * the module's {@code web.xml} and rules, but on 127.0.0.1 and free ports, in a cluster of their own (a fresh
  * cluster name, joined over TCP-IP, multicast off).
  */
-final class DemoInstances {
+public final class DemoInstances {
 
     private DemoInstances() {
     }
 
     /** Options for {@code count} instances that form one cluster. */
-    static List<DemoOptions> cluster(int count) {
+    public static List<DemoOptions> cluster(int count) {
         String clusterName = ClusterSupport.newClusterName();
         List<Integer> hazelcastPorts = new ArrayList<>();
         for (int i = 0; i < count; i++) {

@@ -42,8 +42,8 @@ class LivePageBrowserTest {
             for (int i = 0; i < 8; i++) {
                 http.get("api/hello", "X-Forwarded-For", "198.51.100.30");
             }
-            http.post("api/limits/partner-api/increment");
-            http.post("api/limits/partner-api/increment");
+            http.post("api/limits/partner-api/increment", DemoHttp.SERVICE_CLIENT);
+            http.post("api/limits/partner-api/increment", DemoHttp.SERVICE_CLIENT);
             assertLivePage(chromium.dumpDom(demo.uri().toString()));
         }
     }
@@ -67,5 +67,7 @@ class LivePageBrowserTest {
                 "<tr data-id=\"remote-accounts\"><td>remote-accounts</td><td>5 per 10 s, per key</td>");
         assertThat(dom).contains("<tr data-id=\"llm-provider\"><td>llm-provider</td>"
                 + "<td>20 per 61 s and 5000 tokens per 61 s, per key</td>");
+        assertThat(dom).contains("<tr data-id=\"exports\"><td>exports</td><td>4 at once, per key</td>"
+                + "<td>concurrency</td>");
     }
 }

@@ -77,9 +77,11 @@ class TwoInstanceClusterTest {
     @Test
     void limiterService_incrementOnOne_seenByTheOther() throws Exception {
         for (int i = 0; i < 3; i++) {
-            assertThat(first.post("/api/limits/nightly-export/increment").statusCode()).isEqualTo(200);
+            assertThat(first.post("/api/limits/nightly-export/increment", DemoHttp.SERVICE_CLIENT).statusCode())
+                    .isEqualTo(200);
         }
         assertThat(json(second.get("/api/limits/nightly-export/delay")).path("delayMs").asLong()).isPositive();
-        assertThat(second.post("/api/limits/nightly-export/acquire?maxWaitMs=0").statusCode()).isEqualTo(429);
+        assertThat(second.post("/api/limits/nightly-export/acquire?maxWaitMs=0", DemoHttp.SERVICE_CLIENT)
+                .statusCode()).isEqualTo(429);
     }
 }

@@ -1,10 +1,12 @@
 package dev.sluice.service;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,15 +14,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The body of {@code POST limits/acquire}: {@code {"maxWaitMs": 5000, "requests": [{"id": "a", "key": "k", "cost":
- * 2}, ...]}}, read strictly (unknown members, wrong types and more than {@value #MAX_REQUESTS} requests are 400s
- * naming the member). Values stay text here and are checked as the single-request parameters are.
+ * 2}, ...]}}, read strictly (unknown or repeated members, wrong types and more than {@value #MAX_REQUESTS} requests
+ * are 400s naming the member). Values stay text here and are checked as the single-request parameters are.
  */
 record BatchRequest(@Nullable String maxWaitMs, List<Item> requests) {
 
     static final int MAX_REQUESTS = 100;
 
     private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(8).build()).build();
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(8).build())
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     /** One request of the batch; {@code key} and {@code cost} null when absent. */
     record Item(String id, @Nullable String key, @Nullable String cost) {
@@ -53,8 +56,10 @@ record BatchRequest(@Nullable String maxWaitMs, List<Item> requests) {
             }
             return new BatchRequest(maxWait, items);
         } catch (JsonProcessingException e) {
-            throw Problems.invalid("body", "malformed JSON at line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
+            // A value past the reader's constraints (a number of more than 1000 digits) comes without a location.
+            @Nullable JsonLocation at = e.getLocation();
+            throw Problems.invalid("body", "malformed JSON" + (at == null ? "" : " at line " + at.getLineNr()
+                    + ", column " + at.getColumnNr()) + ": " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new IllegalStateException("reading a string cannot fail", e);
         }

@@ -24,9 +24,14 @@ import org.jspecify.annotations.Nullable;
  * ResourceConfig app = new ResourceConfig().register(LimiterService.builder()
  *         .limits(LimitsFile.read(Path.of("/etc/app/limits.json")))
  *         .store(store)
+ *         .clientToken(System.getenv("LIMITER_CLIENT_TOKEN"))           // optional: the rate endpoints
  *         .operationsToken(System.getenv("LIMITER_OPERATIONS_TOKEN"))   // optional: reset and state endpoints
  *         .build());
  * }</pre>
+ *
+ * <p>Only the workers that call the remote APIs should reach it (an internal address): whoever does spends the limits.
+ * A {@code POST} needs the header {@code Sluice-Client} or a JSON body (refused otherwise as one a page of another
+ * site could have had a browser send), tokens travel in headers, bodies are read to 64 KiB at most.
  *
  * <p>Ids with a concurrency limit lend permits for a lease, released by a token that any instance signing with the
  * same {@link Builder#permitSigningKey} accepts. Endpoints, answers and errors: {@code docs/limiter-service.md} and
@@ -51,13 +56,15 @@ public final class LimiterService implements Feature {
     private final LimitsFile limits;
     private final CounterStore store;
     private final OperationsAccess operations;
+    private final OperationsAccess callers;
     private final Duration maxWait;
     private final LimitsResource resource;
 
     private LimiterService(Builder builder) {
         this.limits = Objects.requireNonNull(builder.limits, "limits");
         this.store = Objects.requireNonNull(builder.store, "store");
-        this.operations = new OperationsAccess(builder.token, builder.role);
+        this.operations = OperationsAccess.operations(builder.token, builder.role);
+        this.callers = OperationsAccess.callers(builder.clientToken, builder.clientRole);
         this.maxWait = builder.maxWait;
         this.resource = new LimitsResource(limits, store, builder.time, maxWait.toNanos(),
                 builder.maxFutureSkew.toNanos(), operations, new Tokens(builder.permitSigningKey),
@@ -72,6 +79,7 @@ public final class LimiterService implements Feature {
     @Override
     public boolean configure(FeatureContext context) {
         context.register(resource);
+        context.register(new RequestChecks(callers, operations));
         context.register(new ProblemBodies());
         LOG.log(System.Logger.Level.INFO, startLine());
         return true;
@@ -79,7 +87,8 @@ public final class LimiterService implements Feature {
 
     /**
      * What the service counts with, now: {@code Sluice limiter service started: store hazelcast-client (2 members),
-     * 3 limit ids from limits.json, failure policy local, timeout 100ms, operations off, longest wait 60000 ms}.
+     * 3 limit ids from limits.json, failure policy local, timeout 100ms, callers open, operations off, longest wait
+     * 60000 ms}.
      */
     String startLine() {
         StoreHealth health = store.health();
@@ -92,8 +101,9 @@ public final class LimiterService implements Feature {
                         + DurationText.format(policy.timeout())
                 : "no failure policy (a store failure answers 503)";
         return "Sluice limiter service started: store " + health.mode() + " (" + seen + "), " + ids
-                + (ids == 1 ? " limit id" : " limit ids") + " from " + limits.name() + ", " + failure + ", operations "
-                + operations.describe() + ", longest wait " + maxWait.toMillis() + " ms";
+                + (ids == 1 ? " limit id" : " limit ids") + " from " + limits.name() + ", " + failure + ", callers "
+                + (callers.enabled() ? callers.describe() : "open") + ", operations " + operations.describe()
+                + ", longest wait " + maxWait.toMillis() + " ms";
     }
 
     /** Settings of a {@link LimiterService}; not thread-safe. */
@@ -106,6 +116,8 @@ public final class LimiterService implements Feature {
         private Duration reservationLifetime = DEFAULT_RESERVATION_LIFETIME;
         private @Nullable String token;
         private @Nullable String role;
+        private @Nullable String clientToken;
+        private @Nullable String clientRole;
         private byte[] permitSigningKey = randomKey();
 
         private Builder() {
@@ -182,12 +194,43 @@ public final class LimiterService implements Feature {
          * characters; keep it out of source code and logs.
          */
         public Builder operationsToken(String bearerToken) {
+            this.token = checkedToken("operations", bearerToken);
+            return this;
+        }
+
+        /**
+         * Asks the callers of the rate endpoints (delay, increment, acquire, batches, permits, reservations and their
+         * settles) for {@code Authorization: Bearer <token>}, or the operations credential; without this or
+         * {@link #clientRole} anyone who reaches the service may call them. At least 16 characters; keep it out of
+         * source code and logs. {@code GET limits} and the OpenAPI document stay open.
+         */
+        public Builder clientToken(String bearerToken) {
+            this.clientToken = checkedToken("client", bearerToken);
+            return this;
+        }
+
+        /**
+         * Lets authenticated users in {@code roleName} (the container's roles) call the rate endpoints, as
+         * {@link #clientToken} lets its holders.
+         */
+        public Builder clientRole(String roleName) {
+            this.clientRole = checkedRole("client", roleName);
+            return this;
+        }
+
+        private static String checkedToken(String which, @Nullable String bearerToken) {
             if (bearerToken == null || bearerToken.strip().length() < 16 || !bearerToken.equals(bearerToken.strip())) {
-                throw new IllegalArgumentException("the operations token must have at least 16 characters and no"
+                throw new IllegalArgumentException("the " + which + " token must have at least 16 characters and no"
                         + " surrounding blanks");
             }
-            this.token = bearerToken;
-            return this;
+            return bearerToken;
+        }
+
+        private static String checkedRole(String which, @Nullable String roleName) {
+            if (roleName == null || roleName.isBlank()) {
+                throw new IllegalArgumentException("the " + which + " role must not be blank");
+            }
+            return roleName;
         }
 
         /**
@@ -208,10 +251,7 @@ public final class LimiterService implements Feature {
 
         /** Turns the operations endpoints on for authenticated users in {@code roleName} (the container's roles). */
         public Builder operationsRole(String roleName) {
-            if (roleName == null || roleName.isBlank()) {
-                throw new IllegalArgumentException("the operations role must not be blank");
-            }
-            this.role = roleName;
+            this.role = checkedRole("operations", roleName);
             return this;
         }
 

@@ -14,6 +14,7 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
@@ -80,6 +81,12 @@ public final class LimitsResource {
     /** How far apart the clocks of the service's instances may be for a settle's mark to outlive its token: 1 min. */
     private static final long CLOCK_MARGIN_NANOS = Duration.ofMinutes(1).toNanos();
 
+    /** The header that carries a permit's token to its release. */
+    static final String PERMIT_HEADER = "Sluice-Permit";
+
+    /** The header that carries a reservation's token to its settle. */
+    static final String RESERVATION_HEADER = "Sluice-Reservation";
+
     private final LimitsFile limits;
     private final CounterStore store;
     private final TimeSource time;
@@ -106,6 +113,7 @@ public final class LimitsResource {
     }
 
     @GET
+    @RequestChecks.OwnAccess
     public String list() {
         return list;
     }
@@ -113,6 +121,7 @@ public final class LimitsResource {
     /** The OpenAPI 3 document of these endpoints, its server being this application's base path. */
     @GET
     @Path(OPENAPI)
+    @RequestChecks.OwnAccess
     public String openApi(@Context UriInfo uri) {
         String base = uri.getBaseUri().getRawPath();
         String server = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
@@ -196,8 +205,8 @@ public final class LimitsResource {
     @POST
     @Path("acquire")
     @jakarta.ws.rs.Consumes(MediaType.WILDCARD)
-    public String acquireAll(@Nullable String body) {
-        BatchRequest batch = BatchRequest.parse(body);
+    public String acquireAll(InputStream body) {
+        BatchRequest batch = BatchRequest.parse(new String(RequestChecks.readBody(body), StandardCharsets.UTF_8));
         long wait = Parameters.maxWaitNanos(batch.maxWaitMs(), maxWaitNanos);
         List<LimitsFile.Entry> entries = new ArrayList<>();
         List<Long> costs = new ArrayList<>();
@@ -237,17 +246,20 @@ public final class LimitsResource {
 
     @GET
     @Path("{id}/state")
+    @RequestChecks.OwnAccess
     public String state(@PathParam("id") String id, @Context HttpHeaders headers, @Context SecurityContext security) {
         return state(id, null, headers, security);
     }
 
     @GET
     @Path("{id}/{key}/state")
+    @RequestChecks.OwnAccess
     public String state(@PathParam("id") String id, @PathParam("key") @Nullable String key,
                         @Context HttpHeaders headers, @Context SecurityContext security) {
         operations.check(headers, security);
         LimitsFile.Entry entry = entry(id, key);
-        Policy policy = rates(entry);
+        Policy policy = entry.policy().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no"
+                + " rate limits to read"));
         long now = time.nanos();
         Decision state = call(() -> store.peek(entry.counterKey(keyOf(key)), policy, 0));
         if (state.storeUnavailable()) {
@@ -264,6 +276,7 @@ public final class LimitsResource {
 
     @POST
     @Path("{id}/reset")
+    @RequestChecks.OwnAccess
     public Response reset(@PathParam("id") String id, @Context HttpHeaders headers,
                           @Context SecurityContext security) {
         return reset(id, null, headers, security);
@@ -271,6 +284,7 @@ public final class LimitsResource {
 
     @POST
     @Path("{id}/{key}/reset")
+    @RequestChecks.OwnAccess
     public Response reset(@PathParam("id") String id, @PathParam("key") @Nullable String key,
                           @Context HttpHeaders headers, @Context SecurityContext security) {
         operations.check(headers, security);
@@ -320,7 +334,7 @@ public final class LimitsResource {
         if (!decision.allowed()) {
             throw permitRefused(entry, key, decision);
         }
-        String token = tokens.sign(new Tokens.Permit(entry.id(), Optional.ofNullable(key), storeKey,
+        String token = tokens.sign(new Tokens.Permit(entry.id(), Tokens.keyOf(key), storeKey,
                 held.permit()));
         JsonObject answer = counts(answer(entry, key).put("granted", true).put("permit", token), decision,
                 decision.remaining());
@@ -332,26 +346,27 @@ public final class LimitsResource {
     }
 
     @DELETE
-    @Path("{id}/" + PERMITS + "/{permit}")
-    public Response releasePermit(@PathParam("id") String id, @PathParam("permit") String permit) {
+    @Path("{id}/" + PERMITS)
+    public Response releasePermit(@PathParam("id") String id, @HeaderParam(PERMIT_HEADER) @Nullable String permit) {
         return releasePermit(id, null, permit);
     }
 
     /**
-     * Releases a permit by its token: 204, also when it was released already or its lease ended (idempotent); 400
-     * naming {@code permit} for a token this service did not sign (malformed, altered, signed with another key) or
-     * one of another id or key.
+     * Releases a permit by its token, sent in the header {@value #PERMIT_HEADER} (never in the path, which access
+     * logs keep): 204, also when it was released already or its lease ended (idempotent); 400 naming the header for
+     * none, for a token this service did not sign (malformed, altered, signed with another key) or one of another id
+     * or key.
      */
     @DELETE
-    @Path("{id}/{key}/" + PERMITS + "/{permit}")
+    @Path("{id}/{key}/" + PERMITS)
     public Response releasePermit(@PathParam("id") String id, @PathParam("key") @Nullable String key,
-                                  @PathParam("permit") String permit) {
+                                  @HeaderParam(PERMIT_HEADER) @Nullable String permit) {
         LimitsFile.Entry entry = entry(id, key);
         ConcurrencyLimit limit = concurrency(entry);
-        Tokens.Permit held = tokens.verify(permit).orElseThrow(() -> Problems.invalid("permit", "not a permit"
-                + " token of this service: malformed, altered, or signed with another key (give every instance the"
-                + " same permitSigningKey)"));
-        requireThisPath("permit", "a permit", held.id(), held.key(), entry, key);
+        Tokens.Permit held = tokens.verify(permit).orElseThrow(() -> Problems.invalid(PERMIT_HEADER, permit == null
+                ? "expected the token of the permit, as its grant gave it" : "not a permit token of this service:"
+                + " malformed, altered, or signed with another key (give every instance the same permitSigningKey)"));
+        requireThisPath(PERMIT_HEADER, "a permit", held.id(), held.key(), entry, key);
         held.storePermit().ifPresent(storePermit -> call(() -> store.releaseAsync(held.storeKey(), limit, storePermit)
                 .toCompletableFuture().join()));
         return Response.noContent().build();
@@ -396,7 +411,7 @@ public final class LimitsResource {
                     + millisCeil(refused.retryAfterNanos()) + " ms. Nothing was counted.");
         }
         long expiresAt = Durations.saturatedAdd(now, reservationLifetimeNanos);
-        String token = tokens.sign(entry.id(), Optional.ofNullable(key), unitKey, cost, reserved.reservation(),
+        String token = tokens.sign(entry.id(), Tokens.keyOf(key), unitKey, cost, reserved.reservation(),
                 expiresAt);
         JsonObject answer = counts(answer(entry, key).put("granted", true).put("reservation", token)
                 .put("estimate", cost).put("unit", units.unit()).put("expiresAt", epochMillisCeil(expiresAt))
@@ -411,32 +426,35 @@ public final class LimitsResource {
     }
 
     @PUT
-    @Path("{id}/" + RESERVATIONS + "/{reservation}")
-    public String settle(@PathParam("id") String id, @PathParam("reservation") String reservation,
+    @Path("{id}/" + RESERVATIONS)
+    public String settle(@PathParam("id") String id, @HeaderParam(RESERVATION_HEADER) @Nullable String reservation,
                          @QueryParam("cost") @Nullable String cost) {
         return settle(id, null, reservation, cost);
     }
 
     /**
-     * Settles a reservation by its token at its actual {@code cost}: an excess over the estimate charged (a debt), a
-     * difference given back. Idempotent: a settle of a reservation settled already answers 200 with
-     * {@code alreadySettled} and changes nothing; a difference is given back at most once, however settles are retried
-     * and through whichever instances ({@code docs/design/costs.md}). Past the token's lifetime ({@code expired}) only
-     * an excess is charged. 400 naming {@code reservation} for a token this service did not sign (malformed, altered,
-     * signed with another key, a permit's) or one of another id or key, naming {@code cost} for one above the id's
-     * {@code maxActual}; 503 when the store fails: an excess is then not charged and a retry charges it, a difference
-     * may have been given back and a retry gives nothing back.
+     * Settles a reservation by its token, sent in the header {@value #RESERVATION_HEADER} (never in the path, which
+     * access logs keep), at its actual {@code cost}: an excess over the estimate charged (a debt), a difference given
+     * back. Idempotent: a settle of a reservation settled already answers 200 with {@code alreadySettled} and changes
+     * nothing; a difference is given back at most once, however settles are retried and through whichever instances
+     * ({@code docs/design/costs.md}). Past the token's lifetime ({@code expired}) only an excess is charged. 400 naming
+     * the header for none, for a token this service did not sign (malformed, altered, signed with another key, a
+     * permit's) or one of another id or key, naming {@code cost} for one above the id's {@code maxActual}; 503 when the
+     * store fails: an excess is then not charged and a retry charges it, a difference may have been given back and a
+     * retry gives nothing back.
      */
     @PUT
-    @Path("{id}/{key}/" + RESERVATIONS + "/{reservation}")
+    @Path("{id}/{key}/" + RESERVATIONS)
     public String settle(@PathParam("id") String id, @PathParam("key") @Nullable String key,
-                         @PathParam("reservation") String reservation, @QueryParam("cost") @Nullable String cost) {
+                         @HeaderParam(RESERVATION_HEADER) @Nullable String reservation,
+                         @QueryParam("cost") @Nullable String cost) {
         LimitsFile.Entry entry = entry(id, key);
         Policy units = metered(entry);
         Tokens.Reservation held = tokens.verifyReservation(reservation).orElseThrow(() -> Problems.invalid(
-                "reservation", "not a reservation token of this service: malformed, altered, signed with another key"
+                RESERVATION_HEADER, reservation == null ? "expected the token of the reservation, as its grant gave it"
+                        : "not a reservation token of this service: malformed, altered, signed with another key"
                         + " (give every instance the same permitSigningKey), or a permit's"));
-        requireThisPath("reservation", "a reservation", held.id(), held.key(), entry, key);
+        requireThisPath(RESERVATION_HEADER, "a reservation", held.id(), held.key(), entry, key);
         long actual = Parameters.actualCost(cost, entry, units);
         JsonObject answer = answer(entry, key).put("settled", true).put("estimate", held.estimate())
                 .put("cost", actual).put("unit", units.unit());
@@ -501,9 +519,9 @@ public final class LimitsResource {
     /** A 400 naming {@code parameter} unless the token's limit id and key, {@code what}'s, are those of the path. */
     private static void requireThisPath(String parameter, String what, String heldId, Optional<String> heldKey,
                                         LimitsFile.Entry entry, @Nullable String key) {
-        if (!heldId.equals(entry.id()) || !heldKey.equals(Optional.ofNullable(key))) {
-            throw Problems.invalid(parameter, what + " of limit '" + heldId + "'"
-                    + heldKey.map(k -> " and key '" + k + "'").orElse("") + ", not of this path");
+        if (!heldId.equals(entry.id()) || !heldKey.equals(Tokens.keyOf(key))) {
+            throw Problems.invalid(parameter, what + " of limit '" + heldId + "'" + heldKey.map(k -> k.startsWith("/")
+                    ? " and another key" : " and key '" + k + "'").orElse("") + ", not of this path");
         }
     }
 
@@ -531,8 +549,19 @@ public final class LimitsResource {
         return entry;
     }
 
-    /** The id's rate limits; 400 naming {@code id} for an id of a concurrency limit alone. */
+    /**
+     * The id's rate limits, for the endpoints that count requests alone (delay, increment, acquire, batches); 400
+     * naming {@code id} for an id of a concurrency limit alone, and for an id with limits in a unit: those endpoints
+     * know no cost in the unit, so that their answers would leave its limits and debts out (a delay saying "now" while
+     * a reservation waits a minute). Such an id is reserved.
+     */
     private static Policy rates(LimitsFile.Entry entry) {
+        entry.metered().ifPresent(units -> {
+            throw Problems.invalid("id", "limit '" + entry.id() + "' counts " + units.unit() + " beside requests,"
+                    + " which this endpoint cannot account for; reserve a call's estimate with POST limits/"
+                    + entry.id() + (entry.perKey() ? "/{key}" : "") + "/" + RESERVATIONS + "?estimate= and settle"
+                    + " what it cost");
+        });
         return entry.policy().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no rate"
                 + " limits, only a concurrency limit; take its permits with POST limits/" + entry.id() + "/"
                 + PERMITS));
@@ -688,10 +717,11 @@ public final class LimitsResource {
         List<String> ids = new ArrayList<>();
         for (LimitsFile.Entry entry : limits.entries()) {
             JsonObject id = new JsonObject().put("id", entry.id()).put("perKey", entry.perKey());
-            entry.policy().ifPresent(policy -> id.put("algorithm", algorithm(policy)).putRaw("limits",
-                    limitsOf(policy)));
-            entry.metered().ifPresent(units -> id.put("algorithm", algorithm(units)).putRaw("metered",
-                    new JsonObject().put("unit", units.unit()).putRaw("limits", limitsOf(units)).toString()));
+            // One algorithm counts every limit of an id, in requests and in its unit: named once.
+            entry.policy().or(entry::metered).ifPresent(policy -> id.put("algorithm", algorithm(policy)));
+            entry.policy().ifPresent(policy -> id.putRaw("limits", limitsOf(policy)));
+            entry.metered().ifPresent(units -> id.putRaw("metered", new JsonObject().put("unit", units.unit())
+                    .putRaw("limits", limitsOf(units)).toString()));
             entry.concurrency().ifPresent(limit -> id.putRaw("concurrency", new JsonObject()
                     .put("name", limit.name()).put("permits", limit.permits())
                     .put("maxHoldMs", millisCeil(limit.maxHoldNanos())).toString()));

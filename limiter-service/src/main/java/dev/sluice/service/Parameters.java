@@ -106,7 +106,13 @@ final class Parameters {
             return 0;
         }
         long atNanos = instantNanos(text);
-        long age = nowNanos - atNanos;
+        // An instant centuries away makes the difference overflow: saturated, it is refused as too old or ahead.
+        long age;
+        try {
+            age = Math.subtractExact(nowNanos, atNanos);
+        } catch (ArithmeticException e) {
+            age = atNanos < nowNanos ? Long.MAX_VALUE : Long.MIN_VALUE + 1;
+        }
         if (age < 0) {
             if (-age > maxFutureSkewNanos) {
                 throw Problems.invalid("at", shown(text) + " is " + Duration.ofNanos(-age).toMillis()
@@ -137,11 +143,15 @@ final class Parameters {
         }
     }
 
+    /**
+     * Up to 19 digits as a long, {@link Long#MAX_VALUE} for those past it: every range checked after is below it, so
+     * a number past a long is refused as out of range, naming its parameter (never an exception out of the service).
+     */
     private static long parse(String digits) {
         try {
             return Long.parseLong(digits);
         } catch (NumberFormatException e) {
-            throw new ArithmeticException("out of range");
+            return Long.MAX_VALUE;
         }
     }
 

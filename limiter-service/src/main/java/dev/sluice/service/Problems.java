@@ -16,6 +16,7 @@ final class Problems {
     static final String UNAUTHORIZED = "https://sluice.dev/problems/unauthorized";
     static final String FORBIDDEN = "https://sluice.dev/problems/forbidden";
     static final String NOT_SUPPORTED = "https://sluice.dev/problems/not-supported";
+    static final String CROSS_SITE = "https://sluice.dev/problems/cross-site-request";
 
     /** The challenge of a 401 when a bearer token is configured. */
     static final String BEARER_CHALLENGE = "Bearer realm=\"sluice-limiter\"";

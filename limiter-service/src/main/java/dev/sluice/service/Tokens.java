@@ -14,15 +14,17 @@ import java.util.Base64;
 import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key, the store
- * key and the store's permit id) or to settle a reservation (the same with the estimate, the store's reservation id,
- * a nonce that names the reservation alone and the end of its lifetime), signed with HMAC-SHA256 under the service's
- * signing key, so that a token altered or made up is refused, and an instance with the same key releases a permit or
- * settles a reservation another one granted. Format: {@code base64url(payload) "." base64url(mac)}, the payload a kind
- * byte (1 a permit, 2 a reservation: one is never taken for the other) then length-prefixed UTF-8 fields (and longs).
- * Immutable and thread-safe. See {@code docs/design/concurrency.md} and {@code docs/design/costs.md}.
+ * The tokens of the limiter service: what any instance needs to release a permit (the limit's id, the key or, when
+ * long, its hash ({@link #keyOf}), the store key and the store's permit id) or to settle a reservation (the same with
+ * the estimate, the store's reservation id, a nonce that names the reservation alone and the end of its lifetime),
+ * signed with HMAC-SHA256 under the service's signing key, so that a token altered or made up is refused, and an
+ * instance with the same key releases a permit or settles a reservation another one granted. Format:
+ * {@code base64url(payload) "." base64url(mac)}, the payload a kind byte (1 a permit, 2 a reservation: one is never
+ * taken for the other) then length-prefixed UTF-8 fields (and longs). Immutable and thread-safe. See
+ * {@code docs/design/concurrency.md} and {@code docs/design/costs.md}.
  */
 final class Tokens {
 
@@ -36,6 +38,7 @@ final class Tokens {
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
     private static final int MAX_TOKEN_CHARS = 4096;
+    private static final int MAX_KEY_CHARS = 256;
 
     private final SecretKeySpec key;
     private final SecureRandom random = new SecureRandom();
@@ -110,23 +113,26 @@ final class Tokens {
         return ENCODER.encodeToString(payload) + "." + ENCODER.encodeToString(mac(payload));
     }
 
-    /** The permit of a token this service signed; empty for a token malformed, altered or signed with another key. */
-    Optional<Permit> verify(String token) {
+    /**
+     * The permit of a token this service signed; empty for none, and for a token malformed, altered or signed with
+     * another key.
+     */
+    Optional<Permit> verify(@Nullable String token) {
         return verify(token, PERMIT, in -> new Permit(in.readUTF(), readOptional(in), in.readUTF(), readOptional(in)));
     }
 
     /**
-     * The reservation of a token this service signed; empty for a token malformed, altered, signed with another key,
-     * or of a permit.
+     * The reservation of a token this service signed; empty for none, and for a token malformed, altered, signed with
+     * another key, or of a permit.
      */
-    Optional<Reservation> verifyReservation(String token) {
+    Optional<Reservation> verifyReservation(@Nullable String token) {
         return verify(token, RESERVATION, in -> new Reservation(in.readUTF(), readOptional(in), in.readUTF(),
                 in.readLong(), readOptional(in), in.readUTF(), in.readLong()));
     }
 
-    private <T> Optional<T> verify(String token, byte kind, Reading<T> fields) {
-        int dot = token.indexOf('.');
-        if (token.length() > MAX_TOKEN_CHARS || dot < 0) {
+    private <T> Optional<T> verify(@Nullable String token, byte kind, Reading<T> fields) {
+        int dot = token == null ? -1 : token.indexOf('.');
+        if (token == null || token.length() > MAX_TOKEN_CHARS || dot < 0) {
             return Optional.empty();
         }
         byte[] payload;
@@ -170,6 +176,23 @@ final class Tokens {
         boolean present = in.readBoolean();
         String value = in.readUTF();
         return present ? Optional.of(value) : Optional.empty();
+    }
+
+    /**
+     * The key as a token carries it: as it is, or past {@value #MAX_KEY_CHARS} characters its SHA-256 after a
+     * {@code /}, which no key in a path holds; so that a token stays short enough for a header (and for
+     * {@link #verify}) however long the key, and still names that key alone.
+     */
+    static Optional<String> keyOf(@Nullable String key) {
+        if (key == null || key.length() <= MAX_KEY_CHARS) {
+            return Optional.ofNullable(key);
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return Optional.of("/" + ENCODER.encodeToString(digest));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 
     /** The bytes of a signing key given as text. */

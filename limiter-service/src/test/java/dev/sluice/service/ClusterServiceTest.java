@@ -171,7 +171,7 @@ class ClusterServiceTest {
 
         assertThat(service.startLine()).isEqualTo("Sluice limiter service started: store "
                 + members.get(0).health().mode() + " (2 members), 4 limit ids from limits.json, failure policy allow,"
-                + " timeout 1s, operations off, longest wait 60000 ms");
+                + " timeout 1s, callers open, operations off, longest wait 60000 ms");
     }
 
     @Test

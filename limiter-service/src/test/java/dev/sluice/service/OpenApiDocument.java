@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.http.StrictJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,7 +14,7 @@ import java.util.Locale;
 /** The service's OpenAPI document, read from the jar's resource, and answers checked against its schemas. */
 final class OpenApiDocument {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper(StrictJson.factory());
     private static final JsonNode DOCUMENT = read();
 
     private OpenApiDocument() {

@@ -58,6 +58,11 @@ class PermitServiceTest {
         return OpenApiDocument.conforming(response.body(), "Permit");
     }
 
+    /** {@code DELETE path} with {@code token} in the header {@code Sluice-Permit}, as clients release. */
+    private HttpResponse<String> released(String path, String token) throws Exception {
+        return server.request("DELETE", path, "", "Sluice-Permit", token);
+    }
+
     @Test
     void acquirePermit_upToTheLimit_grantsThen429WithoutRetryAfter() throws Exception {
         JsonNode first = acquired("limits/exports/permits");
@@ -85,7 +90,7 @@ class PermitServiceTest {
         String token = acquired("limits/exports/permits").get("permit").asText();
         acquired("limits/exports/permits");
 
-        HttpResponse<String> released = server.request("DELETE", "limits/exports/permits/" + token, "");
+        HttpResponse<String> released = released("limits/exports/permits", token);
 
         assertThat(released.statusCode()).isEqualTo(204);
         assertThat(store.permitsHeld()).isEqualTo(1);
@@ -98,8 +103,8 @@ class PermitServiceTest {
         String token = acquired("limits/exports/permits").get("permit").asText();
         acquired("limits/exports/permits");
 
-        assertThat(server.request("DELETE", "limits/exports/permits/" + token, "").statusCode()).isEqualTo(204);
-        assertThat(server.request("DELETE", "limits/exports/permits/" + token, "").statusCode()).isEqualTo(204);
+        assertThat(released("limits/exports/permits", token).statusCode()).isEqualTo(204);
+        assertThat(released("limits/exports/permits", token).statusCode()).isEqualTo(204);
 
         assertThat(store.permitsHeld()).isEqualTo(1);
     }
@@ -113,7 +118,7 @@ class PermitServiceTest {
         time.advance(Duration.ofSeconds(10));
 
         acquired("limits/exports/permits");
-        assertThat(server.request("DELETE", "limits/exports/permits/" + leased, "").statusCode()).isEqualTo(204);
+        assertThat(released("limits/exports/permits", leased).statusCode()).isEqualTo(204);
         assertThat(server.post("limits/exports/permits", "").statusCode())
                 .as("releasing an ended lease frees nobody else's permit").isEqualTo(429);
     }
@@ -128,17 +133,47 @@ class PermitServiceTest {
     }
 
     @Test
-    void releasePermit_alteredToken_is400NamingPermit() throws Exception {
+    void releasePermit_alteredToken_is400NamingTheHeader() throws Exception {
         String token = acquired("limits/exports/permits").get("permit").asText();
         // Inside the signature: its last character has bits the decoder ignores (changing it can change nothing).
         int at = token.indexOf('.') + 5;
         String altered = token.substring(0, at) + (token.charAt(at) == 'A' ? 'B' : 'A') + token.substring(at + 1);
 
-        HttpResponse<String> response = server.request("DELETE", "limits/exports/permits/" + altered, "");
+        HttpResponse<String> response = released("limits/exports/permits", altered);
 
-        OpenApiDocument.assertBadRequest(response, "permit", "/limits/{id}/permits/{permit}", "DELETE");
+        OpenApiDocument.assertBadRequest(response, "Sluice-Permit", "/limits/{id}/permits", "DELETE");
         assertThat(response.body()).contains("signed with another key");
         assertThat(store.permitsHeld()).isEqualTo(1);
+    }
+
+    /** A token in the path would stay in every access log: the service takes it in the header only. */
+    @Test
+    void releasePermit_tokenInThePathOrNone_releasesNothing() throws Exception {
+        String token = acquired("limits/exports/permits").get("permit").asText();
+
+        HttpResponse<String> inPath = server.request("DELETE", "limits/exports/permits/" + token, "");
+        HttpResponse<String> none = server.request("DELETE", "limits/exports/permits", "");
+
+        assertThat(inPath.statusCode()).isEqualTo(404);
+        OpenApiDocument.assertBadRequest(none, "Sluice-Permit", "/limits/{id}/permits", "DELETE");
+        assertThat(none.body()).contains("expected the token of the permit");
+        assertThat(store.permitsHeld()).isEqualTo(1);
+    }
+
+    /** Found by ServiceFuzzTest: a token that held a key of thousands of characters was too long to be taken back. */
+    @Test
+    void releasePermit_keyOfThousandsOfCharacters_releasesThroughAShortToken() throws Exception {
+        String key = "k".repeat(3000);
+        String token = acquired("limits/workers/" + key + "/permits").get("permit").asText();
+
+        HttpResponse<String> otherKey = released("limits/workers/" + "k".repeat(2999) + "/permits", token);
+        HttpResponse<String> released = released("limits/workers/" + key + "/permits", token);
+
+        assertThat(token.length()).isLessThan(1000);
+        assertThat(otherKey.statusCode()).isEqualTo(400);
+        assertThat(otherKey.body()).contains("a permit of limit 'workers' and another key, not of this path");
+        assertThat(released.statusCode()).as(released.body()).isEqualTo(204);
+        assertThat(store.permitsHeld()).isZero();
     }
 
     @Test
@@ -147,7 +182,7 @@ class PermitServiceTest {
                 .limits(LimitsFile.parse("limits.json", LIMITS)).store(store).timeSource(time).build()))) {
             String token = other.client().acquirePermit("exports", null).token();
 
-            assertThat(server.request("DELETE", "limits/exports/permits/" + token, "").statusCode()).isEqualTo(400);
+            assertThat(released("limits/exports/permits", token).statusCode()).isEqualTo(400);
             assertThat(store.permitsHeld()).isEqualTo(1);
         }
     }
@@ -156,9 +191,9 @@ class PermitServiceTest {
     void releasePermit_tokenOfAnotherKey_is400() throws Exception {
         String token = acquired("limits/workers/acct-1/permits").get("permit").asText();
 
-        HttpResponse<String> response = server.request("DELETE", "limits/workers/acct-2/permits/" + token, "");
+        HttpResponse<String> response = released("limits/workers/acct-2/permits", token);
 
-        OpenApiDocument.assertBadRequest(response, "permit", "/limits/{id}/{key}/permits/{permit}", "DELETE");
+        OpenApiDocument.assertBadRequest(response, "Sluice-Permit", "/limits/{id}/{key}/permits", "DELETE");
         assertThat(response.body()).contains("a permit of limit 'workers' and key 'acct-1', not of this path");
         assertThat(store.permitsHeld()).isEqualTo(1);
     }

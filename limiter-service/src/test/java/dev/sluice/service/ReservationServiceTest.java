@@ -68,10 +68,14 @@ class ReservationServiceTest {
     }
 
     private JsonNode settled(String key, String token, long cost) throws Exception {
-        HttpResponse<String> response = server.request("PUT", "limits/llm/" + key + "/reservations/" + token
-                + "?cost=" + cost, "");
+        HttpResponse<String> response = settle(server, "limits/llm/" + key + "/reservations?cost=" + cost, token);
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return OpenApiDocument.conforming(response.body(), "Settled");
+    }
+
+    /** {@code PUT path} with {@code token} in the header {@code Sluice-Reservation}, as clients settle. */
+    private static HttpResponse<String> settle(TestServer through, String path, String token) throws Exception {
+        return through.request("PUT", path, "", "Sluice-Reservation", token);
     }
 
     @Test
@@ -170,11 +174,10 @@ class ReservationServiceTest {
         String token = reserved("acct", 40).get("reservation").asText();
         try (TestServer same = serving(SIGNING_KEY);
              TestServer other = serving("another-signing-key-of-the-tests-9876543210")) {
-            HttpResponse<String> foreign = other.request("PUT", "limits/llm/acct/reservations/" + token + "?cost=1",
-                    "");
+            HttpResponse<String> foreign = settle(other, "limits/llm/acct/reservations?cost=1", token);
             assertThat(foreign.statusCode()).isEqualTo(400);
             assertThat(OpenApiDocument.conforming(foreign.body(), "Problem").get("parameter").asText())
-                    .isEqualTo("reservation");
+                    .isEqualTo("Sluice-Reservation");
 
             LimiterClient.Settled settled = same.client().settle("llm", "acct", token, 15);
 
@@ -188,21 +191,32 @@ class ReservationServiceTest {
         "POST | limits/llm/acct/reservations?estimate=0 | estimate | /limits/{id}/{key}/reservations",
         "POST | limits/llm/acct/reservations?estimate=101 | estimate | /limits/{id}/{key}/reservations",
         "POST | limits/partner-api/reservations?estimate=1 | id | /limits/{id}/reservations",
-        "PUT | limits/llm/acct/reservations/forged.token?cost=1 | reservation"
-                + " | /limits/{id}/{key}/reservations/{reservation}",
-        "PUT | limits/partner-api/reservations/x?cost=1 | id | /limits/{id}/reservations/{reservation}"})
+        "PUT | limits/llm/acct/reservations?cost=1 | Sluice-Reservation | /limits/{id}/{key}/reservations",
+        "PUT | limits/partner-api/reservations?cost=1 | id | /limits/{id}/reservations"})
     void badRequest_is400AsTheOpenApiDocumentSays(String method, String path, String parameter, String documented)
             throws Exception {
         OpenApiDocument.assertBadRequest(server.request(method, path, ""), parameter, documented, method);
     }
 
     @Test
+    void settle_forgedTokenInTheHeader_is400NamingIt_andATokenInThePathIsNoEndpoint() throws Exception {
+        String token = reserved("acct", 40).get("reservation").asText();
+
+        HttpResponse<String> forged = settle(server, "limits/llm/acct/reservations?cost=0", "forged.token");
+        HttpResponse<String> inPath = server.request("PUT", "limits/llm/acct/reservations/" + token + "?cost=0", "");
+
+        OpenApiDocument.assertBadRequest(forged, "Sluice-Reservation", "/limits/{id}/{key}/reservations", "PUT");
+        assertThat(forged.body()).contains("not a reservation token of this service");
+        assertThat(inPath.statusCode()).isEqualTo(404);
+        assertThat(settled("acct", token, 40).get("alreadySettled").asBoolean()).as("neither settled it").isFalse();
+    }
+
+    @Test
     void settle_tokenOfAnotherKeyOrAPermitOrAMissingCost_is400NamingIt() throws Exception {
         String token = reserved("acct", 40).get("reservation").asText();
 
-        HttpResponse<String> otherKey = server.request("PUT", "limits/llm/other/reservations/" + token + "?cost=1",
-                "");
-        HttpResponse<String> noCost = server.request("PUT", "limits/llm/acct/reservations/" + token, "");
+        HttpResponse<String> otherKey = settle(server, "limits/llm/other/reservations?cost=1", token);
+        HttpResponse<String> noCost = settle(server, "limits/llm/acct/reservations", token);
 
         assertThat(otherKey.statusCode()).isEqualTo(400);
         assertThat(otherKey.body()).contains("a reservation of limit 'llm' and key 'acct', not of this path");
@@ -231,8 +245,45 @@ class ReservationServiceTest {
     }
 
     @Test
-    void list_meteredIds_sayTheirUnitAndLimits() throws Exception {
-        assertThat(server.get("limits").body()).contains("\"metered\":{\"unit\":\"tokens\",\"limits\":[{\"name\":"
+    void list_meteredIds_sayTheirUnitAndLimits_andTheirAlgorithmOnce() throws Exception {
+        String list = server.get("limits").body();
+
+        assertThat(list).contains("\"metered\":{\"unit\":\"tokens\",\"limits\":[{\"name\":"
                 + "\"llm:100 tokens/1m\",\"permits\":100,\"periodMs\":60000}]}");
+        // TestServer read it with a parser that refuses a repeated member; and it is there once, not left out.
+        assertThat(list).contains("{\"id\":\"llm\",\"perKey\":true,\"algorithm\":\"sliding_window_log\",\"limits\":");
+    }
+
+    /**
+     * Issue 40.2: on an id with limits in a unit, with no tokens left and a debt, every answer that says when or grants
+     * would count requests alone (a delay said "now" while a reservation waited a minute): each is a 400 naming
+     * {@code id} that says to reserve, and counts nothing.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "GET | limits/llm/acct/delay | | id | /limits/{id}/{key}/delay",
+        "GET | limits/llm/acct/delay?cost=2 | | id | /limits/{id}/{key}/delay",
+        "POST | limits/llm/acct/increment | | id | /limits/{id}/{key}/increment",
+        "POST | limits/llm/acct/increment?at=1767225599000 | | id | /limits/{id}/{key}/increment",
+        "POST | limits/llm/acct/acquire | | id | /limits/{id}/{key}/acquire",
+        "POST | limits/llm/acct/acquire?maxWaitMs=0 | | id | /limits/{id}/{key}/acquire",
+        "POST | limits/acquire | {\"requests\": [{\"id\": \"partner-api\"}, {\"id\": \"llm\", \"key\": \"acct\"}]}"
+                + " | requests[1].id | /limits/acquire"})
+    void rateEndpoint_idWithAUnitInDebt_is400SayingToReserve(String method, String path, String body,
+                                                             String parameter, String documented) throws Exception {
+        settled("acct", reserved("acct", 10).get("reservation").asText(), 130);
+
+        HttpResponse<String> answer = server.request(method, path, body == null ? "" : body, "Content-Type",
+                "application/json");
+
+        OpenApiDocument.assertBadRequest(answer, parameter, documented, method);
+        assertThat(answer.body()).contains("limit 'llm' counts tokens beside requests",
+                "reserve a call's estimate with POST limits/llm/{key}/reservations?estimate=");
+        LimitsFile.Entry llm = LimitsFile.parse("limits.json", LIMITS).find("llm").orElseThrow();
+        assertThat(store.peek(llm.counterKey("acct"), llm.policy().orElseThrow(), 0).remaining())
+                .as("the one reservation's request, nothing more").isEqualTo(2);
+        LimitsFile.Entry partner = LimitsFile.parse("limits.json", LIMITS).find("partner-api").orElseThrow();
+        assertThat(store.peek(partner.counterKey(""), partner.policy().orElseThrow(), 0).remaining())
+                .as("a batch counts none of its items").isEqualTo(10);
     }
 }

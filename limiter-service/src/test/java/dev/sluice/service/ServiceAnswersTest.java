@@ -67,8 +67,8 @@ class ServiceAnswersTest {
         assertThat(logged).hasSize(1);
         assertThat(logged.get(0).getLevel()).isEqualTo(Level.INFO);
         assertThat(logged.get(0).getMessage()).isEqualTo("Sluice limiter service started: store local (this instance"
-                + " only), 3 limit ids from limits.json, no failure policy (a store failure answers 503), operations"
-                + " on (bearer token), longest wait 60000 ms");
+                + " only), 3 limit ids from limits.json, no failure policy (a store failure answers 503), callers"
+                + " open, operations on (bearer token), longest wait 60000 ms");
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -1,5 +1,6 @@
 package dev.sluice.service;
 
+import dev.sluice.http.StrictJson;
 import dev.sluice.service.client.LimiterClient;
 import jakarta.ws.rs.client.Client;
 import jakarta.ws.rs.client.ClientBuilder;
@@ -17,7 +18,9 @@ import org.glassfish.jersey.servlet.ServletContainer;
 
 /**
  * A real Jetty 12 on 127.0.0.1 and a free port serving a Jersey application at {@code /api/*}, with a real HTTP
- * client (java.net.http) and the service's Java client (JAX-RS, Jersey's).
+ * client (java.net.http) and the service's Java client (JAX-RS, Jersey's). Requests carry the header
+ * {@code Sluice-Client}, as the service's clients send it, unless sent {@linkplain #requestFromAPage from a page};
+ * every JSON answer is read by a parser that refuses repeated members ({@link StrictJson}) before a test sees it.
  */
 final class TestServer implements AutoCloseable {
 
@@ -65,17 +68,46 @@ final class TestServer implements AutoCloseable {
                 headers);
     }
 
+    /** A POST of any body, such as one without a length (sent in chunks). */
+    HttpResponse<String> post(String path, HttpRequest.BodyPublisher body, String... headers) throws Exception {
+        return send(HttpRequest.newBuilder(base.resolve(path)).POST(body), headers);
+    }
+
     /** A request of any method, with {@code body} (none when empty). */
     HttpResponse<String> request(String method, String path, String body, String... headers) throws Exception {
         return send(HttpRequest.newBuilder(base.resolve(path)).method(method, body.isEmpty()
                 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)), headers);
     }
 
+    /**
+     * A request without {@code Sluice-Client}, as a page of another site can have a browser send it unasked (with
+     * the headers such a page may set, such as a form's {@code Content-Type}).
+     */
+    HttpResponse<String> requestFromAPage(String method, String path, String body, String... headers)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).method(method, body.isEmpty()
+                ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return checked(http.send(withHeaders(request, headers).build(), HttpResponse.BodyHandlers.ofString()));
+    }
+
     private HttpResponse<String> send(HttpRequest.Builder request, String... headers) throws Exception {
+        withHeaders(request, headers).header("Sluice-Client", "tests");
+        return checked(http.send(request.build(), HttpResponse.BodyHandlers.ofString()));
+    }
+
+    private static HttpRequest.Builder withHeaders(HttpRequest.Builder request, String... headers) {
         if (headers.length > 0) {
             request.headers(headers);
         }
-        return http.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        return request.timeout(Duration.ofSeconds(30));
+    }
+
+    /** The answer, once its body (when JSON) has been read whole by a parser refusing repeated members. */
+    private static HttpResponse<String> checked(HttpResponse<String> response) {
+        if (response.headers().firstValue("Content-Type").orElse("").contains("json")) {
+            StrictJson.checked(response.body());
+        }
+        return response;
     }
 
     @Override

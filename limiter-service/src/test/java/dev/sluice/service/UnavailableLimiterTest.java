@@ -74,7 +74,8 @@ class UnavailableLimiterTest {
                 .doesNotContain("remaining");
         String token = OpenApiDocument.conforming(raw.body(), "Permit").get("permit").asText();
 
-        assertThat(server.request("DELETE", "limits/exports/permits/" + token, "").statusCode()).isEqualTo(204);
+        assertThat(server.request("DELETE", "limits/exports/permits", "", "Sluice-Permit", token).statusCode())
+                .isEqualTo(204);
         LimiterClient.Permit permit = server.client().acquirePermit("exports", null);
         assertThat(permit.limiterUnavailable()).isTrue();
         assertThat(permit.remaining()).isEmpty();

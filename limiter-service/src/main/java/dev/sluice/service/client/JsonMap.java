@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -17,7 +18,9 @@ import org.jspecify.annotations.Nullable;
 /** JSON in and out for the client, on Jackson's streaming API (which Sluice already brings): objects as maps. */
 final class JsonMap {
 
-    private static final JsonFactory JSON = new JsonFactory();
+    /** Refuses an answer that repeats a member, as strict parsers do: which of two values would be meant? */
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     private JsonMap() {
     }

@@ -37,8 +37,11 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Ids and keys go into the path, percent-encoded; they cannot hold a {@code /}, which servlet containers refuse
- * even encoded ({@link IllegalArgumentException}). Error answers throw {@link LimiterServiceException};
- * an acquire that finds no slot within its wait is not an error, but a {@link Slot} not granted.
+ * even encoded ({@link IllegalArgumentException}). Permit and reservation tokens go into the headers
+ * {@code Sluice-Permit} and {@code Sluice-Reservation}, never the path, which access logs keep; every request carries
+ * {@code Sluice-Client: sluice-java}, without which the service refuses a {@code POST} as cross-site. Error answers
+ * throw {@link LimiterServiceException}; an acquire that finds no slot within its wait is not an error, but a
+ * {@link Slot} not granted.
  *
  * <p>Every result says whether the limiter was unavailable: the service's store failed and the failure policy the
  * application set answered in its place (granting under {@code allow}, refusing under {@code reject}). Such an answer
@@ -48,6 +51,12 @@ import org.jspecify.annotations.Nullable;
  * {@code docs/limiter-service.md}). Thread-safe as the {@link WebTarget} is (Jersey's are).
  */
 public final class LimiterClient {
+
+    /** The header that says a request comes from a client, not a page of another site (any value: the service). */
+    private static final String CLIENT_HEADER = "Sluice-Client";
+    private static final String CLIENT_NAME = "sluice-java";
+    private static final String PERMIT_HEADER = "Sluice-Permit";
+    private static final String RESERVATION_HEADER = "Sluice-Reservation";
 
     private final WebTarget limits;
     private final @Nullable String bearerToken;
@@ -62,7 +71,10 @@ public final class LimiterClient {
         return new LimiterClient(base.path("limits"), null);
     }
 
-    /** This client, sending {@code token} as the bearer credential of the operations endpoints. */
+    /**
+     * This client, sending {@code token} as its bearer credential: the service's client token (its rate endpoints),
+     * or its operations token (the operations, and the rate endpoints too).
+     */
     public LimiterClient withBearerToken(String token) {
         return new LimiterClient(limits, Objects.requireNonNull(token, "token"));
     }
@@ -262,12 +274,12 @@ public final class LimiterClient {
     }
 
     /**
-     * {@code DELETE limits/{id}[/{key}]/permits/{permit}}: releases the permit of {@code token}; nothing when it was
-     * released already or its lease ended. A token this service did not sign throws (400).
+     * {@code DELETE limits/{id}[/{key}]/permits} with the token in {@code Sluice-Permit}: releases the permit of
+     * {@code token}; nothing when it was released already or its lease ended. A token this service did not sign throws
+     * (400).
      */
     public void releasePermit(String id, @Nullable String key, String token) {
-        WebTarget target = path(id, key, "permits").path("{permit}").resolveTemplate("permit", token, true);
-        try (Response response = request(target).delete()) {
+        try (Response response = request(path(id, key, "permits")).header(PERMIT_HEADER, token).delete()) {
             checked(response.getStatus(), response.readEntity(String.class));
         }
     }
@@ -291,8 +303,9 @@ public final class LimiterClient {
     }
 
     /**
-     * What a settle did: the actual cost it said, and the debt it charged beyond the estimate; {@code alreadySettled}
-     * when an earlier settle of the reservation counted and this one changed nothing.
+     * What a settle did: the actual cost it said, and the debt it charged beyond the estimate ({@code max(0, cost -
+     * estimate)}, not the amount over the limit); {@code alreadySettled} when an earlier settle of the reservation
+     * counted and this one changed nothing.
      */
     public record Settled(String id, @Nullable String key, long estimate, long cost, long debt,
                           boolean alreadySettled, OptionalLong remaining) {
@@ -319,14 +332,14 @@ public final class LimiterClient {
     }
 
     /**
-     * {@code PUT limits/{id}[/{key}]/reservations/{token}?cost=}: settles the reservation of {@code token} at the
-     * call's actual {@code cost}. Idempotent: a second settle changes nothing. A token this service did not sign throws
-     * (400); a store that fails throws (503), and the reservation may be settled again.
+     * {@code PUT limits/{id}[/{key}]/reservations?cost=} with the token in {@code Sluice-Reservation}: settles the
+     * reservation of {@code token} at the call's actual {@code cost}. Idempotent: a second settle changes nothing. A
+     * token this service did not sign throws (400); a store that fails throws (503), and the reservation may be settled
+     * again.
      */
     public Settled settle(String id, @Nullable String key, String token, long cost) {
-        WebTarget target = path(id, key, "reservations").path("{reservation}")
-                .resolveTemplate("reservation", token, true).queryParam("cost", cost);
-        Map<String, Object> answer = ok(request(target).put(Entity.text("")));
+        WebTarget target = path(id, key, "reservations").queryParam("cost", cost);
+        Map<String, Object> answer = ok(request(target).header(RESERVATION_HEADER, token).put(Entity.text("")));
         return new Settled(text(answer, "id"), optionalText(answer, "key"), number(answer, "estimate"),
                 number(answer, "cost"), answer.containsKey("debt") ? number(answer, "debt") : 0,
                 Boolean.TRUE.equals(answer.get("alreadySettled")), optionalNumber(answer, "remaining"));
@@ -361,7 +374,7 @@ public final class LimiterClient {
 
     private Invocation.Builder request(WebTarget target) {
         Invocation.Builder request = target.request(MediaType.APPLICATION_JSON_TYPE, new MediaType("application",
-                "problem+json"));
+                "problem+json")).header(CLIENT_HEADER, CLIENT_NAME);
         return bearerToken == null ? request : request.header(HttpHeaders.AUTHORIZATION, "Bearer " + bearerToken);
     }
 
