@@ -11,6 +11,7 @@ import dev.sluice.store.LimitOverride;
 import dev.sluice.store.PermitQueue;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * and the exempt keys, tier values and fallback key escaped and bounded the way a request's key is, so that they
  * compare equal. A RuleSet makes these once per final rule when it is built; no merge or copy of a Rule repeats them,
  * and no request does. The parsed parts (path patterns, host, address ranges) the Rule's builder already made; they
- * are shared, not parsed again.
+ * are shared, not parsed again; the exempt ranges are widened once to the prefix IPv6 clients are keyed by.
  */
 
 /** A rule prepared for matching and counting requests; made once per rule by {@link RuleSet}. Immutable. */
@@ -62,8 +63,13 @@ final class CompiledRule {
     private final @Nullable Estimate estimate;
     /** The exempt keys as a request's key resolves them, so they compare equal. */
     private final Set<String> exemptKeyValues;
-    /** The prefix of the fallback key of a request lacking its key, before its client address. */
-    static final String MISSING_KEY = "missing|";
+    /**
+     * The prefix of the fallback key of a request lacking its key, before its client address. A text no request's own
+     * key can begin with: every {@code %} in a key made of request values starts an escape of two hex digits
+     * ({@link KeyText}), and addresses and hashes have none. (It was {@code missing|}, which a composite key of the
+     * parts {@code missing} and {@code 198.51.100.77} equals: a client spent the fallback counter of another.)
+     */
+    static final String MISSING_KEY = "%missing|";
 
     /** The fallback key as a counter key part; null when requests lacking the key skip the rule. */
     private final @Nullable String fallbackKeyValue;
@@ -74,12 +80,15 @@ final class CompiledRule {
     /** The counters of override limits, made once per distinct limits (a SHA-256 each). */
     private final Map<List<Limit>, Counter> overrideCounters = new ConcurrentHashMap<>();
 
-    /** Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}. */
-    CompiledRule(Rule rule) {
+    /**
+     * Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}, for a set whose IPv6 clients are
+     * keyed by their first {@code ipv6Prefix} bits ({@link ClientAddresses#ipv6Prefix()}).
+     */
+    CompiledRule(Rule rule, int ipv6Prefix) {
         this.rule = rule;
-        this.methods = rule.methods();
+        this.methods = withHead(rule.methods());
         this.host = rule.host().orElse(null);
-        this.exemptRanges = rule.exemptRanges();
+        this.exemptRanges = rule.exemptRanges().widenedTo(ipv6Prefix);
         this.defaultCounter = rule.policy().map(policy -> counter(rule.id(), policy)).orElse(null);
         this.concurrency = rule.concurrency().orElse(null);
         this.permitPrefix = concurrency == null ? "" : Rule.counterPrefix(rule.id(), concurrency);
@@ -94,6 +103,16 @@ final class CompiledRule {
         this.fallbackKeyValue = rule.fallbackKey().map(KeyText::bound).orElse(null);
         this.skipsMissingKey = rule.onMissingKey() == OnMissingKey.SKIP;
         this.maxDelayNanos = rule.maxDelay().toNanos();
+    }
+
+    /** {@code methods} and, when they hold {@code GET}, {@code HEAD}: routing runs a GET handler for a HEAD. */
+    private static Set<String> withHead(Set<String> methods) {
+        if (!methods.contains("GET") || methods.contains("HEAD")) {
+            return methods;
+        }
+        Set<String> withHead = new HashSet<>(methods);
+        withHead.add("HEAD");
+        return Set.copyOf(withHead);
     }
 
     private static Counter counter(String id, Policy policy) {
@@ -124,17 +143,29 @@ final class CompiledRule {
         return rule;
     }
 
-    /** Whether the request's method and host are the rule's (its path or resource method matched already). */
-    boolean matchesMethodAndHost(RequestContext context) {
-        return (methods.isEmpty() || methods.contains(context.method()))
-                && (host == null || host.matchesAuthority(context.authority()));
+    /**
+     * Whether the request's method is one of the rule's (any when it names none; {@code GET} covers {@code HEAD}),
+     * or the request is a {@code POST} whose method override names one ({@link RequestContext#overriddenMethod()}).
+     */
+    boolean matchesMethod(RequestContext context) {
+        return methods.isEmpty() || methods.contains(context.method())
+                || context.method().equals("POST") && methods.contains(context.overriddenMethod());
+    }
+
+    /** Whether the rule is restricted to a host. */
+    boolean hasHost() {
+        return host != null;
+    }
+
+    /** Whether the request's host is the rule's; false for a rule of no host ({@link #hasHost()}). */
+    boolean matchesHost(RequestContext context) {
+        return host != null && host.matchesAuthority(context.authority());
     }
 
     /**
      * The request's key under this rule; null when the rule exempts the request, or the request lacks the key and the
      * rule skips such requests. A request lacking the key otherwise counts under the rule's fallback key or, without
-     * one, under {@link #MISSING_KEY} and its client address: a text no request's own key can be, since key values
-     * have their {@code |} escaped.
+     * one, under {@link #MISSING_KEY} and its client address: a text no request's own key can be, composite or not.
      *
      * @param pattern the pattern that matched, for path variables; null when matched by resource method
      */

@@ -111,6 +111,23 @@ class RulesFileTest {
     }
 
     @Test
+    void parse_clientAddressIpv6Prefix_keysIpv6ClientsByIt() {
+        String rules = """
+                {"clientAddress": {%s}, "rules": [{"id": "a", "match": {"paths": ["/a"]},
+                  "limits": [{"permits": 1, "period": "1s"}]}]}""";
+
+        assertThat(RulesFile.parse("r.json", rules.formatted("\"ipv6Prefix\": 56")).clientAddresses())
+                .isEqualTo(ClientAddresses.direct().withIpv6Prefix(56));
+        assertThat(RulesFile.parse("r.json", rules.formatted("")).clientAddresses())
+                .isEqualTo(ClientAddresses.direct());
+        assertThat(RulesFile.parse("r.json", rules.formatted("\"trustedProxies\": [\"10.0.0.1\"]"))
+                .clientAddresses().ipv6Prefix()).isEqualTo(ClientAddresses.DEFAULT_IPV6_PREFIX);
+        assertThatThrownBy(() -> RulesFile.parse("r.json", rules.formatted("\"ipv6Prefix\": 129")))
+                .isInstanceOf(RulesException.class)
+                .hasMessage("r.json:1:34: $.clientAddress.ipv6Prefix: expected an integer between 1 and 128, got 129");
+    }
+
+    @Test
     void parse_syncPeriodic_synchronisesEveryPolicyAndExactStaysTheDefault() {
         RulesFile file = RulesFile.parse("sync.json", """
                 {"rules": [
