@@ -183,8 +183,13 @@ public final class ClientAddresses {
      * anew on every call).
      */
     String key(byte @Nullable [] address, RequestView request) {
-        if (address == null || address.length == 4 || ipv6Prefix == MAX_IPV6_PREFIX) {
-            return format(address, request);
+        return address == null ? format(null, request) : key(address);
+    }
+
+    /** {@code address} as a key, as {@link #key(byte[], RequestView)} makes it. */
+    String key(byte[] address) {
+        if (address.length == 4 || ipv6Prefix == MAX_IPV6_PREFIX) {
+            return IpAddresses.format(address);
         }
         return IpAddresses.format(CidrSet.network(address, ipv6Prefix)) + "/" + ipv6Prefix;
     }

@@ -10,7 +10,6 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
 import dev.sluice.store.PermitQueue;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,24 +80,24 @@ final class CompiledRule {
     private final Map<List<Limit>, Counter> overrideCounters = new ConcurrentHashMap<>();
 
     /**
-     * Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}, for a set whose IPv6 clients are
-     * keyed by their first {@code ipv6Prefix} bits ({@link ClientAddresses#ipv6Prefix()}).
+     * Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}, for a set whose client addresses
+     * {@code addresses} resolves (IPv6 clients keyed by their {@link ClientAddresses#ipv6Prefix()}).
      */
-    CompiledRule(Rule rule, int ipv6Prefix) {
+    CompiledRule(Rule rule, ClientAddresses addresses) {
         this.rule = rule;
         this.methods = withHead(rule.methods());
         this.host = rule.host().orElse(null);
-        this.exemptRanges = rule.exemptRanges().widenedTo(ipv6Prefix);
+        this.exemptRanges = rule.exemptRanges().widenedTo(addresses.ipv6Prefix());
         this.defaultCounter = rule.policy().map(policy -> counter(rule.id(), policy)).orElse(null);
         this.concurrency = rule.concurrency().orElse(null);
         this.permitPrefix = concurrency == null ? "" : Rule.counterPrefix(rule.id(), concurrency);
         KeySpec tiersBy = rule.tierKey().orElse(null);
         this.tierKey = tiersBy;
-        this.tierCounters = tierCounters(rule.id(), tiersBy, rule.tiers());
+        this.tierCounters = tierCounters(rule.id(), tiersBy, rule.tiers(), addresses);
         this.meteredCounter = rule.metered().map(policy -> counter(rule.id(), policy)).orElse(null);
-        this.meteredTierCounters = tierCounters(rule.id(), tiersBy, rule.meteredTiers());
+        this.meteredTierCounters = tierCounters(rule.id(), tiersBy, rule.meteredTiers(), addresses);
         this.estimate = rule.estimate().orElse(null);
-        this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value))
+        this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value, addresses))
                 .collect(Collectors.toUnmodifiableSet());
         this.fallbackKeyValue = rule.fallbackKey().map(KeyText::bound).orElse(null);
         this.skipsMissingKey = rule.onMissingKey() == OnMissingKey.SKIP;
@@ -120,23 +119,37 @@ final class CompiledRule {
     }
 
     /** The counter of each tier's policy, by the tier value as a request's key resolves it. */
-    private static Map<String, Counter> tierCounters(String id, @Nullable KeySpec tiersBy, Map<String, Policy> tiers) {
+    private static Map<String, Counter> tierCounters(String id, @Nullable KeySpec tiersBy, Map<String, Policy> tiers,
+                                                     ClientAddresses addresses) {
         Map<String, Counter> byValue = new LinkedHashMap<>();
         if (tiersBy != null) {
-            tiers.forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value), counter(id, tier)));
+            tiers.forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value, addresses), counter(id, tier)));
         }
         return Map.copyOf(byValue);
     }
 
     /**
-     * A configured key value (an exempt key, a tier value) the way a request's key of {@code spec} resolves: each
-     * part escaped and bounded, a composite's parts joined by {@code |}.
+     * A configured key value (an exempt key, a tier value, an override's key) the way a request's key of {@code spec}
+     * resolves: each part escaped and bounded, a composite's parts joined by {@code |}; an IP address for an
+     * {@code ip} part as {@code addresses} keys it (an IPv6 address as its network: {@code 2001:db8::/64}), so that
+     * {@code 2001:db8::1} meets the requests of its client.
      */
-    static String asKeyValue(KeySpec spec, String configured) {
+    static String asKeyValue(KeySpec spec, String configured, ClientAddresses addresses) {
         if (spec.kind() != KeySpec.Kind.COMPOSITE) {
-            return KeyText.bound(configured);
+            return partValue(spec, configured, addresses);
         }
-        return Arrays.stream(configured.split("\\|", -1)).map(KeyText::bound).collect(Collectors.joining("|"));
+        String[] values = configured.split("\\|", -1);
+        StringBuilder joined = new StringBuilder();
+        for (int i = 0; i < values.length; i++) {
+            KeySpec part = i < spec.parts().size() ? spec.parts().get(i) : spec;
+            joined.append(i == 0 ? "" : "|").append(partValue(part, values[i], addresses));
+        }
+        return joined.toString();
+    }
+
+    private static String partValue(KeySpec part, String value, ClientAddresses addresses) {
+        byte[] address = part.kind() == KeySpec.Kind.IP ? IpAddresses.parse(value) : null;
+        return KeyText.bound(address == null ? value : addresses.key(address));
     }
 
     Rule rule() {

@@ -74,7 +74,7 @@ public final class RuleSet {
             if (rule.matchesNothing()) {
                 throw rule.error("rule '" + rule.id() + "' has no \"match\" and no annotated method with its id");
             }
-            compiledRules.add(new CompiledRule(rule, this.clientAddresses.ipv6Prefix()));
+            compiledRules.add(new CompiledRule(rule, this.clientAddresses));
             for (PathPattern pattern : rule.pathPatterns()) {
                 pathIndex.add(pattern, i);
             }
@@ -185,9 +185,12 @@ public final class RuleSet {
         return defaultName ? Rule.defaultName(limit, id, null) : limit;
     }
 
-    /** {@code key} of {@code rule} as requests' keys resolve (escaped and bounded). */
-    static String keyValue(Rule rule, String key) {
-        return CompiledRule.asKeyValue(rule.key(), key);
+    /**
+     * {@code key} of {@code rule} as requests' keys resolve (escaped and bounded; an IP address of an {@code ip} key
+     * as its client's key, an IPv6 address its network).
+     */
+    String keyValue(Rule rule, String key) {
+        return CompiledRule.asKeyValue(rule.key(), key, clientAddresses);
     }
 
     /** The overrides of {@code overrides} that name no rule of these: they apply to nothing here. */

@@ -11,9 +11,11 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.rules.ClientAddresses.Header;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -334,6 +336,23 @@ class RuleSetTest {
                 .isFalse();
         assertThat(evaluate(wholeAddresses, TestRequest.get("/a").from("2001:db8:1:2::1"), 3).matched()).isFalse();
         assertThat(evaluate(wholeAddresses, TestRequest.get("/a").from("2001:db8:1:2::2"), 1).matched()).isTrue();
+    }
+
+    @Test
+    void configuredIpKeyValues_anIpv6Address_standForItsClientsKey() {
+        RuleSet rules = rules(rule("r", 1, "/a").exemptKeys(List.of("2001:DB8:1:2::1")).build(),
+                rule("pair", 1, "/b").key(KeySpec.composite(KeySpec.principal(), KeySpec.ip())).build());
+
+        assertThat(evaluate(rules, TestRequest.get("/a").from("2001:db8:1:2::9"), 3).matched()).isFalse();
+        assertThat(overriddenKey(rules, "r", "2001:db8:1:2:0:0:0:7")).isEqualTo("2001:db8:1:2::/64");
+        assertThat(overriddenKey(rules, "pair", "alice|2001:db8:1:2::7")).isEqualTo("alice|2001:db8:1:2::/64");
+        assertThat(overriddenKey(rules, "r", "not|an address")).isEqualTo("not%7can address");
+    }
+
+    /** The key of an override of {@code key} under rule {@code ruleId}, as {@code rules} apply it. */
+    private static String overriddenKey(RuleSet rules, String ruleId, String key) {
+        return rules.check(LimitOverride.forKey(ruleId, key).blocked().lasting(Duration.ofMinutes(1)).reason("abuse")
+                .setBy("ops").build(Instant.parse("2026-01-01T00:00:00Z"))).key().orElseThrow();
     }
 
     @Test
