@@ -9,7 +9,9 @@ import dev.sluice.rules.Estimate;
 import dev.sluice.rules.KeySpec;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.match.CidrSet;
+import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.HostPattern;
+import dev.sluice.rules.match.IpAddresses;
 import dev.sluice.rules.match.PathPattern;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterKeys;
@@ -17,7 +19,7 @@ import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
 import dev.sluice.store.PermitQueue;
 import java.time.Instant;
-import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * and the exempt keys, tier values and fallback key escaped and bounded the way a request's key is, so that they
  * compare equal. A RuleSet makes these once per final rule when it is built; no merge or copy of a Rule repeats them,
  * and no request does. The parsed parts (path patterns, host, address ranges) the Rule's builder already made; they
- * are shared, not parsed again.
+ * are shared, not parsed again; the exempt ranges are widened once to the prefix IPv6 clients are keyed by.
  */
 
 /** A rule prepared for matching and counting requests; made once per rule by {@link RuleSet}. Immutable. */
@@ -69,8 +71,13 @@ final class CompiledRule {
     private final @Nullable Estimate estimate;
     /** The exempt keys as a request's key resolves them, so they compare equal. */
     private final Set<String> exemptKeyValues;
-    /** The prefix of the fallback key of a request lacking its key, before its client address. */
-    static final String MISSING_KEY = "missing|";
+    /**
+     * The prefix of the fallback key of a request lacking its key, before its client address. A text no request's own
+     * key can begin with: every {@code %} in a key made of request values starts an escape of two hex digits
+     * ({@link CounterKeys#part}), and addresses and hashes have none. (It was {@code missing|}, which a composite key
+     * of the parts {@code missing} and {@code 198.51.100.77} equals: a client spent the fallback counter of another.)
+     */
+    static final String MISSING_KEY = "%missing|";
 
     /** The fallback key as a counter key part; null when requests lacking the key skip the rule. */
     private final @Nullable String fallbackKeyValue;
@@ -81,26 +88,39 @@ final class CompiledRule {
     /** The counters of override limits, made once per distinct limits (a SHA-256 each). */
     private final Map<List<Limit>, Counter> overrideCounters = new ConcurrentHashMap<>();
 
-    /** Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}. */
-    CompiledRule(Rule rule) {
+    /**
+     * Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}, for a set whose client addresses
+     * {@code addresses} resolves (IPv6 clients keyed by their {@link ClientAddresses#ipv6Prefix()}).
+     */
+    CompiledRule(Rule rule, ClientAddresses addresses) {
         this.rule = rule;
-        this.methods = rule.methods();
+        this.methods = withHead(rule.methods());
         this.host = rule.host().orElse(null);
-        this.exemptRanges = rule.exemptRanges();
+        this.exemptRanges = rule.exemptRanges().widenedTo(addresses.ipv6Prefix());
         this.defaultCounter = rule.policy().map(policy -> counter(rule.id(), policy)).orElse(null);
         this.concurrency = rule.concurrency().orElse(null);
         this.permitPrefix = concurrency == null ? "" : CounterKeys.prefix(rule.id(), concurrency);
         KeySpec tiersBy = rule.tierKey().orElse(null);
         this.tierKey = tiersBy;
-        this.tierCounters = tierCounters(rule.id(), tiersBy, rule.tiers());
+        this.tierCounters = tierCounters(rule.id(), tiersBy, rule.tiers(), addresses);
         this.meteredCounter = rule.metered().map(policy -> counter(rule.id(), policy)).orElse(null);
-        this.meteredTierCounters = tierCounters(rule.id(), tiersBy, rule.meteredTiers());
+        this.meteredTierCounters = tierCounters(rule.id(), tiersBy, rule.meteredTiers(), addresses);
         this.estimate = rule.estimate().orElse(null);
-        this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value))
+        this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value, addresses))
                 .collect(Collectors.toUnmodifiableSet());
         this.fallbackKeyValue = rule.fallbackKey().map(CounterKeys::part).orElse(null);
         this.skipsMissingKey = rule.onMissingKey() == OnMissingKey.SKIP;
         this.maxDelayNanos = rule.maxDelay().toNanos();
+    }
+
+    /** {@code methods} and, when they hold {@code GET}, {@code HEAD}: routing runs a GET handler for a HEAD. */
+    private static Set<String> withHead(Set<String> methods) {
+        if (!methods.contains("GET") || methods.contains("HEAD")) {
+            return methods;
+        }
+        Set<String> withHead = new HashSet<>(methods);
+        withHead.add("HEAD");
+        return Set.copyOf(withHead);
     }
 
     private static Counter counter(String id, Policy policy) {
@@ -108,40 +128,66 @@ final class CompiledRule {
     }
 
     /** The counter of each tier's policy, by the tier value as a request's key resolves it. */
-    private static Map<String, Counter> tierCounters(String id, @Nullable KeySpec tiersBy, Map<String, Policy> tiers) {
+    private static Map<String, Counter> tierCounters(String id, @Nullable KeySpec tiersBy, Map<String, Policy> tiers,
+                                                     ClientAddresses addresses) {
         Map<String, Counter> byValue = new LinkedHashMap<>();
         if (tiersBy != null) {
-            tiers.forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value), counter(id, tier)));
+            tiers.forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value, addresses), counter(id, tier)));
         }
         return Map.copyOf(byValue);
     }
 
     /**
-     * A configured key value (an exempt key, a tier value) the way a request's key of {@code spec} resolves: each
-     * part escaped and bounded, a composite's parts joined by {@code |}.
+     * A configured key value (an exempt key, a tier value, an override's key) the way a request's key of {@code spec}
+     * resolves: each part escaped and bounded, a composite's parts joined by {@code |}; an IP address for an
+     * {@code ip} part as {@code addresses} keys it (an IPv6 address as its network: {@code 2001:db8::/64}), so that
+     * {@code 2001:db8::1} meets the requests of its client.
      */
-    static String asKeyValue(KeySpec spec, String configured) {
+    static String asKeyValue(KeySpec spec, String configured, ClientAddresses addresses) {
         if (spec.kind() != KeySpec.Kind.COMPOSITE) {
-            return CounterKeys.part(configured);
+            return partValue(spec, configured, addresses);
         }
-        return Arrays.stream(configured.split("\\|", -1)).map(CounterKeys::part).collect(Collectors.joining("|"));
+        String[] values = configured.split("\\|", -1);
+        StringBuilder joined = new StringBuilder();
+        for (int i = 0; i < values.length; i++) {
+            KeySpec part = i < spec.parts().size() ? spec.parts().get(i) : spec;
+            joined.append(i == 0 ? "" : "|").append(partValue(part, values[i], addresses));
+        }
+        return joined.toString();
+    }
+
+    private static String partValue(KeySpec part, String value, ClientAddresses addresses) {
+        byte[] address = part.kind() == KeySpec.Kind.IP ? IpAddresses.parse(value) : null;
+        return CounterKeys.part(address == null ? value : addresses.key(address));
     }
 
     Rule rule() {
         return rule;
     }
 
-    /** Whether the request's method and host are the rule's (its path or resource method matched already). */
-    boolean matchesMethodAndHost(RequestContext context) {
-        return (methods.isEmpty() || methods.contains(context.method()))
-                && (host == null || host.matchesAuthority(context.authority()));
+    /**
+     * Whether the request's method is one of the rule's (any when it names none; {@code GET} covers {@code HEAD}),
+     * or the request is a {@code POST} whose method override names one ({@link RequestContext#overriddenMethod()}).
+     */
+    boolean matchesMethod(RequestContext context) {
+        return methods.isEmpty() || methods.contains(context.method())
+                || context.method().equals("POST") && methods.contains(context.overriddenMethod());
+    }
+
+    /** Whether the rule is restricted to a host. */
+    boolean hasHost() {
+        return host != null;
+    }
+
+    /** Whether the request's host is the rule's; false for a rule of no host ({@link #hasHost()}). */
+    boolean matchesHost(RequestContext context) {
+        return host != null && host.matchesAuthority(context.authority());
     }
 
     /**
      * The request's key under this rule; null when the rule exempts the request, or the request lacks the key and the
      * rule skips such requests. A request lacking the key otherwise counts under the rule's fallback key or, without
-     * one, under {@link #MISSING_KEY} and its client address: a text no request's own key can be, since key values
-     * have their {@code |} escaped.
+     * one, under {@link #MISSING_KEY} and its client address: a text no request's own key can be, composite or not.
      *
      * @param pattern the pattern that matched, for path variables; null when matched by resource method
      */

@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -87,6 +88,8 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
     private final List<Rule> annotationRules;
     /** Overrides the file's client addresses when not null. */
     private final @Nullable ClientAddresses clientAddresses;
+    /** Overrides the IPv6 key prefix of the client addresses in force when present. */
+    private final OptionalInt ipv6Prefix;
     private final Listener listener;
     private final Object checkLock = new Object();
     private volatile RuleSet current;
@@ -104,6 +107,7 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         this.name = builder.name;
         this.annotationRules = List.copyOf(builder.annotationRules);
         this.clientAddresses = builder.clientAddresses;
+        this.ipv6Prefix = builder.ipv6Prefix;
         this.listener = builder.listener;
         byte[] content = file != null ? RulesFile.readBytes(file) : builder.content;
         this.current = load(content);
@@ -222,8 +226,9 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
 
     private RuleSet load(byte @Nullable [] content) {
         RulesFile rules = content == null ? RulesFile.empty() : RulesFile.parse(name, content);
+        ClientAddresses addresses = clientAddresses != null ? clientAddresses : rules.clientAddresses();
         RuleSet loaded = RuleSet.combine(rules, annotationRules,
-                clientAddresses != null ? clientAddresses : rules.clientAddresses());
+                ipv6Prefix.isPresent() ? addresses.withIpv6Prefix(ipv6Prefix.getAsInt()) : addresses);
         warnAboutUnmatched(overrides.list(), loaded);
         return loaded;
     }
@@ -258,6 +263,7 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         private String name = "(none)";
         private List<Rule> annotationRules = List.of();
         private @Nullable ClientAddresses clientAddresses;
+        private OptionalInt ipv6Prefix = OptionalInt.empty();
         private Duration reloadInterval = DEFAULT_RELOAD_INTERVAL;
         private Listener listener = Listener.logging();
 
@@ -292,6 +298,18 @@ public final class ReloadingRuleSet implements Supplier<RuleSet>, AutoCloseable 
         /** Resolves client addresses so, instead of by the rules file's {@code clientAddress}. */
         public Builder clientAddresses(ClientAddresses addresses) {
             this.clientAddresses = Objects.requireNonNull(addresses, "clientAddresses");
+            return this;
+        }
+
+        /**
+         * Keys IPv6 clients by their first {@code bits} bits ({@link ClientAddresses#withIpv6Prefix}), instead of as
+         * the rules file's {@code clientAddress.ipv6Prefix}, or the {@link #clientAddresses} given, says.
+         *
+         * @throws IllegalArgumentException for a number of bits outside 1 to 128
+         */
+        public Builder ipv6Prefix(int bits) {
+            ClientAddresses.direct().withIpv6Prefix(bits);
+            this.ipv6Prefix = OptionalInt.of(bits);
             return this;
         }
 

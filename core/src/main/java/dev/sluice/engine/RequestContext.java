@@ -17,6 +17,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class RequestContext {
 
+    /** The header that names the method a {@code POST} stands for, in Jersey's method-override filter. */
+    static final String METHOD_OVERRIDE_HEADER = "X-HTTP-Method-Override";
+    /** The query or form parameter that names it, in Jersey's and Spring's. */
+    static final String METHOD_OVERRIDE_PARAMETER = "_method";
+
     private final RequestView view;
     private final ClientAddresses clientAddresses;
     private final NormalizedPath path;
@@ -39,6 +44,19 @@ final class RequestContext {
     /** The request as the adapter sees it. */
     RequestView view() {
         return view;
+    }
+
+    /**
+     * The method a method-override filter turns this request into: for a {@code POST}, the
+     * {@code X-HTTP-Method-Override} header or else the {@code _method} query parameter, upper case, as Jersey's
+     * {@code HttpMethodOverrideFilter} and Spring's {@code HiddenHttpMethodFilter} read them; empty for none.
+     */
+    String overriddenMethod() {
+        String override = view.header(METHOD_OVERRIDE_HEADER);
+        if (override == null || override.isBlank()) {
+            override = view.queryParameter(METHOD_OVERRIDE_PARAMETER);
+        }
+        return override == null ? "" : override.trim().toUpperCase(Locale.ROOT);
     }
 
     /** The HTTP method, upper case; empty when the adapter gave none. */
@@ -70,7 +88,7 @@ final class RequestContext {
     String clientAddressKey() {
         String known = ipKey;
         if (known == null) {
-            known = CounterKeys.part(ClientAddresses.format(clientAddress(), view));
+            known = CounterKeys.part(clientAddresses.key(clientAddress(), view));
             ipKey = known;
         }
         return known;

@@ -81,7 +81,8 @@ public final class RuleOverrides {
      * force name it; as given when no such rule is in force.
      */
     public String resolvedKey(String ruleId, String key) {
-        return rules.get().rule(ruleId).map(rule -> RuleSet.keyValue(rule, key)).orElse(key);
+        RuleSet inForce = rules.get();
+        return inForce.rule(ruleId).map(rule -> inForce.keyValue(rule, key)).orElse(key);
     }
 
     /** {@code target} with its key as requests resolve it under the rule in force; as given without that rule. */

@@ -83,7 +83,7 @@ public final class RuleSet {
             if (rule.matchesNothing()) {
                 throw rule.error("rule '" + rule.id() + "' has no \"match\" and no annotated method with its id");
             }
-            compiledRules.add(new CompiledRule(rule));
+            compiledRules.add(new CompiledRule(rule, this.clientAddresses));
             for (PathPattern pattern : rule.pathPatterns()) {
                 pathIndex.add(pattern, i);
             }
@@ -188,9 +188,12 @@ public final class RuleSet {
         return defaultName ? Rule.defaultName(limit, id, null) : limit;
     }
 
-    /** {@code key} of {@code rule} as requests' keys resolve (escaped and bounded). */
-    static String keyValue(Rule rule, String key) {
-        return CompiledRule.asKeyValue(rule.key(), key);
+    /**
+     * {@code key} of {@code rule} as requests' keys resolve (escaped and bounded; an IP address of an {@code ip} key
+     * as its client's key, an IPv6 address its network).
+     */
+    String keyValue(Rule rule, String key) {
+        return CompiledRule.asKeyValue(rule.key(), key, clientAddresses);
     }
 
     /** The overrides of {@code overrides} that name no rule of these: they apply to nothing here. */
@@ -477,7 +480,8 @@ public final class RuleSet {
 
     /**
      * The rules matching the request, in rule order, one target each: the first pattern that matched (null when
-     * matched by resource method).
+     * matched by resource method). Of those whose path (or resource method) and method match, the rules restricted to
+     * a host are those whose host the request names, or all of them when it names none of theirs.
      */
     private List<PathIndex.Target> matching(RequestContext context) {
         List<PathIndex.Target> targets = new ArrayList<>(4);
@@ -495,13 +499,42 @@ public final class RuleSet {
         }
         int kept = 0;
         int previous = -1;
+        boolean hostNamed = false;
         for (PathIndex.Target target : targets) {
-            if (target.ruleIndex() != previous && compiled.get(target.ruleIndex()).matchesMethodAndHost(context)) {
+            CompiledRule rule = compiled.get(target.ruleIndex());
+            if (target.ruleIndex() != previous && rule.matchesMethod(context)) {
                 previous = target.ruleIndex();
                 targets.set(kept++, target);
+                hostNamed |= rule.matchesHost(context);
             }
         }
+        if (hostNamed) {
+            kept = keepRulesOfTheHost(targets, kept, context);
+        }
         return kept == targets.size() ? targets : targets.subList(0, kept);
+    }
+
+    /*
+     * Why a host rule meets a request of another host unless that host is another rule's: the host is what the client
+     * says (the Host header, or HTTP/2's authority), and an application answers any host unless it routes by host. If
+     * a rule for api.example.com skipped every request naming another host, Host: 127.0.0.1, a host with a trailing
+     * dot, another port or no Host at all (HTTP/1.0) would reach the same resource uncounted. So a host picks among
+     * the host rules of a request only when it names one of them; naming none, the request meets them all.
+     */
+
+    /**
+     * Keeps, of the first {@code kept} targets, those of rules without a host and those whose host the request names
+     * (one of them does), in order; the number kept.
+     */
+    private int keepRulesOfTheHost(List<PathIndex.Target> targets, int kept, RequestContext context) {
+        int ofTheHost = 0;
+        for (int i = 0; i < kept; i++) {
+            CompiledRule rule = compiled.get(targets.get(i).ruleIndex());
+            if (!rule.hasHost() || rule.matchesHost(context)) {
+                targets.set(ofTheHost++, targets.get(i));
+            }
+        }
+        return ofTheHost;
     }
 
     private static boolean inRuleOrder(List<PathIndex.Target> targets) {

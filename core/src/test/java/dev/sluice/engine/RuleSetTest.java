@@ -20,9 +20,11 @@ import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.TestRequest;
 import dev.sluice.store.CounterKeys;
 import dev.sluice.store.CounterStore;
+import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -127,10 +129,66 @@ class RuleSetTest {
 
         assertThat(rules.match(TestRequest.get("/a").method("POST").host("api.example.com"))).extracting(Rule::id)
                 .containsExactly("post");
-        assertThat(rules.match(TestRequest.get("/a").method("GET").host("api.example.com"))).isEmpty();
-        assertThat(rules.match(TestRequest.get("/a").host("eu.example.org:8443"))).extracting(Rule::id)
+        assertThat(rules.match(TestRequest.get("/a").method("GET").host("eu.example.org"))).extracting(Rule::id)
                 .containsExactly("sub");
-        assertThat(rules.match(TestRequest.get("/a").host("example.org"))).isEmpty();
+        assertThat(rules.match(TestRequest.get("/a").method("POST").host("eu.example.org:8443")))
+                .extracting(Rule::id).containsExactly("sub");
+    }
+
+    /** A host picks among host rules only when it is one of theirs: no other host, and no host, escapes them. */
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1", "127.0.0.1:8080", "[::1]:8080", "www.example.com", "api.example.com..",
+        "api.example.com:8080", "admin.example.com", "admin.example.com:9443", "api.example.com.evil.test", "",
+        "api.example.com:x", "admin.example.com:8443:1"})
+    void match_hostNamingNoHostRule_meetsEveryHostRule(String host) {
+        RuleSet rules = rules(rule("api", 1, "/a").host("api.example.com:443").build(),
+                rule("admin", 1, "/a").host("admin.example.com:8443").build(), rule("any", 1, "/a").build(),
+                rule("elsewhere", 1, "/b").host("www.example.com").build());
+
+        assertThat(rules.match(TestRequest.get("/a").host(host))).extracting(Rule::id)
+                .containsExactly("api", "admin", "any");
+        assertThat(rules.match(TestRequest.get("/a").host(null))).extracting(Rule::id)
+                .containsExactly("api", "admin", "any");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"api.example.com", "API.Example.COM.", "api.example.com:443", "api.example.com.:443"})
+    void match_hostNamingAHostRule_meetsTheRulesOfThatHostAlone(String host) {
+        RuleSet rules = rules(rule("api", 1, "/a").host("api.example.com:443").build(),
+                rule("admin", 1, "/a").host("admin.example.com:8443").build(), rule("any", 1, "/a").build());
+
+        assertThat(rules.match(TestRequest.get("/a").host(host))).extracting(Rule::id).containsExactly("api", "any");
+        assertThat(rules.match(TestRequest.get("/a").host("Admin.example.com.:8443"))).extracting(Rule::id)
+                .containsExactly("admin", "any");
+    }
+
+    @Test
+    void match_getRule_coversHeadAsRoutingDoes() {
+        RuleSet rules = rules(rule("get", 1, "/a").methods("GET").build(), rule("post", 1, "/a").methods("POST")
+                .build(), rule("head", 1, "/a").methods("HEAD").build());
+
+        assertThat(rules.match(TestRequest.get("/a").method("HEAD"))).extracting(Rule::id)
+                .containsExactly("get", "head");
+        assertThat(rules.match(TestRequest.get("/a").method("head"))).extracting(Rule::id)
+                .containsExactly("get", "head");
+        assertThat(rules.match(TestRequest.get("/a").method("GET"))).extracting(Rule::id).containsExactly("get");
+        assertThat(rules.rules().get(0).methods()).as("as declared").containsExactly("GET");
+    }
+
+    @Test
+    void match_postWithMethodOverride_meetsTheRulesOfTheMethodItStandsFor() {
+        RuleSet rules = rules(rule("delete", 1, "/a").methods("DELETE").build(),
+                rule("post", 1, "/a").methods("POST").build());
+
+        assertThat(rules.match(TestRequest.get("/a").method("POST").header("X-HTTP-Method-Override", " delete ")))
+                .extracting(Rule::id).containsExactly("delete", "post");
+        assertThat(rules.match(TestRequest.get("/a").method("POST").query("_method", "DELETE")))
+                .extracting(Rule::id).containsExactly("delete", "post");
+        assertThat(rules.match(TestRequest.get("/a").method("POST").header("X-HTTP-Method-Override", "PUT")))
+                .extracting(Rule::id).containsExactly("post");
+        // Method-override filters turn only a POST into another method.
+        assertThat(rules.match(TestRequest.get("/a").method("GET").header("X-HTTP-Method-Override", "DELETE")))
+                .isEmpty();
     }
 
     @Test
@@ -165,12 +223,12 @@ class RuleSetTest {
                 .query("token", "q1").principal("alice").from("2001:db8::1");
         record Case(KeySpec key, String expected) {
         }
-        List<Case> cases = List.of(new Case(KeySpec.ip(), "2001:db8::1"),
+        List<Case> cases = List.of(new Case(KeySpec.ip(), "2001:db8::/64"),
                 new Case(KeySpec.of(KeySpec.Kind.HEADER, "X-API-Key"), "k1"),
                 new Case(KeySpec.of(KeySpec.Kind.COOKIE, "session"), "s1"),
                 new Case(KeySpec.of(KeySpec.Kind.QUERY, "token"), "q1"), new Case(KeySpec.principal(), "alice"),
                 new Case(KeySpec.of(KeySpec.Kind.PATH, "id"), "42"), new Case(KeySpec.constant(), "*"),
-                new Case(KeySpec.composite(KeySpec.principal(), KeySpec.ip()), "alice|2001:db8::1"));
+                new Case(KeySpec.composite(KeySpec.principal(), KeySpec.ip()), "alice|2001:db8::/64"));
         for (Case c : cases) {
             RuleSet rules = rules(rule("r", 5, "/users/{id}").key(c.key()).build());
 
@@ -223,11 +281,88 @@ class RuleSetTest {
                 .header("X-Api-Key", "198.51.100.1"), 1);
 
         assertThat(first.allowed()).isTrue();
-        assertThat(first.outcomes().get(0).key()).isEqualTo("missing|198.51.100.1");
+        assertThat(first.outcomes().get(0).key()).isEqualTo("%missing|198.51.100.1");
         assertThat(again.allowed()).as("leaving the key out gets no request past the limit").isFalse();
         assertThat(otherClient.allowed()).isTrue();
         assertThat(keyedLikeTheAddress.allowed()).as("a real key value never shares the fallback's counter")
                 .isTrue();
+    }
+
+    @Test
+    void evaluate_compositeKeyMadeOfMissingAndAnAddress_neverSpendsThatClientsFallbackCounter() {
+        RuleSet rules = rules(rule("api", 1, "/a").key(KeySpec.composite(KeySpec.of(KeySpec.Kind.HEADER, "X-A"),
+                KeySpec.of(KeySpec.Kind.HEADER, "X-B"))).build());
+
+        for (String madeUp : List.of("missing", "%missing", "%25missing")) {
+            Evaluation attacker = evaluate(rules, TestRequest.get("/a").from("203.0.113.5").header("X-A", madeUp)
+                    .header("X-B", "198.51.100.77"), 2);
+            assertThat(attacker.allowed()).as(madeUp).isFalse();
+        }
+        Evaluation victim = rules.evaluate(TestRequest.get("/a").from("198.51.100.77"), store);
+
+        assertThat(victim.allowed()).isTrue();
+        assertThat(victim.outcomes().get(0).key()).isEqualTo("%missing|198.51.100.77");
+    }
+
+    @Test
+    void evaluate_ipv6Clients_areKeyedByTheirSlash64() {
+        RuleSet rules = rules(rule("r", 1, "/a").build());
+
+        Evaluation first = rules.evaluate(TestRequest.get("/a").from("2001:db8:1:2:aaaa::1"), store);
+        Evaluation rotated = rules.evaluate(TestRequest.get("/a").from("2001:db8:1:2:bbbb:cccc:dddd:eeee"), store);
+        Evaluation otherNetwork = rules.evaluate(TestRequest.get("/a").from("2001:db8:1:3::1"), store);
+        Evaluation ipv4 = rules.evaluate(TestRequest.get("/a").from("::ffff:192.0.2.9"), store);
+
+        assertThat(first.outcomes().get(0).key()).isEqualTo("2001:db8:1:2::/64");
+        assertThat(rotated.allowed()).as("another address of the same /64").isFalse();
+        assertThat(otherNetwork.allowed()).isTrue();
+        assertThat(otherNetwork.outcomes().get(0).key()).isEqualTo("2001:db8:1:3::/64");
+        assertThat(ipv4.outcomes().get(0).key()).isEqualTo("192.0.2.9");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {128, 56, 1})
+    void evaluate_ipv6PrefixSet_keysByThatPrefix(int bits) {
+        RuleSet rules = RuleSet.of(List.of(rule("r", 5, "/a").build()), ClientAddresses.direct().withIpv6Prefix(bits));
+
+        String key = rules.evaluate(TestRequest.get("/a").from("2001:db8:1:2ff:aaaa::1"), store).outcomes().get(0)
+                .key();
+
+        assertThat(key).isEqualTo(switch (bits) {
+            case 128 -> "2001:db8:1:2ff:aaaa::1";
+            case 56 -> "2001:db8:1:200::/56";
+            default -> "::/1";
+        });
+    }
+
+    @Test
+    void evaluate_exemptIpv6Address_exemptsTheSlash64ItIsKeyedBy() {
+        RuleSet rules = rules(rule("r", 1, "/a").exemptAddresses(List.of("2001:db8:1:2::1", "10.0.0.1")).build());
+        RuleSet wholeAddresses = RuleSet.of(rules.rules(), ClientAddresses.direct().withIpv6Prefix(128));
+
+        assertThat(evaluate(rules, TestRequest.get("/a").from("2001:db8:1:2:ffff::9"), 3).matched()).isFalse();
+        assertThat(evaluate(rules, TestRequest.get("/a").from("2001:db8:1:3::1"), 2).allowed()).isFalse();
+        assertThat(evaluate(rules, TestRequest.get("/a").from("10.0.0.2"), 2).allowed()).as("IPv4 stays exact")
+                .isFalse();
+        assertThat(evaluate(wholeAddresses, TestRequest.get("/a").from("2001:db8:1:2::1"), 3).matched()).isFalse();
+        assertThat(evaluate(wholeAddresses, TestRequest.get("/a").from("2001:db8:1:2::2"), 1).matched()).isTrue();
+    }
+
+    @Test
+    void configuredIpKeyValues_anIpv6Address_standForItsClientsKey() {
+        RuleSet rules = rules(rule("r", 1, "/a").exemptKeys(List.of("2001:DB8:1:2::1")).build(),
+                rule("pair", 1, "/b").key(KeySpec.composite(KeySpec.principal(), KeySpec.ip())).build());
+
+        assertThat(evaluate(rules, TestRequest.get("/a").from("2001:db8:1:2::9"), 3).matched()).isFalse();
+        assertThat(overriddenKey(rules, "r", "2001:db8:1:2:0:0:0:7")).isEqualTo("2001:db8:1:2::/64");
+        assertThat(overriddenKey(rules, "pair", "alice|2001:db8:1:2::7")).isEqualTo("alice|2001:db8:1:2::/64");
+        assertThat(overriddenKey(rules, "r", "not|an address")).isEqualTo("not%7can address");
+    }
+
+    /** The key of an override of {@code key} under rule {@code ruleId}, as {@code rules} apply it. */
+    private static String overriddenKey(RuleSet rules, String ruleId, String key) {
+        return rules.check(LimitOverride.forKey(ruleId, key).blocked().lasting(Duration.ofMinutes(1)).reason("abuse")
+                .setBy("ops").build(Instant.parse("2026-01-01T00:00:00Z"))).key().orElseThrow();
     }
 
     @Test

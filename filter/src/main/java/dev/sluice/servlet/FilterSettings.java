@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -58,6 +59,7 @@ public final class FilterSettings {
     private final HeaderStyle headerStyle;
     private final @Nullable List<String> trustedProxies;
     private final ClientAddresses.Header clientAddressHeader;
+    private final OptionalInt ipv6Prefix;
     private final long maxKeys;
     private final int rejectionCache;
     private final boolean boundsSet;
@@ -79,6 +81,7 @@ public final class FilterSettings {
         this.headerStyle = builder.headerStyle;
         this.trustedProxies = builder.trustedProxies == null ? null : List.copyOf(builder.trustedProxies);
         this.clientAddressHeader = builder.clientAddressHeader;
+        this.ipv6Prefix = builder.ipv6Prefix;
         this.maxKeys = builder.maxKeys;
         this.rejectionCache = builder.rejectionCache;
         this.boundsSet = builder.boundsSet;
@@ -95,8 +98,8 @@ public final class FilterSettings {
 
     /** The names of the filter's own init-params, as the class comment lists them. */
     public static final List<String> INIT_PARAMS = List.of("rules", "rules-reload-interval", "store",
-            "failure-policy", "store-timeout", "header-style", "trusted-proxies", "client-address-header", "max-keys",
-            "rejection-cache", "namespace", "metrics");
+            "failure-policy", "store-timeout", "header-style", "trusted-proxies", "client-address-header",
+            "ipv6-prefix", "max-keys", "rejection-cache", "namespace", "metrics");
 
     /**
      * Reads these init-params ({@link #INIT_PARAMS}); the filter refuses, when it starts, other names its store
@@ -125,6 +128,9 @@ public final class FilterSettings {
      *       </td><td>the rules file's, else none</td></tr>
      *   <tr><td>{@code client-address-header}</td><td>{@code x-forwarded-for} or {@code forwarded} (RFC 7239): where
      *       a trusted proxy names the client</td><td>{@code x-forwarded-for}</td></tr>
+     *   <tr><td>{@code ipv6-prefix}</td><td>the leading bits of an IPv6 client's address that are its key, 1 to 128
+     *       (128: the whole address)</td><td>the rules file's, else {@value ClientAddresses#DEFAULT_IPV6_PREFIX}</td>
+     *       </tr>
      *   <tr><td>{@code max-keys}</td><td>keys the local store holds at most</td>
      *       <td>{@link LocalCounterStore#DEFAULT_MAX_KEYS}</td></tr>
      *   <tr><td>{@code metrics}</td><td>{@code none}, or {@code micrometer}: decision counters and a timer on
@@ -154,6 +160,8 @@ public final class FilterSettings {
         params.with("client-address-header", value -> builder.clientAddressHeader(choice(value,
                 ClientAddresses.Header.values(), header -> header.headerName().toLowerCase(Locale.ROOT))),
                 "one of x-forwarded-for, forwarded");
+        params.with("ipv6-prefix", value -> builder.ipv6Prefix(Integer.parseInt(value.trim())),
+                "a prefix length from 1 to 128");
         params.with("max-keys", value -> builder.maxKeys(Long.parseLong(value.trim())), "a positive number");
         params.with("rejection-cache", value -> builder.rejectionCache(Integer.parseInt(value.trim())),
                 "a number of rejections, 0 for none");
@@ -281,6 +289,11 @@ public final class FilterSettings {
         return clientAddressHeader;
     }
 
+    /** The leading bits of an IPv6 client's address that are its key; empty for the rules file's. */
+    public OptionalInt ipv6Prefix() {
+        return ipv6Prefix;
+    }
+
     /** Keys a local store (the store, or the failure policy's fallback) holds at most. */
     public long maxKeys() {
         return maxKeys;
@@ -333,6 +346,7 @@ public final class FilterSettings {
         private HeaderStyle headerStyle = HeaderStyle.BOTH;
         private @Nullable List<String> trustedProxies;
         private ClientAddresses.Header clientAddressHeader = ClientAddresses.Header.X_FORWARDED_FOR;
+        private OptionalInt ipv6Prefix = OptionalInt.empty();
         private long maxKeys = LocalCounterStore.DEFAULT_MAX_KEYS;
         private int rejectionCache = RejectionCachingStore.DEFAULT_MAX_ENTRIES;
         /** Whether the failure policy, the store timeout or the rejection cache was set. */
@@ -456,6 +470,18 @@ public final class FilterSettings {
 
         public Builder clientAddressHeader(ClientAddresses.Header header) {
             this.clientAddressHeader = Objects.requireNonNull(header, "clientAddressHeader");
+            return this;
+        }
+
+        /**
+         * Keys an IPv6 client by the first {@code bits} bits of its address, 1 to 128 (128: the whole address),
+         * instead of as the rules file says ({@code clientAddress.ipv6Prefix}, by default 64).
+         */
+        public Builder ipv6Prefix(int bits) {
+            if (bits < 1 || bits > ClientAddresses.MAX_IPV6_PREFIX) {
+                throw new IllegalArgumentException("must be from 1 to " + ClientAddresses.MAX_IPV6_PREFIX);
+            }
+            this.ipv6Prefix = OptionalInt.of(bits);
             return this;
         }
 

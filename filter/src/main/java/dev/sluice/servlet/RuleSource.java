@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * Where the filter's rules come from, by the {@code rules} setting: a file on disk (reloaded while the application
  * runs), a classpath resource, or a resource of the web application (reloaded when the container unpacked it to disk,
  * read once otherwise), merged with the settings' annotation rules. When the settings name trusted proxies, they
- * replace the rules file's, on every reload too.
+ * replace the rules file's client addresses, and an IPv6 key prefix the prefix in force, on every reload too.
  */
 final class RuleSource {
 
@@ -29,6 +29,7 @@ final class RuleSource {
             rules.clientAddresses(ClientAddresses.behindProxies(settings.trustedProxies(),
                     settings.clientAddressHeader()));
         }
+        settings.ipv6Prefix().ifPresent(rules::ipv6Prefix);
         String location = settings.rules();
         if (location == null) {
             return rules.build();

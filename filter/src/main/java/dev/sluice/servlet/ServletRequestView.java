@@ -76,9 +76,24 @@ final class ServletRequestView implements RequestView {
         return raw == null ? decodedPath : raw.toString();
     }
 
+    /*
+     * Why the server name and port, not the Host header: over HTTP/2 the authority is the :authority pseudo-header,
+     * which Jetty does not turn into a Host header; a request line may carry an absolute URI whose authority the
+     * server takes over Host's; and HTTP/1.0 may send no Host at all. The server name is the authority the container
+     * took, whichever it came from (the server's own name or address when there was none), and the server port the
+     * port the request named, or its scheme's default.
+     */
+
+    /** The authority as the container took it: {@code host:port}, an IPv6 literal in brackets. */
     @Override
-    public String host() {
-        return request.getHeader("Host");
+    public @Nullable String host() {
+        String name = request.getServerName();
+        if (name == null || name.isEmpty()) {
+            return null;
+        }
+        String host = name.indexOf(':') >= 0 && !name.startsWith("[") ? "[" + name + "]" : name;
+        int port = request.getServerPort();
+        return port > 0 ? host + ":" + port : host;
     }
 
     @Override

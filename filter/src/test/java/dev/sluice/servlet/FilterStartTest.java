@@ -18,8 +18,8 @@ class FilterStartTest {
 
     private static final String MISSPELT = "Sluice filter 'sluice' cannot start: init-param 'rules-file' is not a"
             + " Sluice filter init-param; did you mean 'rules'? Known: rules, rules-reload-interval, store,"
-            + " failure-policy, store-timeout, header-style, trusted-proxies, client-address-header, max-keys,"
-            + " rejection-cache, namespace, metrics";
+            + " failure-policy, store-timeout, header-style, trusted-proxies, client-address-header, ipv6-prefix,"
+            + " max-keys, rejection-cache, namespace, metrics";
 
     @AutoClose
     private final JettyServers servers = new JettyServers();

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.engine.Evaluation;
 import dev.sluice.engine.RuleDecision;
+import java.net.URI;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +55,77 @@ public final class HostileInput {
             "/Api/Login");
 
     private static final Pattern KEYS = Pattern.compile("keys=(\\S*)");
+
+    /**
+     * Rules for {@link #assertNoHostSpellingEscapesTheHostRules}: {@link #LOGIN} limited for the host
+     * {@code api.example.com} (any port) by rule {@code api}, and for {@code admin.example.com:8443} by rule
+     * {@code admin}.
+     */
+    public static final String HOST_RULES = """
+            {"rules": [{"id": "api", "match": {"paths": ["%1$s"], "host": "api.example.com"},
+                        "limits": [{"permits": 1000, "period": "1h"}]},
+                       {"id": "admin", "match": {"paths": ["%1$s"], "host": "admin.example.com:8443"},
+                        "limits": [{"permits": 1000, "period": "1h"}]}]}
+            """.formatted(LOGIN);
+
+    /** Both host rules of {@link #HOST_RULES}: what a request that names neither host meets. */
+    private static final String BOTH = "api,admin";
+
+    /** A request turned away before any rule (400), never served. */
+    private static final String REFUSED = "400";
+
+    /**
+     * Spellings of a request for {@link #LOGIN} over HTTP/1.1 (and 1.0), each as its request line and header lines,
+     * with the host rules of {@link #HOST_RULES} that count it ("api,admin" for both) or {@value #REFUSED} when the
+     * server turns it away; {@code PORT} stands for the server's port. Case, a trailing dot and a port the pattern
+     * does not restrict pick the rule of their host; any other host, or none, meets both.
+     */
+    private static final Map<String, String> HOST_SPELLINGS = hostSpellings();
+
+    private static Map<String, String> hostSpellings() {
+        Map<String, String> spellings = new LinkedHashMap<>();
+        String get = "GET " + LOGIN + " HTTP/1.1\r\n";
+        spellings.put(get + "Host: api.example.com", "api");
+        spellings.put(get + "Host: API.Example.COM", "api");
+        spellings.put(get + "Host: api.example.com.", "api");
+        spellings.put(get + "Host: api.example.com:80", "api");
+        spellings.put(get + "Host: api.example.com:8443", "api");
+        spellings.put(get + "Host: admin.example.com:8443", "admin");
+        spellings.put(get + "Host: Admin.Example.com.:8443", "admin");
+        spellings.put(get + "Host: admin.example.com", BOTH);
+        spellings.put(get + "Host: admin.example.com:9443", BOTH);
+        spellings.put(get + "Host: 127.0.0.1:PORT", BOTH);
+        spellings.put(get + "Host: [::1]:PORT", BOTH);
+        spellings.put(get + "Host: www.example.com", BOTH);
+        spellings.put(get + "Host: api.example.com..", BOTH);
+        spellings.put(get + "Host: api.example.com.evil.test", BOTH);
+        spellings.put(get + "Host:", REFUSED);
+        spellings.put(get.replace("HTTP/1.1", "HTTP/1.0").trim(), BOTH);
+        spellings.put(get.trim(), REFUSED);
+        spellings.put(get + "Host: admin.example.com:8443\r\nHost: api.example.com", REFUSED);
+        spellings.put(get + "Host: api.example.com:80:80", REFUSED);
+        // An absolute request target names the authority, and the Host header must agree.
+        spellings.put(get.replace(LOGIN, "http://admin.example.com:8443" + LOGIN) + "Host: admin.example.com:8443",
+                "admin");
+        spellings.put(get.replace(LOGIN, "http://www.example.com" + LOGIN) + "Host: www.example.com", BOTH);
+        spellings.put(get.replace(LOGIN, "http://www.example.com" + LOGIN) + "Host: api.example.com", REFUSED);
+        return spellings;
+    }
+
+    /**
+     * HTTP/2 requests for {@link #LOGIN}, each as its header fields after {@code :method}, {@code :scheme} and
+     * {@code :path} (names and values in turn), with the host rules that count it, as {@link #HOST_SPELLINGS}.
+     */
+    private static final List<Map.Entry<List<String>, String>> HTTP2_HOST_SPELLINGS = List.of(
+            Map.entry(List.of(":authority", "api.example.com"), "api"),
+            Map.entry(List.of(":authority", "admin.example.com:8443"), "admin"),
+            Map.entry(List.of(":authority", "ADMIN.example.com.:8443"), "admin"),
+            Map.entry(List.of(":authority", "admin.example.com"), BOTH),
+            Map.entry(List.of(":authority", "127.0.0.1:PORT"), BOTH),
+            // Jetty takes the authority from :authority alone: a host field without it names no host rule's host.
+            Map.entry(List.of("host", "admin.example.com:8443"), BOTH),
+            Map.entry(List.of(":authority", "admin.example.com:8443", "host", "api.example.com"), REFUSED),
+            Map.entry(List.<String>of(), BOTH));
 
     private HostileInput() {
     }
@@ -117,6 +191,100 @@ public final class HostileInput {
         assertThat(served.getAsInt()).as("served after the limit").isEqualTo(servedAtTheLimit)
                 .isLessThanOrEqualTo(LOGIN_LIMIT);
         return outcomes;
+    }
+
+    /** Rules for {@link #assertMethodsCountedAsRoutingRunsThem}: {@link #LOGIN} limited for GET and for DELETE. */
+    public static final String METHOD_RULES = """
+            {"rules": [{"id": "get", "match": {"paths": ["%1$s"], "methods": ["GET"]},
+                        "limits": [{"permits": 1000, "period": "1h"}]},
+                       {"id": "delete", "match": {"paths": ["%1$s"], "methods": ["DELETE"]},
+                        "limits": [{"permits": 1000, "period": "1h"}]}]}
+            """.formatted(LOGIN);
+
+    /**
+     * Requests for {@link #LOGIN} by the methods the application runs them as, each as its request line and header
+     * lines, with the rules of {@link #METHOD_RULES} that count it: a HEAD runs the GET handler, a POST that a
+     * method-override filter turns into a DELETE runs the DELETE handler.
+     */
+    private static final Map<String, String> METHOD_SPELLINGS = Map.of(
+            "HEAD " + LOGIN + " HTTP/1.1", "get",
+            "GET " + LOGIN + " HTTP/1.1", "get",
+            "DELETE " + LOGIN + " HTTP/1.1", "delete",
+            "POST " + LOGIN + " HTTP/1.1\r\nX-HTTP-Method-Override: DELETE\r\nContent-Length: 0", "delete",
+            "POST " + LOGIN + "?_method=delete HTTP/1.1\r\nContent-Length: 0", "delete");
+
+    /**
+     * Sends each of {@link #METHOD_SPELLINGS} to a server limiting {@link #LOGIN} by {@link #METHOD_RULES}, whose
+     * resource ({@code served} counts its invocations) answers 200 to GET, HEAD and DELETE (a POST overridden as a
+     * DELETE included); asserts that each is served once and counted by the rule of the method it runs as.
+     */
+    public static void assertMethodsCountedAsRoutingRunsThem(JettyServer server, IntSupplier served)
+            throws Exception {
+        URI base = server.uri("/");
+        for (Map.Entry<String, String> spelling : METHOD_SPELLINGS.entrySet()) {
+            String request = spelling.getKey() + "\r\nHost: " + base.getHost() + ":" + base.getPort();
+            int servedBefore = served.getAsInt();
+            RawHttp.Response response = RawHttp.send(base, (request + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            assertCounted(response, spelling.getValue(), request.replace("\r\n", " / "), served, servedBefore);
+        }
+    }
+
+    /** The ids of the rules that counted a request, from the {@code RateLimit} field's names ({@code id:1000/1h}). */
+    public static String rulesCounting(RawHttp.Response response) {
+        String field = response.header("RateLimit");
+        if (field == null) {
+            return "";
+        }
+        Matcher name = RATE_LIMIT_NAME.matcher(field);
+        List<String> ids = new ArrayList<>();
+        while (name.find()) {
+            ids.add(name.group(1));
+        }
+        return String.join(",", ids);
+    }
+
+    private static final Pattern RATE_LIMIT_NAME = Pattern.compile("\"([^\":]+):[^\"]*\"");
+
+    /**
+     * Sends every spelling of the host a request for {@link #LOGIN} can take, over HTTP/1.1 (and 1.0) and HTTP/2, to
+     * a server limiting it by {@link #HOST_RULES} whose login resource ({@code served} counts its invocations) answers
+     * 200. Asserts that no spelling reaches the resource uncounted by the host rules: each is counted by the rule of
+     * the host it names, or by both when it names neither host (another host, an address, another port, no host), or
+     * turned away (400) and never served. {@code http2} is false for a server that speaks HTTP/1 alone.
+     */
+    public static void assertNoHostSpellingEscapesTheHostRules(JettyServer server, IntSupplier served, boolean http2)
+            throws Exception {
+        String port = Integer.toString(server.uri("/").getPort());
+        for (Map.Entry<String, String> spelling : HOST_SPELLINGS.entrySet()) {
+            String request = spelling.getKey().replace("PORT", port);
+            int servedBefore = served.getAsInt();
+            RawHttp.Response response = RawHttp.send(server.uri("/"), (request + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            assertCounted(response, spelling.getValue(), request.replace("\r\n", " / "), served, servedBefore);
+        }
+        if (!http2) {
+            return;
+        }
+        for (Map.Entry<List<String>, String> spelling : HTTP2_HOST_SPELLINGS) {
+            List<String> fields = new ArrayList<>(List.of(":method", "GET", ":scheme", "http", ":path", LOGIN));
+            spelling.getKey().forEach(field -> fields.add(field.replace("PORT", port)));
+            int servedBefore = served.getAsInt();
+            RawHttp.Response response = RawHttp2.send(server, fields.toArray(String[]::new));
+            assertCounted(response, spelling.getValue(), "HTTP/2 " + fields, served, servedBefore);
+        }
+    }
+
+    private static void assertCounted(RawHttp.Response response, String expected, String request, IntSupplier served,
+                                      int servedBefore) {
+        if (expected.equals(REFUSED)) {
+            assertThat(response.status()).as("%s refused", request).isEqualTo(400);
+            assertThat(served.getAsInt()).as("%s never served", request).isEqualTo(servedBefore);
+        } else {
+            assertThat(response.status()).as("%s admitted", request).isEqualTo(200);
+            assertThat(rulesCounting(response)).as("%s counted by", request).isEqualTo(expected);
+            assertThat(served.getAsInt()).as("%s served once", request).isEqualTo(servedBefore + 1);
+        }
     }
 
     /**

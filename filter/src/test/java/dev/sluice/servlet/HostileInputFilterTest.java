@@ -59,16 +59,28 @@ class HostileInputFilterTest {
     /** The filter on {@link #RULES} in front of {@link #login}, mapped at exactly {@code /api/login}. */
     private JettyServer start(String contextPath, int requestHeaderSize, UnaryOperator<FilterSettings.Builder> settings)
             throws Exception {
-        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), RULES);
+        JettyServer server = JettyServer.start(20, requestHeaderSize, context(RULES, contextPath, settings));
+        servers.add(server);
+        return server;
+    }
+
+    /** The filter on {@code rules} in front of {@link #login} at the root, speaking HTTP/1.1 and HTTP/2. */
+    private JettyServer start(String rules, UnaryOperator<FilterSettings.Builder> settings) throws Exception {
+        JettyServer server = JettyServer.start(20, RawHttp2.SPOKEN, context(rules, "/", settings));
+        servers.add(server);
+        return server;
+    }
+
+    private ServletContextHandler context(String rulesText, String contextPath,
+                                          UnaryOperator<FilterSettings.Builder> settings) throws Exception {
+        Path rules = Files.writeString(Files.createTempFile(dir, "rules", ".json"), rulesText);
         ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
         context.setContextPath(contextPath);
         context.addFilter(new FilterHolder(new RateLimitFilter(settings.apply(FilterSettings.builder()
                 .rules("file:" + rules).rulesReloadInterval(Duration.ZERO)).build())),
                 "/*", EnumSet.of(DispatcherType.REQUEST));
         context.addServlet(login, LOGIN);
-        JettyServer server = JettyServer.start(20, requestHeaderSize, context);
-        servers.add(server);
-        return server;
+        return context;
     }
 
     @Test
@@ -111,6 +123,20 @@ class HostileInputFilterTest {
     }
 
     @Test
+    void hostRules_everySpellingOfTheHostOverHttp1AndHttp2_neverReachesTheServletUncounted() throws Exception {
+        JettyServer server = start(HostileInput.HOST_RULES, s -> s);
+
+        HostileInput.assertNoHostSpellingEscapesTheHostRules(server, login::served, true);
+    }
+
+    @Test
+    void methodRules_headForAGetRuleAndAPostOverridden_areCountedByTheRuleOfTheirMethod() throws Exception {
+        JettyServer server = start(HostileInput.METHOD_RULES, s -> s);
+
+        HostileInput.assertMethodsCountedAsRoutingRunsThem(server, login::served);
+    }
+
+    @Test
     void trustedProxy_hostileForwardingHeaders_neverFailAndKeyTheRightHop() throws Exception {
         JettyServer server = start("/", HEADERS_OF_TWO_MEGABYTES, s -> s.trustedProxies(List.of("127.0.0.1")));
         String tenThousandHops = String.join(", ", Collections.nCopies(9_999, "203.0.113.66"));
@@ -122,7 +148,11 @@ class HostileInputFilterTest {
                 Map.entry(MEGABYTE, "127.0.0.1"),
                 Map.entry("::ffff:10.0.0.1", "10.0.0.1"),
                 Map.entry("[::FFFF:10.0.0.1]", "10.0.0.1"),
-                Map.entry("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
+                Map.entry("2001:DB8:0:0:0:0:0:1", "2001:db8::/64"),
+                // An entry with a port, as some load balancers write them, is its address.
+                Map.entry("198.51.100.7:51234", "198.51.100.7"),
+                Map.entry("[2001:db8::1]:443", "2001:db8::/64"),
+                Map.entry("203.0.113.66, [198.51.100.8]:80", "198.51.100.8"),
                 Map.entry("not-an-ip", "127.0.0.1"),
                 Map.entry("999.1.1.1", "127.0.0.1"),
                 Map.entry("010.0.0.1", "127.0.0.1"),
@@ -142,6 +172,68 @@ class HostileInputFilterTest {
         // One client, however its address is written, is one counter: 10.0.0.1 was counted twice above.
         RawHttp.Response plain = RawHttp.get(server, LOGIN, "X-Forwarded-For: 10.0.0.1");
         assertThat(plain.header("X-RateLimit-Remaining")).isEqualTo(Integer.toString(LOGIN_LIMIT - 3));
+    }
+
+    /** A rule keyed by the client's IP, with one IPv6 address exempt. */
+    private static final String IPV6_RULES = """
+            {"rules": [{"id": "login", "match": {"paths": ["%s"]}, "key": {"type": "ip"},
+                        "limits": [{"permits": 2, "period": "1h"}], "exempt": {"addresses": ["2001:db8:e::1"]}}]}
+            """.formatted(LOGIN);
+
+    @Test
+    void ipv6Clients_rotatingAddressesInTheirSlash64_shareOneKeyAndOneExemption() throws Exception {
+        JettyServer server = start(IPV6_RULES, s -> s.trustedProxies(List.of("127.0.0.1")));
+
+        List<Integer> rotating = new ArrayList<>();
+        for (String address : List.of("2001:db8:1:2::1", "2001:db8:1:2:aaaa::2", "2001:db8:1:2:bbbb:cccc:dddd:3")) {
+            rotating.add(RawHttp.get(server, LOGIN, "X-Forwarded-For: " + address).status());
+        }
+        RawHttp.Response otherNetwork = RawHttp.get(server, LOGIN, "X-Forwarded-For: 2001:db8:1:3::1");
+
+        assertThat(rotating).as("one /64, one key").containsExactly(200, 200, 429);
+        assertThat(HostileInput.keysIn(otherNetwork.body())).isEqualTo("2001:db8:1:3::/64");
+        for (int i = 0; i < 3; i++) {
+            RawHttp.Response exempt = RawHttp.get(server, LOGIN, "X-Forwarded-For: 2001:db8:e::" + (i + 2));
+            assertThat(exempt.status()).as("the exempt address's /64").isEqualTo(200);
+            assertThat(exempt.header("X-RateLimit-Remaining")).isNull();
+        }
+    }
+
+    @Test
+    void ipv6Prefix128_keysAndExemptsEachAddressAlone() throws Exception {
+        JettyServer server = start(IPV6_RULES, s -> s.trustedProxies(List.of("127.0.0.1")).ipv6Prefix(128));
+
+        for (String address : List.of("2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2::3")) {
+            RawHttp.Response response = RawHttp.get(server, LOGIN, "X-Forwarded-For: " + address);
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(HostileInput.keysIn(response.body())).isEqualTo(address);
+        }
+        assertThat(RawHttp.get(server, LOGIN, "X-Forwarded-For: 2001:db8:e::1").header("X-RateLimit-Remaining"))
+                .isNull();
+        assertThat(RawHttp.get(server, LOGIN, "X-Forwarded-For: 2001:db8:e::2").header("X-RateLimit-Remaining"))
+                .isEqualTo("1");
+    }
+
+    @Test
+    void compositeKey_madeOfMissingAndAnotherClientsAddress_neverSpendsThatClientsFallback() throws Exception {
+        JettyServer server = start("""
+                {"rules": [{"id": "pair", "match": {"paths": ["%s"]},
+                            "key": {"type": "composite", "parts": [{"type": "header", "name": "X-A"},
+                                                                   {"type": "header", "name": "X-B"}]},
+                            "limits": [{"permits": 2, "period": "1h"}]}]}
+                """.formatted(LOGIN), s -> s.trustedProxies(List.of("127.0.0.1")));
+
+        List<Integer> attacker = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            attacker.add(RawHttp.get(server, LOGIN, "X-Forwarded-For: 203.0.113.5", "X-A: missing",
+                    "X-B: 198.51.100.77").status());
+        }
+        RawHttp.Response victim = RawHttp.get(server, LOGIN, "X-Forwarded-For: 198.51.100.77");
+
+        assertThat(attacker).containsExactly(200, 200, 429);
+        assertThat(victim.status()).isEqualTo(200);
+        assertThat(HostileInput.keysIn(victim.body())).isEqualTo("%missing|198.51.100.77");
+        assertThat(victim.header("X-RateLimit-Remaining")).isEqualTo("1");
     }
 
     @Test

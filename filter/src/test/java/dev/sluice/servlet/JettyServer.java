@@ -9,8 +9,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -48,12 +52,30 @@ public final class JettyServer implements AutoCloseable {
      */
     public static JettyServer start(int maxThreads, int requestHeaderSize, ContextHandler... handlers)
             throws Exception {
+        return start(maxThreads, requestHeaderSize, List.of(), handlers);
+    }
+
+    /**
+     * Starts Jetty as {@link #start(int, ContextHandler...)} does, its connector also speaking the protocol that
+     * {@code alsoSpoken} makes from the connector's HTTP configuration: HTTP/2 over cleartext, say, which Jetty then
+     * accepts from a client that starts with HTTP/2's preface (see {@link RawHttp2}).
+     */
+    public static JettyServer start(int maxThreads, Function<HttpConfiguration, ConnectionFactory> alsoSpoken,
+                                    ContextHandler... handlers) throws Exception {
+        return start(maxThreads, DEFAULT_REQUEST_HEADER_SIZE, List.of(alsoSpoken), handlers);
+    }
+
+    private static JettyServer start(int maxThreads, int requestHeaderSize,
+                                     List<Function<HttpConfiguration, ConnectionFactory>> alsoSpoken,
+                                     ContextHandler... handlers) throws Exception {
         QueuedThreadPool threads = new QueuedThreadPool(maxThreads, Math.min(8, maxThreads));
         threads.setName("jetty-test");
         Server server = new Server(threads);
         HttpConfiguration http = new HttpConfiguration();
         http.setRequestHeaderSize(requestHeaderSize);
-        ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+        List<ConnectionFactory> factories = new ArrayList<>(List.of(new HttpConnectionFactory(http)));
+        alsoSpoken.forEach(factory -> factories.add(factory.apply(http)));
+        ServerConnector connector = new ServerConnector(server, 1, 1, factories.toArray(ConnectionFactory[]::new));
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);

@@ -352,6 +352,15 @@ class RateLimitFilterTest {
     }
 
     @Test
+    void settings_ipv6Prefix_readFromItsInitParamAndBounded() {
+        assertThat(FilterSettings.fromInitParameters(name -> name.equals("ipv6-prefix") ? " 56 " : null).ipv6Prefix())
+                .hasValue(56);
+        assertThat(FilterSettings.fromInitParameters(name -> null).ipv6Prefix()).as("the rules file's").isEmpty();
+        assertThatThrownBy(() -> FilterSettings.fromInitParameters(name -> name.equals("ipv6-prefix") ? "129" : null))
+                .hasMessage("init-param 'ipv6-prefix': expected a prefix length from 1 to 128, got '129'");
+    }
+
+    @Test
     void settings_failurePolicyUnset_isLocalSoALimitKeepsHolding() {
         assertThat(FilterSettings.builder().build().failurePolicy()).isEqualTo(FailurePolicyStore.OnFailure.FALLBACK);
         assertThat(FilterSettings.fromInitParameters(name -> null).failurePolicy())

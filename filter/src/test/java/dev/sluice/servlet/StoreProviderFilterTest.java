@@ -114,7 +114,7 @@ class StoreProviderFilterTest {
         assertInitFails(() -> start(Map.of("rules-file", "classpath:sluice-rules.json")),
                 "init-param 'rules-file' is not a Sluice filter init-param; did you mean 'rules'? Known: rules,"
                         + " rules-reload-interval, store, failure-policy, store-timeout, header-style, trusted-proxies,"
-                        + " client-address-header, max-keys, rejection-cache, namespace, metrics");
+                        + " client-address-header, ipv6-prefix, max-keys, rejection-cache, namespace, metrics");
     }
 
     @Test
@@ -129,7 +129,7 @@ class StoreProviderFilterTest {
         assertInitFails(() -> start(Map.of("store", "hazelcast", "hazelcast-member", "127.0.0.1:5701")),
                 "init-param 'hazelcast-member' is not a Sluice filter init-param nor one of store 'hazelcast'; did"
                         + " you mean 'hazelcast-members'? Known: rules, rules-reload-interval, store, failure-policy,"
-                        + " store-timeout, header-style, trusted-proxies, client-address-header, max-keys,"
+                        + " store-timeout, header-style, trusted-proxies, client-address-header, ipv6-prefix, max-keys,"
                         + " rejection-cache, namespace, metrics, hazelcast-config, hazelcast-cluster-name,"
                         + " hazelcast-members, hazelcast-port, hazelcast-interface, hazelcast-incompatible-members,"
                         + " hazelcast-batching, hazelcast-leasing, hazelcast-lease-lifetime, hazelcast-max-slice,"

@@ -5,6 +5,7 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Cookie;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Method;
+import java.net.URI;
 import java.security.Principal;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -37,10 +38,28 @@ final class JerseyRequestView implements RequestView {
         return "/" + request.getUriInfo().getPath(false);
     }
 
+    /**
+     * The request URI's authority, as the container took it (in a servlet container, its server name and port: from
+     * HTTP/2's {@code :authority}, an absolute request line or {@code Host}), with its scheme's default port when it
+     * names none.
+     */
     @Override
     public @Nullable String host() {
-        String host = request.getHeaderString("Host");
-        return host != null ? host : request.getUriInfo().getRequestUri().getRawAuthority();
+        URI uri = request.getUriInfo().getRequestUri();
+        String host = uri.getHost();
+        if (host == null) {
+            return uri.getRawAuthority();
+        }
+        int port = uri.getPort() >= 0 ? uri.getPort() : defaultPort(uri.getScheme());
+        return port > 0 ? host + ":" + port : host;
+    }
+
+    /** The port of {@code scheme} when a URI names none: 80 for http, 443 for https, else none (-1). */
+    private static int defaultPort(@Nullable String scheme) {
+        if ("https".equalsIgnoreCase(scheme)) {
+            return 443;
+        }
+        return "http".equalsIgnoreCase(scheme) ? 80 : -1;
     }
 
     @Override

@@ -2,17 +2,27 @@ package dev.sluice.jersey;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.servlet.FilterSettings;
 import dev.sluice.servlet.HostileInput.Outcome;
 import dev.sluice.servlet.HostileInput;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.JettyServers;
+import dev.sluice.servlet.RateLimitFilter;
+import dev.sluice.servlet.RawHttp2;
+import jakarta.servlet.DispatcherType;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.filter.HttpMethodOverrideFilter;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -89,6 +99,67 @@ class HostileInputJerseyTest {
         return limitedBy.equals("annotation") ? new RateLimitFeature() : RateLimitFeature.builder()
                 .rulesFile(Files.writeString(dir.resolve("rules.json"), LOGIN_RULE))
                 .rulesReloadInterval(Duration.ZERO).build();
+    }
+
+    @Test
+    void hostRules_everySpellingOfTheHostOverHttp1AndHttp2_neverReachesTheResourceUncounted() throws Exception {
+        Resources.Login login = new Resources.Login();
+        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
+        JerseyServlet.deploy(context, new ResourceConfig().register(login).register(RateLimitFeature.builder()
+                .rulesFile(Files.writeString(dir.resolve("rules.json"), HostileInput.HOST_RULES))
+                .rulesReloadInterval(Duration.ZERO).build()));
+        JettyServer server = JettyServer.start(20, RawHttp2.SPOKEN, context);
+        servers.add(server);
+
+        HostileInput.assertNoHostSpellingEscapesTheHostRules(server, login::served, true);
+    }
+
+    /** The login resource with a DELETE beside its GET (a HEAD runs the GET), counting what it serves. */
+    @jakarta.ws.rs.Path(HostileInput.LOGIN)
+    public static class DeletableLogin {
+        private final AtomicInteger served = new AtomicInteger();
+
+        @GET
+        public String get() {
+            served.incrementAndGet();
+            return "got";
+        }
+
+        @DELETE
+        public String delete() {
+            served.incrementAndGet();
+            return "deleted";
+        }
+
+        int served() {
+            return served.get();
+        }
+    }
+
+    /**
+     * Jersey's method-override filter turns a POST into the DELETE it names before matching; the binding, after
+     * matching, sees the DELETE. The servlet filter in front of Jersey sees the POST, and counts it by the rule of the
+     * method it names all the same.
+     */
+    @ParameterizedTest(name = "limited by the {0}")
+    @ValueSource(strings = {"binding", "servlet filter"})
+    void methodRules_headForAGetRuleAndAPostOverridden_areCountedByTheRuleOfTheirMethod(String limitedBy)
+            throws Exception {
+        Path rules = Files.writeString(dir.resolve("rules.json"), HostileInput.METHOD_RULES);
+        DeletableLogin login = new DeletableLogin();
+        ResourceConfig app = new ResourceConfig().register(login).register(HttpMethodOverrideFilter.class);
+        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
+        if (limitedBy.equals("binding")) {
+            app.register(RateLimitFeature.builder().rulesFile(rules).rulesReloadInterval(Duration.ZERO).build());
+        } else {
+            context.addFilter(new FilterHolder(new RateLimitFilter(FilterSettings.builder().rules("file:" + rules)
+                    .rulesReloadInterval(Duration.ZERO).build())), "/*", EnumSet.of(DispatcherType.REQUEST));
+        }
+        JerseyServlet.deploy(context, app);
+        JettyServer server = JettyServer.start(20, context);
+        servers.add(server);
+
+        HostileInput.assertMethodsCountedAsRoutingRunsThem(server, login::served);
     }
 
     @Test

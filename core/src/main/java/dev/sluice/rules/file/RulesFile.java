@@ -54,7 +54,7 @@ import org.jspecify.annotations.Nullable;
 public final class RulesFile {
 
     private static final List<String> TOP_FIELDS = List.of("clientAddress", "rules");
-    private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header");
+    private static final List<String> CLIENT_ADDRESS_FIELDS = List.of("trustedProxies", "header", "ipv6Prefix");
     private static final List<String> RULE_FIELDS = List.of("id", "match", "key", "limits", "algorithm", "cost", "mode",
             "tiers", "exempt", "onMissingKey", "fallbackKey", "response", "maxDelay",
             "lease", "sync", "syncBudget", "concurrency", "maxHold", "wait", "estimate", "actual",
@@ -176,21 +176,28 @@ public final class RulesFile {
         return rules;
     }
 
-    /** The trusted proxies and forwarding header configured in the file; {@link ClientAddresses#direct()} if none. */
+    /**
+     * The trusted proxies, forwarding header and IPv6 key prefix configured in the file;
+     * {@link ClientAddresses#direct()} if none.
+     */
     public ClientAddresses clientAddresses() {
         return clientAddresses;
     }
 
     private static ClientAddresses clientAddresses(Node node) {
         JsonFields fields = new JsonFields(node, CLIENT_ADDRESS_FIELDS);
-        List<String> proxies = list(fields.required("trustedProxies"), false, RulesFile::addressOrBlock);
+        List<String> proxies = fields.has("trustedProxies")
+                ? list(fields.required("trustedProxies"), false, RulesFile::addressOrBlock) : List.of();
         ClientAddresses.Header header = ClientAddresses.Header.X_FORWARDED_FOR;
         if (fields.has("header")) {
             String chosen = choice(fields.required("header"), HEADERS);
             header = Arrays.stream(ClientAddresses.Header.values())
                     .filter(h -> h.headerName().equals(chosen)).findFirst().orElseThrow();
         }
-        return ClientAddresses.behindProxies(proxies, header);
+        int ipv6Prefix = fields.has("ipv6Prefix")
+                ? (int) integer(fields.required("ipv6Prefix"), 1, ClientAddresses.MAX_IPV6_PREFIX)
+                : ClientAddresses.DEFAULT_IPV6_PREFIX;
+        return ClientAddresses.behindProxies(proxies, header).withIpv6Prefix(ipv6Prefix);
     }
 
     /** An address or CIDR block, checked one by one so that an error is located at the entry. */

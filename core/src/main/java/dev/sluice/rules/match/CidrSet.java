@@ -78,6 +78,35 @@ public final class CidrSet {
         return networks.isEmpty();
     }
 
+    /**
+     * This set with each IPv6 range narrower than {@code ipv6Bits} widened to the network of its first
+     * {@code ipv6Bits} bits: the ranges as clients keyed by that prefix meet them ({@link ClientAddresses#key}), so
+     * that an address listed stands for the client that holds it. IPv4 ranges stay as they are.
+     */
+    public CidrSet widenedTo(int ipv6Bits) {
+        List<Integer> widened = new ArrayList<>(prefixes.size());
+        boolean changed = false;
+        for (int i = 0; i < networks.size(); i++) {
+            int prefix = prefixes.get(i);
+            boolean narrower = networks.get(i).length == 16 && prefix > ipv6Bits;
+            widened.add(narrower ? ipv6Bits : prefix);
+            changed |= narrower;
+        }
+        return changed ? new CidrSet(networks, List.copyOf(widened)) : this;
+    }
+
+    /** The first {@code bits} bits of {@code address}, the rest zero: its network of that prefix. */
+    static byte[] network(byte[] address, int bits) {
+        byte[] network = new byte[address.length];
+        int whole = bits / 8;
+        System.arraycopy(address, 0, network, 0, whole);
+        int rest = bits % 8;
+        if (rest != 0) {
+            network[whole] = (byte) (address[whole] & (0xff << (8 - rest)));
+        }
+        return network;
+    }
+
     /** Whether {@code address} (bytes from {@link IpAddresses#parse}) lies in one of the ranges. */
     public boolean contains(byte @Nullable [] address) {
         if (address == null) {

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  */
 
 /** Parses IPv4 and IPv6 literals into bytes, and formats them canonically. Stateless and thread-safe. */
-final class IpAddresses {
+public final class IpAddresses {
 
     /** Longer than any IPv6 literal with an embedded IPv4 address and a zone. */
     static final int MAX_LITERAL_LENGTH = 64;
@@ -23,7 +23,7 @@ final class IpAddresses {
      * when {@code text} is not an IP literal. Square brackets and an IPv6 zone ({@code %eth0}) are accepted and
      * dropped.
      */
-    static byte @Nullable [] parse(@Nullable String text) {
+    public static byte @Nullable [] parse(@Nullable String text) {
         if (text == null || text.isEmpty() || text.length() > MAX_LITERAL_LENGTH) {
             return null;
         }

@@ -26,8 +26,11 @@ public interface RequestView {
     String rawPath();
 
     /**
-     * The host the request was sent to: the {@code Host} header or the URI's authority, port allowed (see
-     * {@link HostPattern}); null when not known.
+     * The authority the request was sent to, as the server took it: from the request line's absolute URI, HTTP/2's
+     * {@code :authority} or the {@code Host} header, with the port the request reached (its scheme's default when
+     * it named none): {@code host:port} or {@code [v6]:port} (see {@link HostPattern}); a request without any is
+     * given the server's own name or address, as the Servlet API's server name is. Null when not known, which the
+     * rules take as a host that no host rule names.
      */
     @Nullable String host();
 

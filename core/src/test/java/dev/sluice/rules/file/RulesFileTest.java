@@ -17,6 +17,7 @@ import dev.sluice.rules.Mode;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RuleResponse;
 import dev.sluice.rules.RulesException;
+import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.HostPattern;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -116,6 +117,23 @@ class RulesFileTest {
         assertThat(orders.policy().orElseThrow().limits().get(0).period()).isEqualTo(Duration.ofMinutes(1));
         assertThat(file.rules().get(3).maxDelay()).isEqualTo(Duration.ofMillis(500));
         assertThat(file.rules().get(4).paths()).isEmpty();
+    }
+
+    @Test
+    void parse_clientAddressIpv6Prefix_keysIpv6ClientsByIt() {
+        String rules = """
+                {"clientAddress": {%s}, "rules": [{"id": "a", "match": {"paths": ["/a"]},
+                  "limits": [{"permits": 1, "period": "1s"}]}]}""";
+
+        assertThat(RulesFile.parse("r.json", rules.formatted("\"ipv6Prefix\": 56")).clientAddresses())
+                .isEqualTo(ClientAddresses.direct().withIpv6Prefix(56));
+        assertThat(RulesFile.parse("r.json", rules.formatted("")).clientAddresses())
+                .isEqualTo(ClientAddresses.direct());
+        assertThat(RulesFile.parse("r.json", rules.formatted("\"trustedProxies\": [\"10.0.0.1\"]"))
+                .clientAddresses().ipv6Prefix()).isEqualTo(ClientAddresses.DEFAULT_IPV6_PREFIX);
+        assertThatThrownBy(() -> RulesFile.parse("r.json", rules.formatted("\"ipv6Prefix\": 129")))
+                .isInstanceOf(RulesException.class)
+                .hasMessage("r.json:1:34: $.clientAddress.ipv6Prefix: expected an integer between 1 and 128, got 129");
     }
 
     @Test

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.rules.match.ClientAddresses.Header;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ClientAddressesTest {
 
@@ -101,6 +103,57 @@ class ClientAddressesTest {
 
             assertThat(behindProxy.resolve(request)).as(garbage).isEqualTo("10.0.0.3");
         }
+    }
+
+    @Test
+    void clientIp_forwardedForEntryWithPort_isTheAddress() {
+        for (String entry : List.of("198.51.100.7:51234", " 198.51.100.7:1 ", "[198.51.100.7]:443",
+                "[::ffff:198.51.100.7]:80")) {
+            TestRequest request = TestRequest.get("/").from("10.0.0.2")
+                    .header("X-Forwarded-For", "6.6.6.6, " + entry + ", 10.0.0.3:8080");
+
+            assertThat(behindProxy.resolve(request)).as(entry).isEqualTo("198.51.100.7");
+        }
+        TestRequest ipv6 = TestRequest.get("/").from("10.0.0.2").header("X-Forwarded-For", "[2001:DB8::1]:443");
+        assertThat(behindProxy.resolve(ipv6)).isEqualTo("2001:db8::1");
+    }
+
+    @Test
+    void clientIp_forwardedForEntryWithNoPortAfterItsColon_isGarbage() {
+        for (String garbage : List.of("198.51.100.7:", "198.51.100.7:123456", "198.51.100.7:80x", "[2001:db8::1]x",
+                "[2001:db8::1]:", "198.51.100.7:_", ":80")) {
+            TestRequest request = TestRequest.get("/").from("10.0.0.2")
+                    .header("X-Forwarded-For", garbage + ", 10.0.0.3");
+
+            assertThat(behindProxy.resolve(request)).as(garbage).isEqualTo("10.0.0.3");
+        }
+    }
+
+    @Test
+    void key_ipv6Client_isItsNetworkOfThePrefix_ipv4ItsAddress() {
+        TestRequest ipv6 = TestRequest.get("/").from("2001:db8:abcd:12ff:1:2:3:4");
+        TestRequest ipv4 = TestRequest.get("/").from("198.51.100.7");
+
+        assertThat(ClientAddresses.direct().ipv6Prefix()).isEqualTo(64);
+        assertThat(key(ClientAddresses.direct(), ipv6)).isEqualTo("2001:db8:abcd:12ff::/64");
+        assertThat(key(ClientAddresses.direct().withIpv6Prefix(48), ipv6)).isEqualTo("2001:db8:abcd::/48");
+        assertThat(key(ClientAddresses.direct().withIpv6Prefix(61), ipv6)).isEqualTo("2001:db8:abcd:12f8::/61");
+        assertThat(key(ClientAddresses.direct().withIpv6Prefix(128), ipv6)).isEqualTo("2001:db8:abcd:12ff:1:2:3:4");
+        assertThat(key(ClientAddresses.direct().withIpv6Prefix(48), ipv4)).isEqualTo("198.51.100.7");
+        assertThat(ClientAddresses.direct().resolve(ipv6)).as("the address itself")
+                .isEqualTo("2001:db8:abcd:12ff:1:2:3:4");
+    }
+
+    private static String key(ClientAddresses addresses, TestRequest request) {
+        return addresses.key(addresses.resolveBytes(request), request);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, -1, 129})
+    void withIpv6Prefix_noPrefixLength_isRefused(int bits) {
+        assertThatThrownBy(() -> ClientAddresses.direct().withIpv6Prefix(bits))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ipv6Prefix: expected a prefix length from 1 to 128, got " + bits);
     }
 
     @Test

@@ -11,6 +11,15 @@ public final class HostMatchCases {
     /** Whether a rule for {@code pattern} covers a request to {@code requestHost} (an authority as sent). */
     public record Case(String pattern, String requestHost, boolean matches) {
 
+        /**
+         * A pattern that the request's host meets whatever its port: so that, beside it, a server rule of
+         * {@link #pattern()} meets the request exactly when the pattern matches (a request naming no host rule's
+         * host meets every one).
+         */
+        public String requestHostOnAnyPort() {
+            return HostPattern.Authority.of(requestHost).host();
+        }
+
         @Override
         public String toString() {
             return pattern + (matches ? " matches " : " does not match ") + requestHost;

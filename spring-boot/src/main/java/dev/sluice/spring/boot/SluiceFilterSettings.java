@@ -91,6 +91,10 @@ final class SluiceFilterSettings {
             settings.trustedProxies(properties.getTrustedProxies());
         }
         settings.clientAddressHeader(properties.getClientAddressHeader());
+        Integer ipv6Prefix = properties.getIpv6Prefix();
+        if (ipv6Prefix != null) {
+            set("ipv6-prefix", ipv6Prefix, () -> settings.ipv6Prefix(ipv6Prefix));
+        }
         String namespace = properties.getNamespace();
         if (namespace == null) {
             namespace = environment.getProperty("server.servlet.context-path", "");

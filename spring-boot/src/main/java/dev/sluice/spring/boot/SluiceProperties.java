@@ -81,6 +81,12 @@ public class SluiceProperties {
     /** Where a trusted proxy names the client: x-forwarded-for, or forwarded (RFC 7239). */
     private ClientAddresses.Header clientAddressHeader = ClientAddresses.Header.X_FORWARDED_FOR;
 
+    /**
+     * The leading bits of an IPv6 client's address that are its key, 1 to 128 (128: the whole address); unset for the
+     * rules file's, else 64.
+     */
+    private @Nullable Integer ipv6Prefix;
+
     /** Keys a local store (the store, or the failure policy's fallback) holds at most. */
     private long maxKeys = 1_000_000;
 
@@ -281,6 +287,14 @@ public class SluiceProperties {
 
     public void setClientAddressHeader(ClientAddresses.Header clientAddressHeader) {
         this.clientAddressHeader = clientAddressHeader;
+    }
+
+    public @Nullable Integer getIpv6Prefix() {
+        return ipv6Prefix;
+    }
+
+    public void setIpv6Prefix(@Nullable Integer ipv6Prefix) {
+        this.ipv6Prefix = ipv6Prefix;
     }
 
     public long getMaxKeys() {

@@ -257,6 +257,14 @@ class SluiceAutoConfigurationTest {
                 .hasMessageContaining("property 'sluice.store-timeout': must be positive, got 'PT0S'"));
     }
 
+    @Test
+    void ipv6Prefix_keysIpv6ClientsByItOrIsRefusedNamingTheProperty() {
+        web.withPropertyValues("sluice.ipv6-prefix=56").run(context -> assertThat(context.getBean(RateLimitFilter.class)
+                .rules().get().toString()).contains("IPv6 clients by /56"));
+        web.withPropertyValues("sluice.ipv6-prefix=129").run(context -> assertThat(sluiceFailure(context))
+                .hasMessageContaining("property 'sluice.ipv6-prefix': must be from 1 to 128, got '129'"));
+    }
+
     /** The {@link SluiceConfigurationException} among the causes of the context's failure to start. */
     static SluiceConfigurationException sluiceFailure(ApplicationContext context) {
         Throwable cause = ((AssertableWebApplicationContext) context).getStartupFailure();
