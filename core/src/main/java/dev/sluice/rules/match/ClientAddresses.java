@@ -105,8 +105,8 @@ public final class ClientAddresses {
      */
     public ClientAddresses withIpv6Prefix(int bits) {
         if (bits < 1 || bits > MAX_IPV6_PREFIX) {
-            throw new IllegalArgumentException("expected a prefix length from 1 to " + MAX_IPV6_PREFIX + ", got "
-                    + bits);
+            throw new IllegalArgumentException("ipv6Prefix: expected a prefix length from 1 to " + MAX_IPV6_PREFIX
+                    + ", got " + bits);
         }
         return bits == ipv6Prefix ? this : new ClientAddresses(trustedProxies, trusted, header, bits);
     }
