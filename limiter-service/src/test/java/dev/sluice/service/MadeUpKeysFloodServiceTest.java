@@ -117,8 +117,8 @@ class MadeUpKeysFloodServiceTest {
                 }
                 String token = JSON.readTree(reserved.body()).get("reservation").asText();
                 // At least the estimate: every counter lives hours, so the store stays full to the end.
-                return List.of(reserved, server.request("PUT", "limits/llm/" + key + "/reservations/" + token
-                        + "?cost=" + (100 + i % 200), ""));
+                return List.of(reserved, server.request("PUT", "limits/llm/" + key + "/reservations?cost="
+                        + (100 + i % 200), "", "Sluice-Reservation", token));
         }
     }
 

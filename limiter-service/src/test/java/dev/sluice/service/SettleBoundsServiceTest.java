@@ -67,7 +67,8 @@ class SettleBoundsServiceTest {
 
     private static HttpResponse<String> settle(TestServer server, String id, String token, String cost)
             throws Exception {
-        return server.request("PUT", "limits/" + id + "/acct/reservations/" + token + "?cost=" + cost, "");
+        return server.request("PUT", "limits/" + id + "/acct/reservations?cost=" + cost, "", "Sluice-Reservation",
+                token);
     }
 
     private static JsonNode settled(TestServer server, String id, String token, long cost) throws Exception {
@@ -89,7 +90,7 @@ class SettleBoundsServiceTest {
 
         HttpResponse<String> huge = settle(server, "llm", token, "1300000000000");
 
-        OpenApiDocument.assertBadRequest(huge, "cost", "/limits/{id}/{key}/reservations/{reservation}", "PUT");
+        OpenApiDocument.assertBadRequest(huge, "cost", "/limits/{id}/{key}/reservations", "PUT");
         assertThat(huge.body()).contains("expected the actual cost, an integer from 0 to 100000 (the largest actual"
                 + " cost of limit 'llm' in tokens, its maxActual), got \\\"1300000000000\\\"");
         // Nothing settled: the reservation settles at its maximum, ten times the capacity, and owes 90,000.
