@@ -201,8 +201,10 @@ public final class ConsoleResource {
         }
     }
 
+    /** The 413 of a body too long, closing the connection: the body is left unread, so it cannot carry another. */
     private static Response tooLarge() {
-        return problem(413, "Content Too Large", "an override's body has at most " + MAX_BODY_BYTES + " bytes");
+        return Response.fromResponse(problem(413, "Content Too Large", "an override's body has at most "
+                + MAX_BODY_BYTES + " bytes")).header("Connection", "close").build();
     }
 
     private static Response problem(int status, String title, String detail) {

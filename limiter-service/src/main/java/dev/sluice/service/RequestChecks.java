@@ -7,6 +7,7 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.annotation.ElementType;
@@ -114,9 +115,14 @@ final class RequestChecks implements ContainerRequestFilter {
         }
     }
 
+    /**
+     * The 413 of a body too long, which closes the connection: the body is left unread, so the connection cannot carry
+     * a next request (a client that sent one on it would see it end unanswered).
+     */
     private static WebApplicationException tooLarge() {
-        return new WebApplicationException(Problems.response(413, "about:blank", "Content Too Large",
+        Response refused = Problems.response(413, "about:blank", "Content Too Large",
                 "The service reads bodies of at most " + MAX_BODY_BYTES + " bytes. Nothing was counted.",
-                new JsonObject()));
+                new JsonObject());
+        return new WebApplicationException(Response.fromResponse(refused).header("Connection", "close").build());
     }
 }
