@@ -111,12 +111,16 @@ public final class ConsoleResource {
     @POST
     @Path("overrides")
     public Response setOverride(InputStream body, @Context HttpHeaders headers, @Context SecurityContext security) {
-        check(headers, security);
+        try {
+            check(headers, security);
+        } catch (WebApplicationException refused) {
+            throw new WebApplicationException(closing(refused.getResponse()));
+        }
         @Nullable MediaType type = headers.getMediaType();
         if (type == null || !type.getType().equalsIgnoreCase("application")
                 || !type.getSubtype().equalsIgnoreCase("json")) {
-            return problem(415, "Unsupported Media Type", "an override is a JSON body: send it with Content-Type: "
-                    + MediaType.APPLICATION_JSON);
+            return closing(problem(415, "Unsupported Media Type", "an override is a JSON body: send it with"
+                    + " Content-Type: " + MediaType.APPLICATION_JSON));
         }
         if (headers.getLength() > MAX_BODY_BYTES) {
             return tooLarge();
@@ -201,10 +205,18 @@ public final class ConsoleResource {
         }
     }
 
-    /** The 413 of a body too long, closing the connection: the body is left unread, so it cannot carry another. */
+    /** The 413 of a body too long: its body unread, so it closes the connection ({@link #closing}). */
     private static Response tooLarge() {
-        return Response.fromResponse(problem(413, "Content Too Large", "an override's body has at most "
-                + MAX_BODY_BYTES + " bytes")).header("Connection", "close").build();
+        return closing(problem(413, "Content Too Large", "an override's body has at most " + MAX_BODY_BYTES
+                + " bytes"));
+    }
+
+    /**
+     * {@code refusal}, closing the connection: the body is left unread, so the connection cannot carry a next request
+     * (a client that sent one on it would see it end unanswered).
+     */
+    private static Response closing(Response refusal) {
+        return Response.fromResponse(refusal).header("Connection", "close").build();
     }
 
     private static Response problem(int status, String title, String detail) {

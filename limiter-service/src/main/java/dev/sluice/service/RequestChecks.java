@@ -62,8 +62,25 @@ final class RequestChecks implements ContainerRequestFilter {
         this.operations = operations;
     }
 
+    /**
+     * Checks the request before anything reads it. A refusal of a request with a body closes the connection: the body
+     * is left unread, so the connection cannot carry a next request (a client that sent one on it would see it end
+     * unanswered).
+     */
     @Override
     public void filter(ContainerRequestContext request) {
+        try {
+            check(request);
+        } catch (WebApplicationException refused) {
+            if (!request.hasEntity()) {
+                throw refused;
+            }
+            throw new WebApplicationException(Response.fromResponse(refused.getResponse()).header("Connection", "close")
+                    .build());
+        }
+    }
+
+    private void check(ContainerRequestContext request) {
         @Nullable ResourceInfo matched = resource;
         if (matched == null || matched.getResourceClass() != LimitsResource.class) {
             return;
@@ -115,10 +132,7 @@ final class RequestChecks implements ContainerRequestFilter {
         }
     }
 
-    /**
-     * The 413 of a body too long, which closes the connection: the body is left unread, so the connection cannot carry
-     * a next request (a client that sent one on it would see it end unanswered).
-     */
+    /** The 413 of a body too long; a refusal before its body is read closes the connection ({@link #filter}). */
     private static WebApplicationException tooLarge() {
         Response refused = Problems.response(413, "about:blank", "Content Too Large",
                 "The service reads bodies of at most " + MAX_BODY_BYTES + " bytes. Nothing was counted.",
