@@ -25,7 +25,6 @@ import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
 import dev.sluice.hazelcast.internal.wire.UndoProcessor;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
@@ -37,7 +36,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
-import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -45,10 +43,9 @@ import org.jspecify.annotations.Nullable;
  * Decisions made by the members' entry processors, and the one place that sends them: the route per rule. A decision
  * takes the first of these routes that applies: a synchronised policy, this node's view of the key
  * ({@link SyncedKeys}, whose keys live in shards of the map {@code synced-<counters map>}); a leased policy, a slice
- * of the key on this node ({@link Slices}); when batching is on, a same-key batch; else one processor call. The
- * leasing and batching are used only while every member reads their wire format version ({@code wireVersion}); a
- * synchronised key always lives in its shard. Peek, record, reserve and reset are one call each (a synchronised key's
- * record is a hit of its view, its peek its view's when there is one).
+ * of the key on this node ({@link Slices}); when batching is on, a same-key batch; else one processor call. Peek,
+ * record, reserve and reset are one call each (a synchronised key's record is a hit of its view, its peek its view's
+ * when there is one).
  *
  * <p>Asynchronous answers complete on the Hazelcast thread that receives them; calls that follow a completed one
  * start on {@link Batcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
@@ -63,7 +60,6 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     private final HazelcastInstance instance;
     private final String mapName;
-    private final IntSupplier wireVersion;
     /** Got on first use: a client that has not yet connected cannot make the proxy. */
     private volatile @Nullable ProcessorCalls<CounterState> calls;
     private volatile @Nullable ProcessorCalls<Shard> shardCalls;
@@ -89,16 +85,14 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     /**
-     * @param wireVersion the newest wire format version every member reads, as last found
      * @param batching empty turns batching off
      * @param leasedRules whether the keys of leased rules are granted from slices ({@code StoreOptions.leasing()})
      */
-    public ProcessorDecider(HazelcastInstance instance, String mapName, IntSupplier wireVersion,
-                            Optional<Batching> batching, Leasing leasing, boolean leasedRules, Syncing syncing) {
+    public ProcessorDecider(HazelcastInstance instance, String mapName, Optional<Batching> batching, Leasing leasing,
+                            boolean leasedRules, Syncing syncing) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.mapName = mapName;
-        this.wireVersion = wireVersion;
         this.sameKey = batching.map(given -> new Batcher<>(this::sendOnKey, given.maxBatch(), CALLS_IN_FLIGHT_PER_KEY));
         this.slices = new Slices(this, leasing.time(), leasing.lifetime(), leasing.hotKeyRate(), leasing.maxSlice(),
                 leasing.maxKeys()).sweeping();
@@ -185,30 +179,29 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     /**
-     * Leasing is on, the policy asks for it, and every member reads slices. Leasing algorithms do not queue. A metered
+     * Leasing is on and the policy asks for it. Leasing algorithms do not queue. A metered
      * policy never leases: its counts are reservations, exact on the owner ({@code docs/design/costs.md}).
      */
     private boolean leases(Policy policy) {
-        return leasedRules && policy.leased() && !policy.metered() && wireVersion.getAsInt() >= WireFormat.LEASES;
+        return leasedRules && policy.leased() && !policy.metered();
     }
 
-    /** A synchronised policy whose hot keys may be leased: its algorithm leases and every member reads slices. */
+    /** A synchronised policy whose hot keys may be leased: its algorithm leases. */
     private boolean leasesWhenHot(Policy policy) {
-        return policy.algorithm().leases() && wireVersion.getAsInt() >= WireFormat.LEASES;
+        return policy.algorithm().leases();
     }
 
     /**
-     * The policy asks to be synchronised. Its keys live only in the shards of the synchronised keys' map, whatever the
-     * members read: deciding them elsewhere meanwhile would count them twice over, apart. A member of a release that
-     * cannot read the shards' types fails the calls for the shards it holds, and the failure policy decides them. A
-     * metered policy is never synchronised: its counts are reservations, exact on the owner in the counters map.
+     * The policy asks to be synchronised. Its keys live only in the shards of the synchronised keys' map: deciding them
+     * elsewhere meanwhile would count them twice over, apart. A metered policy is never synchronised: its counts are
+     * reservations, exact on the owner in the counters map.
      */
     private boolean syncs(Policy policy) {
         return policy.synced() && !policy.metered();
     }
 
     private boolean batches() {
-        return sameKey.isPresent() && wireVersion.getAsInt() >= WireFormat.BATCHES;
+        return sameKey.isPresent();
     }
 
     /** A batched decision: with the other requests on {@code key}. */
@@ -230,41 +223,35 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     /**
      * One call on {@code key} for {@code requests}, completing each request's answer: a batch processor when there are
-     * several and the members read it (they may have stopped since the requests were queued: a member of an older
-     * release joined), else one processor each.
+     * several, else one processor.
      */
     private CompletableFuture<?> sendOnKey(String key, List<Batcher.Request> requests) {
-        if (requests.size() > 1 && wireVersion.getAsInt() >= WireFormat.BATCHES) {
+        if (requests.size() > 1) {
             batchesSent.increment();
             return calls().submit(key, new BatchApplyProcessor(requests))
                     .thenAccept(result -> answerAll(requests, result));
         }
-        CompletableFuture<?>[] sent = new CompletableFuture<?>[requests.size()];
-        for (int i = 0; i < sent.length; i++) {
-            Batcher.Request request = requests.get(i);
-            sent[i] = calls().submit(key,
-                    new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos()))
-                    .whenComplete((result, failure) -> {
-                        if (failure == null) {
-                            request.answer().complete(result.decision());
-                        } else {
-                            request.answer().completeExceptionally(failure);
-                        }
-                    });
-        }
-        return sent.length == 1 ? sent[0] : CompletableFuture.allOf(sent);
+        Batcher.Request request = requests.get(0);
+        return calls().submit(key, new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos()))
+                .whenComplete((result, failure) -> {
+                    if (failure == null) {
+                        request.answer().complete(result.decision());
+                    } else {
+                        request.answer().completeExceptionally(failure);
+                    }
+                });
     }
 
     /**
      * Like {@link #applyAsync}, on the key's owner ({@link CountProcessor}), answering the owner's time of the count,
      * by which a grant is taken back there ({@link UndoProcessor}, {@link Policy#undo}), whichever member owns the key
-     * by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), while a member does not read
-     * wire version 4 and for a leased policy (its grants come from this node's slices): a request one rule rejects
-     * then stays counted by the others, as before. Never batched. See {@code docs/design/all-or-nothing.md}.
+     * by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), for a leased policy (its grants
+     * come from this node's slices): a request one rule rejects then stays counted by the others. Never batched. See
+     * {@code docs/design/all-or-nothing.md}.
      */
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (policy.leased() || policy.synced() || cost == 0 || wireVersion.getAsInt() < WireFormat.UNDOS) {
+        if (policy.leased() || policy.synced() || cost == 0) {
             return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
         }
         return calls().submit(key, new CountProcessor(policy, cost, maxDelayNanos)).thenApply(answer ->

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * One decision, as {@link ApplyProcessor} makes it (on the key's owner, at its time, the state stored with its time to
  * live and a synchronous backup that writes it), answered with the owner's time of the count: what an
  * {@link UndoProcessor} names to take the request back should another rule reject it. The answer is a
- * {@link SliceResult} without a slice. Wire layout: version 4, as {@link ApplyProcessor}'s; see {@link WireFormat}.
+ * {@link SliceResult} without a slice. Wire layout: {@link ApplyProcessor}'s; see {@link WireFormat}.
  */
 public final class CountProcessor extends PolicyProcessor<SliceResult> {
 
@@ -37,11 +37,6 @@ public final class CountProcessor extends PolicyProcessor<SliceResult> {
     @Override
     public @Nullable EntryProcessor<String, CounterState, SliceResult> getBackupProcessor() {
         return backup;
-    }
-
-    @Override
-    int wireVersion() {
-        return WireFormat.UNDOS;
     }
 
     @Override

@@ -72,14 +72,9 @@ public abstract class PolicyProcessor<R>
         return MemberClock.nanosOn(member);
     }
 
-    /** The wire format version that defined this processor's layout; see {@link WireFormat}. */
-    int wireVersion() {
-        return WireFormat.OLDEST_READ;
-    }
-
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, wireVersion());
+        WireFormat.writeVersion(out);
         WireFormat.writePolicy(out, policy);
         out.writeLong(cost);
         out.writeLong(maxDelayNanos);
@@ -87,7 +82,7 @@ public abstract class PolicyProcessor<R>
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "decision processor", wireVersion());
+        WireFormat.readVersion(in, "decision processor");
         policy = WireFormat.readPolicy(in);
         cost = in.readLong();
         maxDelayNanos = in.readLong();

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Counts a request made some time ago ({@link Policy#record}), on the member that owns the key. It carries the
  * request's age, not an instant: the caller measured the age on its clock, and the member places the request on its
- * own timeline, as every decision reads the member's time. Wire layout (version 1): as {@link ApplyProcessor}'s, its
+ * own timeline, as every decision reads the member's time. Wire layout: as {@link ApplyProcessor}'s, its
  * maximum delay always 0, then the age in nanoseconds (long).
  */
 public final class RecordProcessor extends TimedProcessor {

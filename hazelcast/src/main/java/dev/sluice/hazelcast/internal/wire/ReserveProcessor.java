@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Takes the earliest slot within the caller's longest wait ({@link Policy#reserve}) on the member that owns the key.
- * Wire layout (version 1): as {@link ApplyProcessor}'s, the maximum delay being the longest wait.
+ * Wire layout: as {@link ApplyProcessor}'s, the maximum delay being the longest wait.
  */
 public final class ReserveProcessor extends CountingProcessor {
 

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * Settles a reservation that a {@link CountProcessor} counted at its estimate, at its actual cost
  * ({@link Policy#settle}: an excess charged now, a difference below the estimate given back as of the count), on the
  * key's owner at its time, with a synchronous backup that writes the state. It names the count by the owner's time
- * when it was made, as {@link UndoProcessor} does. Wire layout: version 8, as {@link UndoProcessor}'s with the
+ * when it was made, as {@link UndoProcessor} does. Wire layout: as {@link UndoProcessor}'s with the
  * estimate as the cost, then the actual cost (long); see {@link WireFormat}.
  */
 public final class SettleProcessor extends TimedProcessor {
@@ -29,11 +29,6 @@ public final class SettleProcessor extends TimedProcessor {
     @Override
     Transition step(long @Nullable [][] state, long now) {
         return policy().settle(state, now, cost(), actual, nanos());
-    }
-
-    @Override
-    int wireVersion() {
-        return WireFormat.SETTLES;
     }
 
     @Override

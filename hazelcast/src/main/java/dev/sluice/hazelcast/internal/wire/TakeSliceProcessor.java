@@ -67,7 +67,7 @@ public final class TakeSliceProcessor
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.LEASES);
+        WireFormat.writeVersion(out);
         WireFormat.writePolicy(out, policy);
         out.writeLong(cost);
         out.writeLong(wanted);
@@ -76,7 +76,7 @@ public final class TakeSliceProcessor
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "lease processor", WireFormat.LEASES);
+        WireFormat.readVersion(in, "lease processor");
         policy = WireFormat.readPolicy(in);
         cost = in.readLong();
         wanted = in.readLong();

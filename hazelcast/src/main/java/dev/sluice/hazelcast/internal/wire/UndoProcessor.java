@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Takes back a request that a {@link CountProcessor} counted, because another rule rejected it ({@link Policy#undo}),
  * on the key's owner at its time, with a synchronous backup that writes the state. It names the count by the owner's
- * time when it was made, so it means the same on whichever member owns the key by then. Wire layout: version 4, as
+ * time when it was made, so it means the same on whichever member owns the key by then. Wire layout: as
  * {@link GiveBackProcessor}'s with the request's cost and the count's time; see {@link WireFormat}.
  */
 public final class UndoProcessor extends TimedProcessor {
@@ -22,11 +22,6 @@ public final class UndoProcessor extends TimedProcessor {
     @Override
     Transition step(long @Nullable [][] state, long now) {
         return policy().undo(state, now, cost(), nanos());
-    }
-
-    @Override
-    int wireVersion() {
-        return WireFormat.UNDOS;
     }
 
     @Override
