@@ -12,19 +12,14 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.Batcher;
-import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
 import dev.sluice.hazelcast.internal.wire.CallAnswer;
-import dev.sluice.hazelcast.internal.wire.CountProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.ForgetProcessor;
-import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
-import dev.sluice.hazelcast.internal.wire.RecordProcessor;
-import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
-import dev.sluice.hazelcast.internal.wire.SettleProcessor;
 import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
@@ -32,8 +27,6 @@ import dev.sluice.hazelcast.internal.wire.ShardDelta;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import dev.sluice.hazelcast.internal.wire.SyncResult;
-import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
-import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.hazelcast.internal.wire.WireSamples;
 import dev.sluice.hazelcast.internal.wire.WireVersionQuestion;
@@ -73,7 +66,8 @@ class WireFormatTest {
     private static final String POLICY_V1 = " 02 00000002"
             + " 0000000000000003 0000000df8475800 0000000000000005 00000005 6275727374"
             + " 0000000000000064 0000034630b8a000 0000000000000064 00000006 686f75726c79";
-    private static final String APPLY_PROCESSOR_V1 = HEADER + "00000002 01" + POLICY_V1
+    private static final String APPLY_COMMAND_V1 = HEADER + "00000002 01" + POLICY_V1
+            + " 01" // apply
             + " 0000000000000002" // cost
             + " 0000000059682f00"; // maximum delay: 1.5 s
     private static final String PEEK_PROCESSOR_V1 = HEADER + "00000003 01" + POLICY_V1
@@ -107,15 +101,17 @@ class WireFormatTest {
             + " 00 0000000000000064 0000000000000000" // rejected, limit 100, remaining 0
             + " 0000000861c46800 0000000861c46800 0000034630b8a000 0000000000000000" // retry and next in 36 s
             + " 01"; // by the policy's second limit
-    private static final String RECORD_PROCESSOR_V1 = HEADER + "0000000a 01" + POLICY_V1
+    private static final String RECORD_COMMAND_V1 = HEADER + "00000002 01" + POLICY_V1
+            + " 03" // record
             + " 0000000000000002" // cost
-            + " 0000000000000000" // maximum delay: always 0
             + " 00000006fc23ac00"; // age: 30 s
-    private static final String RESERVE_PROCESSOR_V1 = HEADER + "0000000b 01" + POLICY_V1
+    private static final String RESERVE_COMMAND_V1 = HEADER + "00000002 01" + POLICY_V1
+            + " 04" // reserve
             + " 0000000000000001" // cost
             + " 000000012a05f200"; // longest wait: 5 s
 
-    private static final String TAKE_SLICE_PROCESSOR_V1 = HEADER + "0000000c 01" + SECOND_POLICY
+    private static final String TAKE_SLICE_COMMAND_V1 = HEADER + "00000002 01" + SECOND_POLICY
+            + " 08" // take a slice
             + " 0000000000000001" // the asking request's cost
             + " 0000000000000020" // the slice asked for: 32
             + " 0000000000989680"; // lifetime: 10 ms
@@ -127,20 +123,21 @@ class WireFormatTest {
             + " 000000000000000c" // a slice of 12 permits
             + " 0000000017c841c0" // valid for 399 ms
             + " 1886725211bd4600"; // counted at 1,767,225,600.6 s
-    private static final String GIVE_BACK_PROCESSOR_V1 = HEADER + "0000000e 01" + SECOND_POLICY
+    private static final String GIVE_BACK_COMMAND_V1 = HEADER + "00000002 01" + SECOND_POLICY
+            + " 06" // give back
             + " 0000000000000007" // permits given back
-            + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600"; // the slice's time on the owner
-    private static final String COUNT_PROCESSOR_V1 = HEADER + "0000000f 01" + SECOND_POLICY
+    private static final String COUNT_COMMAND_V1 = HEADER + "00000002 01" + SECOND_POLICY
+            + " 02" // count
             + " 0000000000000001" // cost
             + " 0000000000000000"; // maximum delay
-    private static final String UNDO_PROCESSOR_V1 = HEADER + "00000010 01" + SECOND_POLICY
+    private static final String UNDO_COMMAND_V1 = HEADER + "00000002 01" + SECOND_POLICY
+            + " 05" // undo
             + " 0000000000000001" // the cost of the request taken back
-            + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600"; // the count's time on the owner
-    private static final String SETTLE_PROCESSOR_V1 = HEADER + "00000021 01" + SECOND_POLICY
+    private static final String SETTLE_COMMAND_V1 = HEADER + "00000002 01" + SECOND_POLICY
+            + " 07" // settle
             + " 0000000000000005" // the estimate counted
-            + " 0000000000000000" // maximum delay: always 0
             + " 1886725211bd4600" // the count's time on the owner
             + " 0000000000000002"; // the actual cost
     private static final String SYNC_PROCESSOR_V1 = HEADER + "00000014 01" + SECOND_POLICY
@@ -204,7 +201,7 @@ class WireFormatTest {
         return Stream.of(
                 Arguments.of(new CounterState(Algorithm.GCRA, new long[][] {{120_000_000_000L}, {7, -1}}),
                         COUNTER_STATE_V1),
-                Arguments.of(new ApplyProcessor(policy, 2, 1_500_000_000L), APPLY_PROCESSOR_V1),
+                Arguments.of(CounterCommand.apply(policy, 2, 1_500_000_000L), APPLY_COMMAND_V1),
                 Arguments.of(new PeekProcessor(policy, 1), PEEK_PROCESSOR_V1),
                 Arguments.of(new WriteStateProcessor<>(new CounterState(Algorithm.FIXED_WINDOW,
                         new long[][] {{1, 60_000_000_000L}}), 61), WRITE_STATE_PROCESSOR_V1),
@@ -219,17 +216,17 @@ class WireFormatTest {
                     Decision.rejected(100, "", 36_000_000_000L).nextPermitIn(36_000_000_000L)
                             .resetIn(3_600_000_000_000L).build()},
                         new int[] {0, 1}), BATCH_RESULT_V1),
-                Arguments.of(new RecordProcessor(policy, 2, 30_000_000_000L), RECORD_PROCESSOR_V1),
-                Arguments.of(new ReserveProcessor(policy, 1, 5_000_000_000L), RESERVE_PROCESSOR_V1),
-                Arguments.of(new TakeSliceProcessor(second, 1, 32, 10_000_000L), TAKE_SLICE_PROCESSOR_V1),
+                Arguments.of(CounterCommand.record(policy, 2, 30_000_000_000L), RECORD_COMMAND_V1),
+                Arguments.of(CounterCommand.reserve(policy, 1, 5_000_000_000L), RESERVE_COMMAND_V1),
+                Arguments.of(CounterCommand.takeSlice(second, 1, 32, 10_000_000L), TAKE_SLICE_COMMAND_V1),
                 Arguments.of(new SliceResult(Decision.granted(100, "second").remaining(88).nextPermitIn(400_000_000L)
                         .resetIn(400_000_000L).build(), 12, 399_000_000L, 1_767_225_600_600_000_000L), SLICE_RESULT_V1),
-                Arguments.of(new GiveBackProcessor(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_PROCESSOR_V1),
-                Arguments.of(new CountProcessor(second, 1, 0), COUNT_PROCESSOR_V1),
-                Arguments.of(new UndoProcessor(second, 1, 1_767_225_600_600_000_000L), UNDO_PROCESSOR_V1),
+                Arguments.of(CounterCommand.giveBack(second, 7, 1_767_225_600_600_000_000L), GIVE_BACK_COMMAND_V1),
+                Arguments.of(CounterCommand.count(second, 1, 0), COUNT_COMMAND_V1),
+                Arguments.of(CounterCommand.undo(second, 1, 1_767_225_600_600_000_000L), UNDO_COMMAND_V1),
                 Arguments.of(new SyncProcessor(second, 0, 0, false, new long[] {1, 3},
                         new long[] {2_000_000L, 600_000_000L}), SYNC_PROCESSOR_V1),
-                Arguments.of(new SettleProcessor(second, 5, 2, 1_767_225_600_600_000_000L), SETTLE_PROCESSOR_V1),
+                Arguments.of(CounterCommand.settle(second, 5, 2, 1_767_225_600_600_000_000L), SETTLE_COMMAND_V1),
                 Arguments.of(new SyncResult(Decision.granted(1, "second").nextPermitIn(400_000_000L)
                         .resetIn(400_000_000L)
                         .build(), new long[][] {{1_767_225_600_000_000_000L, 1}}, 2), SYNC_RESULT_V1),
@@ -289,7 +286,7 @@ class WireFormatTest {
 
     @Test
     void toObject_settleOfANegativeActualCost_isRefused() {
-        byte[] negative = bytes(SETTLE_PROCESSOR_V1);
+        byte[] negative = bytes(SETTLE_COMMAND_V1);
         java.util.Arrays.fill(negative, negative.length - 8, negative.length, (byte) 0xff);
 
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(negative)))
@@ -329,12 +326,22 @@ class WireFormatTest {
 
     @Test
     void toObject_processorOfUnknownAlgorithmId_isRefusedNamingTheId() {
-        byte[] bytes = bytes(APPLY_PROCESSOR_V1);
+        byte[] bytes = bytes(APPLY_COMMAND_V1);
         bytes[VERSION_OFFSET + 1] = 0;
 
         assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(bytes)))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("no algorithm has id 0");
+    }
+
+    @Test
+    void toObject_counterCommandOfUnknownCode_isRefusedNamingTheCode() {
+        byte[] bytes = bytes(APPLY_COMMAND_V1);
+        bytes[bytes.length - 2 * Long.BYTES - 1] = 99;
+
+        assertThatThrownBy(() -> SERIALIZATION.toObject(new HeapData(bytes)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("no counter command has code 99");
     }
 
     @Test

@@ -7,24 +7,18 @@ import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
-import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
 import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.CallbackExecutor;
-import dev.sluice.hazelcast.internal.wire.CountProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
-import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
-import dev.sluice.hazelcast.internal.wire.RecordProcessor;
-import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
 import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
-import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
-import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
@@ -121,7 +115,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         if (syncs(policy) || leases(policy) || batches()) {
             return await(route(key, policy, cost, maxDelayNanos));
         }
-        return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
+        return map().executeOnKey(key, CounterCommand.apply(policy, cost, maxDelayNanos)).decision();
     }
 
     /**
@@ -174,7 +168,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         if (batches()) {
             return batched(key, policy, cost, maxDelayNanos);
         }
-        return calls().submit(key, new ApplyProcessor(policy, cost, maxDelayNanos))
+        return calls().submit(key, CounterCommand.apply(policy, cost, maxDelayNanos))
                 .thenApply(DecisionResult::decision);
     }
 
@@ -232,7 +226,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
                     .thenAccept(result -> answerAll(requests, result));
         }
         Batcher.Request request = requests.get(0);
-        return calls().submit(key, new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos()))
+        return calls().submit(key, CounterCommand.apply(request.policy(), request.cost(), request.maxDelayNanos()))
                 .whenComplete((result, failure) -> {
                     if (failure == null) {
                         request.answer().complete(result.decision());
@@ -243,34 +237,34 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     /**
-     * Like {@link #applyAsync}, on the key's owner ({@link CountProcessor}), answering the owner's time of the count,
-     * by which a grant is taken back there ({@link UndoProcessor}, {@link Policy#undo}), whichever member owns the key
-     * by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), for a leased policy (its grants
-     * come from this node's slices): a request one rule rejects then stays counted by the others. Never batched. See
-     * {@code docs/design/all-or-nothing.md}.
+     * Like {@link #applyAsync}, on the key's owner ({@link CounterCommand#count}), answering the owner's time of the
+     * count, by which a grant is taken back there ({@link CounterCommand#undo}, {@link Policy#undo}), whichever member
+     * owns the key by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), for a leased
+     * policy (its grants come from this node's slices): a request one rule rejects then stays counted by the others.
+     * Never batched. See {@code docs/design/all-or-nothing.md}.
      */
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
         if (policy.leased() || policy.synced() || cost == 0) {
             return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
         }
-        return calls().submit(key, new CountProcessor(policy, cost, maxDelayNanos)).thenApply(answer ->
+        return calls().submit(key, CounterCommand.count(policy, cost, maxDelayNanos)).thenApply(answer ->
                 !answer.decision().allowed() ? Counted.kept(answer.decision())
                         : Counted.undoable(answer.decision(), () -> calls()
-                                .submit(key, new UndoProcessor(policy, cost, answer.countedAtNanos()))
+                                .submit(key, CounterCommand.undo(policy, cost, answer.countedAtNanos()))
                                 .thenApply(DecisionResult::decision)));
     }
 
     /** A synchronised key's slice is taken from its shard. */
     @Override
     public CompletableFuture<SliceResult> take(String key, Policy policy, long cost, long wanted, long lifetimeNanos) {
-        TakeSliceProcessor take = new TakeSliceProcessor(policy, cost, wanted, lifetimeNanos);
+        CounterCommand<SliceResult> take = CounterCommand.takeSlice(policy, cost, wanted, lifetimeNanos);
         return syncs(policy) ? syncs.onOwner(key, take, SliceResult.class) : calls().submit(key, take);
     }
 
     @Override
     public CompletableFuture<?> giveBack(String key, Policy policy, long permits, long countedAtNanos) {
-        GiveBackProcessor giveBack = new GiveBackProcessor(policy, permits, countedAtNanos);
+        CounterCommand<DecisionResult> giveBack = CounterCommand.giveBack(policy, permits, countedAtNanos);
         return syncs(policy) ? syncs.onOwner(key, giveBack, DecisionResult.class) : calls().submit(key, giveBack);
     }
 
@@ -311,7 +305,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     @Override
     public CompletableFuture<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
         return syncs(policy) ? syncs.record(key, policy, cost, ageNanos)
-                : onOwner(key, policy, new RecordProcessor(policy, cost, ageNanos));
+                : onOwner(key, policy, CounterCommand.record(policy, cost, ageNanos));
     }
 
     @Override
@@ -323,12 +317,12 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     @Override
     public CompletableFuture<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
         return syncs(policy) ? syncs.reserve(key, policy, cost, maxWaitNanos)
-                : onOwner(key, policy, new ReserveProcessor(policy, cost, maxWaitNanos));
+                : onOwner(key, policy, CounterCommand.reserve(policy, cost, maxWaitNanos));
     }
 
     /**
-     * One call of {@code processor} on the key's owner: in the key's shard for a synchronised policy (while every
-     * member reads the synchronised mode's types), else on the counters map.
+     * One call of {@code processor} on the key's owner: in the key's shard for a synchronised policy, else on the
+     * counters map.
      */
     private CompletableFuture<Decision> onOwner(String key, Policy policy,
                                                 EntryProcessor<String, CounterState, DecisionResult> processor) {

@@ -4,23 +4,22 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.ProcessorCalls;
-import dev.sluice.hazelcast.internal.wire.CountProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
-import dev.sluice.hazelcast.internal.wire.SettleProcessor;
-import dev.sluice.hazelcast.internal.wire.UndoProcessor;
 import dev.sluice.store.Counted;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The Hazelcast store's reservations of a cost known when a request ends: one call to the key's owner to count the
- * estimate ({@link CountProcessor}, answering the owner's time of the count, which is the reservation's id), one to
- * settle it ({@link SettleProcessor}; a settle at the estimate only peeks, {@link PeekProcessor}); a reservation given
- * back is the all-or-nothing undo ({@link UndoProcessor}). Leased and synchronised policies are reserved and settled
- * exactly on the owner too, as the store decides every metered policy (not from slices or views: neither records when
- * a grant was counted, so a give-back there could not be bounded). Thread-safe. See {@code docs/design/costs.md}.
+ * estimate ({@link CounterCommand#count}, answering the owner's time of the count, which is the reservation's id), one
+ * to settle it ({@link CounterCommand#settle}; a settle at the estimate only peeks, {@link PeekProcessor}); a
+ * reservation given back is the all-or-nothing undo ({@link CounterCommand#undo}). Leased and synchronised policies
+ * are reserved and settled exactly on the owner too, as the store decides every metered policy (not from slices or
+ * views: neither records when a grant was counted, so a give-back there could not be bounded). Thread-safe. See
+ * {@code docs/design/costs.md}.
  */
 public final class Reservations {
 
@@ -37,13 +36,13 @@ public final class Reservations {
 
     /** Counts {@code estimate} on the key's owner; see the class comment. */
     public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
-        return calls().submit(key, new CountProcessor(policy, estimate, maxDelayNanos)).thenApply(answer -> {
+        return calls().submit(key, CounterCommand.count(policy, estimate, maxDelayNanos)).thenApply(answer -> {
             Decision decision = answer.decision();
             if (!decision.allowed()) {
                 return Counted.kept(decision);
             }
             long countedAt = answer.countedAtNanos();
-            return Counted.reservation(decision, () -> calls().submit(key, new UndoProcessor(policy, estimate,
+            return Counted.reservation(decision, () -> calls().submit(key, CounterCommand.undo(policy, estimate,
                             countedAt)).thenApply(DecisionResult::decision),
                     actual -> settle(key, policy, estimate, actual, countedAt), () -> Long.toString(countedAt));
         });
@@ -75,7 +74,7 @@ public final class Reservations {
         if (actual == estimate) {
             return calls().submit(key, new PeekProcessor(policy, 0)).thenApply(DecisionResult::decision);
         }
-        return calls().submit(key, new SettleProcessor(policy, estimate, actual, countedAt))
+        return calls().submit(key, CounterCommand.settle(policy, estimate, actual, countedAt))
                 .thenApply(DecisionResult::decision);
     }
 

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs key processors of the counters map ({@link SyncProcessor}, {@link TakeSliceProcessor}, {@link PeekProcessor},
+ * Runs key processors of the counters map ({@link SyncProcessor}, {@link CounterCommand}, {@link PeekProcessor},
  * ...) on keys held in one {@link Shard}, in one operation on the shard's owner: each processor sees its key as an
  * entry of its own (its counters, or none, and a time to live), exactly as on the counters map, and what they wrote is
  * kept at a new version only once all have run. The backup is one {@link ShardDelta} with every key changed. Answers

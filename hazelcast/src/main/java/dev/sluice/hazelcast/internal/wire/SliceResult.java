@@ -7,9 +7,10 @@ import dev.sluice.Decision;
 import java.io.IOException;
 
 /**
- * The owner's answer to a {@link TakeSliceProcessor}: a slice of {@link #permits()} (the decision then being the
- * owner's on the whole slice) valid for {@link #validForNanos()} after it was sent, or no slice (permits 0) and the
- * asking request's own decision. Wire layout: see {@link WireFormat}.
+ * The owner's answer to {@link CounterCommand#takeSlice} (and, with no slice, to {@link CounterCommand#count}): a
+ * slice of {@link #permits()} (the decision then being the owner's on the whole slice) valid for
+ * {@link #validForNanos()} after it was sent, or no slice (permits 0) and the asking request's own decision. Wire
+ * layout: see {@link WireFormat}.
  */
 public final class SliceResult implements IdentifiedDataSerializable {
 
