@@ -96,7 +96,7 @@ public final class HazelcastCounterStore implements CounterStore {
     private final AtomicBoolean connected;
     /** The listener following a given client's connections, removed on {@link #close()}; null otherwise. */
     private volatile @Nullable UUID connectionListener;
-    /** What every member reads: batches and slices go only to a cluster that reads them. */
+    /** The newest wire format version every member reads: a caller sends none newer. */
     private final ClusterWireVersion wireVersion;
     /** The members' processors: the decider while the members can run them. */
     private final ProcessorDecider processors;
@@ -123,7 +123,7 @@ public final class HazelcastCounterStore implements CounterStore {
         this.connected = connected;
         this.wireVersion = new ClusterWireVersion(instance).following();
         TimeSource time = MemberClock.given(instance).orElseGet(TimeSource::system);
-        this.processors = new ProcessorDecider(instance, options.mapName(), wireVersion::current,
+        this.processors = new ProcessorDecider(instance, options.mapName(),
                 options.batching() ? Optional.of(new ProcessorDecider.Batching(options.maxBatch()))
                         : Optional.empty(),
                 new ProcessorDecider.Leasing(time, options.leaseLifetime(), options.hotKeyRate(), options.maxSlice(),
@@ -131,8 +131,8 @@ public final class HazelcastCounterStore implements CounterStore {
                 new ProcessorDecider.Syncing(time, options.syncInterval(), options.syncBudget(),
                         options.maxSyncedKeys()));
         this.deciders = new DeciderChoice(instance, options, processors, LOG);
-        this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, wireVersion::current);
-        this.reservations = new Reservations(instance, options.mapName(), wireVersion::current);
+        this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX);
+        this.reservations = new Reservations(instance, options.mapName());
         this.keys = options.keySecret();
         this.keysAgree = new KeySecretCheck(instance, options.mapName(), keys, LOG);
         this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time, keys);

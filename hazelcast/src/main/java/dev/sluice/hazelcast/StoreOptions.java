@@ -297,8 +297,7 @@ public final class StoreOptions {
 
         /**
          * Whether hot keys of policies that ask for it are granted from slices taken from their owner (see
-         * {@link HazelcastCounterStore}); default false. Every member must read wire format version 3 (this release or
-         * later); until they do, decisions are made unleased.
+         * {@link HazelcastCounterStore}); default false.
          */
         public Builder leasing(boolean on) {
             this.leasing = on;

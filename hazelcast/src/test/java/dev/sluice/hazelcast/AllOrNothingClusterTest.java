@@ -9,7 +9,6 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.engine.Evaluation;
 import dev.sluice.engine.RuleDecision;
 import dev.sluice.engine.RuleSet;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.Rule;
@@ -35,8 +34,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * A request rejected by one matched rule consumes nothing from the others, on a real three-member cluster (TCP-IP on
  * loopback, multicast off) on one manual clock: the issue's scenario through {@link RuleSet#evaluate}, and many threads
- * on every member on two rules sharing a path. The counts are taken back on the keys' owners (wire version 4). One
- * cluster serves every test; each uses a path of its own.
+ * on every member on two rules sharing a path. The counts are taken back on the keys' owners. One cluster serves
+ * every test; each uses a path of its own.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("cluster")
@@ -52,8 +51,6 @@ class AllOrNothingClusterTest {
     @BeforeAll
     void startCluster() {
         members = ClusterSupport.startCluster(MEMBERS, time);
-        ClusterSupport.await(() -> members.stream().allMatch(m -> m.clusterWireVersion() >= WireFormat.UNDOS),
-                Duration.ofSeconds(60), "every member reads wire version 4");
     }
 
     @AfterAll

@@ -9,10 +9,10 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.Batcher;
-import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
 import dev.sluice.hazelcast.internal.wire.CallAnswer;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,7 +68,7 @@ class BatchingClusterTest {
         BatchResult batched = counters.executeOnKey(keys.batched, new BatchApplyProcessor(requests));
         List<Decision> alone = new ArrayList<>();
         for (Batcher.Request request : requests) {
-            alone.add(counters.executeOnKey(keys.alone, new ApplyProcessor(request.policy(), request.cost(),
+            alone.add(counters.executeOnKey(keys.alone, CounterCommand.apply(request.policy(), request.cost(),
                     request.maxDelayNanos())).decision());
         }
 

@@ -1,7 +1,6 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.ManualTimeSource;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreContract;
 import java.time.Duration;
@@ -53,8 +52,6 @@ abstract class ClusterContract extends CounterStoreContract {
         clock.use(time);
         HazelcastCounterStore cluster = HazelcastCounterStore.using(members.get(0).instance(),
                 StoreOptions.builder().mapName("contract-" + maps.incrementAndGet()).build());
-        ClusterSupport.await(() -> cluster.clusterWireVersion() == WireFormat.NEWEST_READ, Duration.ofSeconds(60),
-                "the members to say they read wire format version " + WireFormat.NEWEST_READ);
         return synced ? new SynchronisingStore(cluster) : cluster;
     }
 

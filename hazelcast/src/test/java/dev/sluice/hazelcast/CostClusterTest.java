@@ -11,7 +11,6 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStoreContract;
 import java.lang.reflect.InvocationTargetException;
@@ -50,8 +49,6 @@ class CostClusterTest {
     @BeforeAll
     void startCluster() {
         members = ClusterSupport.startCluster(MEMBERS, StoreOptions.builder().leasing(true).build(), time);
-        ClusterSupport.await(() -> members.stream().allMatch(m -> m.clusterWireVersion() >= WireFormat.SETTLES),
-                Duration.ofSeconds(60), "every member reads wire version 8");
     }
 
     @AfterAll
@@ -96,8 +93,6 @@ class CostClusterTest {
         Policy tokens = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000_000, Duration.ofMinutes(1)))
                 .inUnit("tokens");
         try (HazelcastCounterStore store = HazelcastCounterStore.using(counting)) {
-            ClusterSupport.await(() -> store.clusterWireVersion() >= WireFormat.SETTLES, Duration.ofSeconds(60),
-                    "wire version 8");
             for (int i = 0; i < 30; i++) {
                 long actual = new long[] {15, 60, 40}[i % 3];
                 int before = calls.get();

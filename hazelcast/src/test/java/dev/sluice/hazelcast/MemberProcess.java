@@ -41,8 +41,8 @@ import java.util.concurrent.locks.LockSupport;
  * <ul>
  *   <li>{@code latency=<ms>}: every decision this member owns takes that much longer (its clock read sleeps on the
  *       partition thread, as a slow store would);</li>
- *   <li>{@code wire=<version>}: the newest wire format version this member reads, as a member of an older release
- *       would (sets {@value WireFormat#VERSION_PROPERTY} before any Sluice class reads it);</li>
+ *   <li>{@code wire=<version>}: the newest wire format version this member is told to read (sets
+ *       {@value WireFormat#VERSION_PROPERTY} before any Sluice class reads it);</li>
  *   <li>{@code hot=<threads>x<attempts>}: once ready, spends that many attempts from each of that many threads on
  *       {@link #HOT_KEY} under {@link #HOT_POLICY}, then prints {@code admitted=<count>};</li>
  *   <li>{@code lease}: the store leases hot keys, and {@code hot} uses {@link #LEASED_HOT_POLICY}; before
@@ -107,10 +107,6 @@ public final class MemberProcess {
             System.out.println("ready");
             System.out.flush();
             if (hotThreads > 0) {
-                // Until the members say which wire version they read the store uses the oldest, which cannot lease.
-                ClusterSupport.await(() -> store.clusterWireVersion() == WireFormat.NEWEST_READ,
-                        Duration.ofSeconds(60), "the members to say they read wire format version "
-                                + WireFormat.NEWEST_READ);
                 int admitted = hammer(store, lease ? LEASED_HOT_POLICY : HOT_POLICY, hotThreads, hotAttempts);
                 if (lease) {
                     System.out.println("slices=" + store.leases().slicesTaken());

@@ -1,10 +1,8 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.ManualTimeSource;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.PermitStoreContract;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -37,16 +35,8 @@ class PermitClusterContractTest extends PermitStoreContract {
     @Override
     protected CounterStore newStore(ManualTimeSource time) {
         clock.use(time);
-        HazelcastCounterStore created = HazelcastCounterStore.using(members.get(0).instance(),
+        return HazelcastCounterStore.using(members.get(0).instance(),
                 StoreOptions.builder().mapName("permits-" + maps.incrementAndGet()).build());
-        awaitPermitsRead(created);
-        return created;
-    }
-
-    /** Waits until the store has found that every member reads the permits' wire format (it asks as it starts). */
-    static void awaitPermitsRead(HazelcastCounterStore store) {
-        ClusterSupport.await(() -> store.clusterWireVersion() >= WireFormat.PERMITS, Duration.ofSeconds(60),
-                "the members to say they read wire format version " + WireFormat.PERMITS);
     }
 
     @Override

@@ -21,13 +21,8 @@ import org.junit.jupiter.api.Test;
 class PermitClusterTest {
 
     private static final int THREADS_PER_MEMBER = 8;
-    private final List<HazelcastCounterStore> members = startCluster();
-
-    private static List<HazelcastCounterStore> startCluster() {
-        List<HazelcastCounterStore> started = new ArrayList<>(ClusterSupport.startCluster(3, TimeSource.system()));
-        started.forEach(PermitClusterContractTest::awaitPermitsRead);
-        return started;
-    }
+    private final List<HazelcastCounterStore> members = new ArrayList<>(ClusterSupport.startCluster(3,
+            TimeSource.system()));
 
     @AfterEach
     void stopCluster() {

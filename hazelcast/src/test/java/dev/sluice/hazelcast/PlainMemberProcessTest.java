@@ -12,7 +12,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
 import java.nio.file.Path;
@@ -59,7 +59,7 @@ class PlainMemberProcessTest {
         client = connect(clusterName, port);
 
         IMap<String, CounterState> processed = client.getMap("processors");
-        assertThatThrownBy(() -> processed.executeOnKey("k", new ApplyProcessor(TEN_PER_MINUTE, 1, 0)))
+        assertThatThrownBy(() -> processed.executeOnKey("k", CounterCommand.apply(TEN_PER_MINUTE, 1, 0)))
                 .as("the member cannot run the entry-processor store's processors")
                 .isInstanceOf(HazelcastSerializationException.class)
                 .hasMessageContaining("No DataSerializerFactory registered for namespace: "

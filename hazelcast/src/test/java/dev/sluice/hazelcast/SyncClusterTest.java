@@ -6,7 +6,6 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,8 +45,6 @@ class SyncClusterTest {
     @BeforeAll
     void startCluster() {
         members = ClusterSupport.startCluster(MEMBERS, SYNCING, time);
-        ClusterSupport.await(() -> members.stream().allMatch(m -> m.clusterWireVersion() >= WireFormat.SYNCS),
-                Duration.ofSeconds(60), "every member reads the synchronised mode's wire version");
     }
 
     @AfterAll
@@ -217,8 +214,6 @@ class SyncClusterTest {
                 .instance().getConfig().getClusterName(), ClusterSupport.address(members.get(0))).store(SYNCING)
                 .build());
         try {
-            ClusterSupport.await(() -> client.clusterWireVersion() >= WireFormat.SYNCS, Duration.ofSeconds(30),
-                    "the client to find that every member reads the synchronised mode's wire version");
             for (int i = 0; i < 7; i++) {
                 assertThat(client.apply(key, policy, 1, 0).allowed()).isTrue();
             }
@@ -240,8 +235,6 @@ class SyncClusterTest {
             String key = ClusterSupport.syncedKeyOwnedBy(doomed, "killed-owner-");
             Policy policy = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000, Duration.ofSeconds(10)))
                     .synchronised(20);
-            ClusterSupport.await(() -> node.clusterWireVersion() >= WireFormat.SYNCS, Duration.ofSeconds(30),
-                    "the synchronised mode's wire version");
             for (int i = 0; i < 6; i++) {
                 assertThat(node.apply(key, policy, 1, 0).allowed()).isTrue();
             }

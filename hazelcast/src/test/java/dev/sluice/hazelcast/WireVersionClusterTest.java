@@ -11,7 +11,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
 import java.time.Duration;
@@ -78,7 +78,7 @@ class WireVersionClusterTest {
         spendTwoOfThree();
         SerializationService serialization = serializationOf(caller);
         OtherVersionBytes unknown = new OtherVersionBytes(serialization,
-                new ApplyProcessor(THREE_PER_MINUTE, 1, 0), UNKNOWN);
+                CounterCommand.apply(THREE_PER_MINUTE, 1, 0), UNKNOWN);
 
         assertThatThrownBy(() -> countersOf(caller).executeOnKey(caller.mapKey(key), unknown))
                 .isInstanceOf(HazelcastSerializationException.class)

@@ -7,25 +7,18 @@ import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
-import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
 import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.CallbackExecutor;
-import dev.sluice.hazelcast.internal.wire.CountProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
-import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
-import dev.sluice.hazelcast.internal.wire.RecordProcessor;
-import dev.sluice.hazelcast.internal.wire.ReserveProcessor;
 import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
-import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
-import dev.sluice.hazelcast.internal.wire.UndoProcessor;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
@@ -37,7 +30,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
-import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -45,10 +37,9 @@ import org.jspecify.annotations.Nullable;
  * Decisions made by the members' entry processors, and the one place that sends them: the route per rule. A decision
  * takes the first of these routes that applies: a synchronised policy, this node's view of the key
  * ({@link SyncedKeys}, whose keys live in shards of the map {@code synced-<counters map>}); a leased policy, a slice
- * of the key on this node ({@link Slices}); when batching is on, a same-key batch; else one processor call. The
- * leasing and batching are used only while every member reads their wire format version ({@code wireVersion}); a
- * synchronised key always lives in its shard. Peek, record, reserve and reset are one call each (a synchronised key's
- * record is a hit of its view, its peek its view's when there is one).
+ * of the key on this node ({@link Slices}); when batching is on, a same-key batch; else one processor call. Peek,
+ * record, reserve and reset are one call each (a synchronised key's record is a hit of its view, its peek its view's
+ * when there is one).
  *
  * <p>Asynchronous answers complete on the Hazelcast thread that receives them; calls that follow a completed one
  * start on {@link Batcher#SENDERS}. Thread-safe. Design: {@code docs/design/leasing.md},
@@ -63,7 +54,6 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     private final HazelcastInstance instance;
     private final String mapName;
-    private final IntSupplier wireVersion;
     /** Got on first use: a client that has not yet connected cannot make the proxy. */
     private volatile @Nullable ProcessorCalls<CounterState> calls;
     private volatile @Nullable ProcessorCalls<Shard> shardCalls;
@@ -89,16 +79,14 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     /**
-     * @param wireVersion the newest wire format version every member reads, as last found
      * @param batching empty turns batching off
      * @param leasedRules whether the keys of leased rules are granted from slices ({@code StoreOptions.leasing()})
      */
-    public ProcessorDecider(HazelcastInstance instance, String mapName, IntSupplier wireVersion,
-                            Optional<Batching> batching, Leasing leasing, boolean leasedRules, Syncing syncing) {
+    public ProcessorDecider(HazelcastInstance instance, String mapName, Optional<Batching> batching, Leasing leasing,
+                            boolean leasedRules, Syncing syncing) {
         CallbackExecutor.avoidThreadPerTask();
         this.instance = instance;
         this.mapName = mapName;
-        this.wireVersion = wireVersion;
         this.sameKey = batching.map(given -> new Batcher<>(this::sendOnKey, given.maxBatch(), CALLS_IN_FLIGHT_PER_KEY));
         this.slices = new Slices(this, leasing.time(), leasing.lifetime(), leasing.hotKeyRate(), leasing.maxSlice(),
                 leasing.maxKeys()).sweeping();
@@ -127,7 +115,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         if (syncs(policy) || leases(policy) || batches()) {
             return await(route(key, policy, cost, maxDelayNanos));
         }
-        return map().executeOnKey(key, new ApplyProcessor(policy, cost, maxDelayNanos)).decision();
+        return map().executeOnKey(key, CounterCommand.apply(policy, cost, maxDelayNanos)).decision();
     }
 
     /**
@@ -180,35 +168,34 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         if (batches()) {
             return batched(key, policy, cost, maxDelayNanos);
         }
-        return calls().submit(key, new ApplyProcessor(policy, cost, maxDelayNanos))
+        return calls().submit(key, CounterCommand.apply(policy, cost, maxDelayNanos))
                 .thenApply(DecisionResult::decision);
     }
 
     /**
-     * Leasing is on, the policy asks for it, and every member reads slices. Leasing algorithms do not queue. A metered
+     * Leasing is on and the policy asks for it. Leasing algorithms do not queue. A metered
      * policy never leases: its counts are reservations, exact on the owner ({@code docs/design/costs.md}).
      */
     private boolean leases(Policy policy) {
-        return leasedRules && policy.leased() && !policy.metered() && wireVersion.getAsInt() >= WireFormat.LEASES;
+        return leasedRules && policy.leased() && !policy.metered();
     }
 
-    /** A synchronised policy whose hot keys may be leased: its algorithm leases and every member reads slices. */
+    /** A synchronised policy whose hot keys may be leased: its algorithm leases. */
     private boolean leasesWhenHot(Policy policy) {
-        return policy.algorithm().leases() && wireVersion.getAsInt() >= WireFormat.LEASES;
+        return policy.algorithm().leases();
     }
 
     /**
-     * The policy asks to be synchronised. Its keys live only in the shards of the synchronised keys' map, whatever the
-     * members read: deciding them elsewhere meanwhile would count them twice over, apart. A member of a release that
-     * cannot read the shards' types fails the calls for the shards it holds, and the failure policy decides them. A
-     * metered policy is never synchronised: its counts are reservations, exact on the owner in the counters map.
+     * The policy asks to be synchronised. Its keys live only in the shards of the synchronised keys' map: deciding them
+     * elsewhere meanwhile would count them twice over, apart. A metered policy is never synchronised: its counts are
+     * reservations, exact on the owner in the counters map.
      */
     private boolean syncs(Policy policy) {
         return policy.synced() && !policy.metered();
     }
 
     private boolean batches() {
-        return sameKey.isPresent() && wireVersion.getAsInt() >= WireFormat.BATCHES;
+        return sameKey.isPresent();
     }
 
     /** A batched decision: with the other requests on {@code key}. */
@@ -230,60 +217,54 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
 
     /**
      * One call on {@code key} for {@code requests}, completing each request's answer: a batch processor when there are
-     * several and the members read it (they may have stopped since the requests were queued: a member of an older
-     * release joined), else one processor each.
+     * several, else one processor.
      */
     private CompletableFuture<?> sendOnKey(String key, List<Batcher.Request> requests) {
-        if (requests.size() > 1 && wireVersion.getAsInt() >= WireFormat.BATCHES) {
+        if (requests.size() > 1) {
             batchesSent.increment();
             return calls().submit(key, new BatchApplyProcessor(requests))
                     .thenAccept(result -> answerAll(requests, result));
         }
-        CompletableFuture<?>[] sent = new CompletableFuture<?>[requests.size()];
-        for (int i = 0; i < sent.length; i++) {
-            Batcher.Request request = requests.get(i);
-            sent[i] = calls().submit(key,
-                    new ApplyProcessor(request.policy(), request.cost(), request.maxDelayNanos()))
-                    .whenComplete((result, failure) -> {
-                        if (failure == null) {
-                            request.answer().complete(result.decision());
-                        } else {
-                            request.answer().completeExceptionally(failure);
-                        }
-                    });
-        }
-        return sent.length == 1 ? sent[0] : CompletableFuture.allOf(sent);
+        Batcher.Request request = requests.get(0);
+        return calls().submit(key, CounterCommand.apply(request.policy(), request.cost(), request.maxDelayNanos()))
+                .whenComplete((result, failure) -> {
+                    if (failure == null) {
+                        request.answer().complete(result.decision());
+                    } else {
+                        request.answer().completeExceptionally(failure);
+                    }
+                });
     }
 
     /**
-     * Like {@link #applyAsync}, on the key's owner ({@link CountProcessor}), answering the owner's time of the count,
-     * by which a grant is taken back there ({@link UndoProcessor}, {@link Policy#undo}), whichever member owns the key
-     * by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), while a member does not read
-     * wire version 4 and for a leased policy (its grants come from this node's slices): a request one rule rejects
-     * then stays counted by the others, as before. Never batched. See {@code docs/design/all-or-nothing.md}.
+     * Like {@link #applyAsync}, on the key's owner ({@link CounterCommand#count}), answering the owner's time of the
+     * count, by which a grant is taken back there ({@link CounterCommand#undo}, {@link Policy#undo}), whichever member
+     * owns the key by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), for a leased
+     * policy (its grants come from this node's slices): a request one rule rejects then stays counted by the others.
+     * Never batched. See {@code docs/design/all-or-nothing.md}.
      */
     @Override
     public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (policy.leased() || policy.synced() || cost == 0 || wireVersion.getAsInt() < WireFormat.UNDOS) {
+        if (policy.leased() || policy.synced() || cost == 0) {
             return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
         }
-        return calls().submit(key, new CountProcessor(policy, cost, maxDelayNanos)).thenApply(answer ->
+        return calls().submit(key, CounterCommand.count(policy, cost, maxDelayNanos)).thenApply(answer ->
                 !answer.decision().allowed() ? Counted.kept(answer.decision())
                         : Counted.undoable(answer.decision(), () -> calls()
-                                .submit(key, new UndoProcessor(policy, cost, answer.countedAtNanos()))
+                                .submit(key, CounterCommand.undo(policy, cost, answer.countedAtNanos()))
                                 .thenApply(DecisionResult::decision)));
     }
 
     /** A synchronised key's slice is taken from its shard. */
     @Override
     public CompletableFuture<SliceResult> take(String key, Policy policy, long cost, long wanted, long lifetimeNanos) {
-        TakeSliceProcessor take = new TakeSliceProcessor(policy, cost, wanted, lifetimeNanos);
+        CounterCommand<SliceResult> take = CounterCommand.takeSlice(policy, cost, wanted, lifetimeNanos);
         return syncs(policy) ? syncs.onOwner(key, take, SliceResult.class) : calls().submit(key, take);
     }
 
     @Override
     public CompletableFuture<?> giveBack(String key, Policy policy, long permits, long countedAtNanos) {
-        GiveBackProcessor giveBack = new GiveBackProcessor(policy, permits, countedAtNanos);
+        CounterCommand<DecisionResult> giveBack = CounterCommand.giveBack(policy, permits, countedAtNanos);
         return syncs(policy) ? syncs.onOwner(key, giveBack, DecisionResult.class) : calls().submit(key, giveBack);
     }
 
@@ -324,7 +305,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     @Override
     public CompletableFuture<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
         return syncs(policy) ? syncs.record(key, policy, cost, ageNanos)
-                : onOwner(key, policy, new RecordProcessor(policy, cost, ageNanos));
+                : onOwner(key, policy, CounterCommand.record(policy, cost, ageNanos));
     }
 
     @Override
@@ -336,12 +317,12 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     @Override
     public CompletableFuture<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
         return syncs(policy) ? syncs.reserve(key, policy, cost, maxWaitNanos)
-                : onOwner(key, policy, new ReserveProcessor(policy, cost, maxWaitNanos));
+                : onOwner(key, policy, CounterCommand.reserve(policy, cost, maxWaitNanos));
     }
 
     /**
-     * One call of {@code processor} on the key's owner: in the key's shard for a synchronised policy (while every
-     * member reads the synchronised mode's types), else on the counters map.
+     * One call of {@code processor} on the key's owner: in the key's shard for a synchronised policy, else on the
+     * counters map.
      */
     private CompletableFuture<Decision> onOwner(String key, Policy policy,
                                                 EntryProcessor<String, CounterState, DecisionResult> processor) {

@@ -3,9 +3,8 @@ package dev.sluice.hazelcast.internal.calls;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.hazelcast.internal.wire.GiveBackProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
-import dev.sluice.hazelcast.internal.wire.TakeSliceProcessor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,10 +36,10 @@ public final class Slices implements AutoCloseable {
     /** The calls that reach a key's owner: taking a slice and giving permits back. */
     public interface OwnerCalls {
 
-        /** Sends a {@link TakeSliceProcessor}; the answer is its {@link SliceResult}. */
+        /** Sends {@link CounterCommand#takeSlice}; the answer is its {@link SliceResult}. */
         CompletableFuture<SliceResult> take(String key, Policy policy, long cost, long wanted, long lifetimeNanos);
 
-        /** Sends a {@link GiveBackProcessor}. */
+        /** Sends {@link CounterCommand#giveBack}. */
         CompletableFuture<?> giveBack(String key, Policy policy, long permits, long countedAtNanos);
     }
 

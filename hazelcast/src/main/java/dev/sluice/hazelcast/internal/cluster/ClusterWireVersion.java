@@ -126,9 +126,7 @@ public final class ClusterWireVersion implements MembershipListener {
     private synchronized void settle(int found) {
         if (found != version) {
             LOG.log(System.Logger.Level.INFO,
-                    "Sluice: the cluster''s members read wire format version {0} (was {1}){2}",
-                    found, version, found >= WireFormat.BATCHES ? "; decisions on one key are batched"
-                            : "; decisions go one call each until every member reads version " + WireFormat.BATCHES);
+                    "Sluice: the cluster''s members read wire format version {0} (was {1})", found, version);
             version = found;
         }
     }

@@ -13,7 +13,7 @@ import java.util.UUID;
 /**
  * Takes one permit of a key for a node, on the key's owner at its time: drops the holds that have ended, then adds
  * the node's permit if fewer than the limit's permits remain, with a synchronous backup that writes the same holders.
- * Wire layout: version {@link WireFormat#PERMITS}, permits and maximum hold (longs), the node's UUID (two longs) and
+ * Wire layout: the version, permits and maximum hold (longs), the node's UUID (two longs) and
  * the permit's number.
  */
 public final class AcquirePermitProcessor extends HoldersChangingProcessor {
@@ -45,7 +45,7 @@ public final class AcquirePermitProcessor extends HoldersChangingProcessor {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.PERMITS);
+        WireFormat.writeVersion(out);
         out.writeLong(permits);
         out.writeLong(maxHoldNanos);
         writeNode(out, node);
@@ -54,7 +54,7 @@ public final class AcquirePermitProcessor extends HoldersChangingProcessor {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "permit acquisition", WireFormat.PERMITS);
+        WireFormat.readVersion(in, "permit acquisition");
         permits = in.readLong();
         maxHoldNanos = in.readLong();
         node = readNode(in);

@@ -12,8 +12,8 @@ import java.util.UUID;
 /**
  * Frees every permit a node holds, on every key it is run on (all of them: {@code executeOnEntries}), answering how
  * many it freed there. Depends on nothing but the entry, so the backup runs the same processor (a partition-wide
- * operation has one backup processor for all its entries). Idempotent. Wire layout: version
- * {@link WireFormat#PERMITS}, the node's UUID (two longs).
+ * operation has one backup processor for all its entries). Idempotent. Wire layout: the version, the node's UUID
+ * (two longs).
  */
 public final class FreeNodeProcessor extends PermitProcessor<Integer> {
 
@@ -43,13 +43,13 @@ public final class FreeNodeProcessor extends PermitProcessor<Integer> {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.PERMITS);
+        WireFormat.writeVersion(out);
         writeNode(out, node);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "node's permits release", WireFormat.PERMITS);
+        WireFormat.readVersion(in, "node's permits release");
         node = readNode(in);
     }
 

@@ -12,7 +12,7 @@ import java.io.IOException;
 /**
  * What a key's owner answers to a permit processor: whether the permit was taken, how many are held after the call,
  * and how long (nanoseconds of the owner's time, from the call) until the earliest and the latest hold end. Immutable
- * once read. Wire layout: version {@link WireFormat#PERMITS}, a boolean, an int and two longs.
+ * once read. Wire layout: the version, a boolean, an int and two longs.
  */
 public final class PermitAnswer implements IdentifiedDataSerializable {
 
@@ -50,7 +50,7 @@ public final class PermitAnswer implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.PERMITS);
+        WireFormat.writeVersion(out);
         out.writeBoolean(taken);
         out.writeInt(held);
         out.writeLong(untilFirstEnd);
@@ -59,7 +59,7 @@ public final class PermitAnswer implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "permit answer", WireFormat.PERMITS);
+        WireFormat.readVersion(in, "permit answer");
         taken = in.readBoolean();
         held = in.readInt();
         untilFirstEnd = in.readLong();

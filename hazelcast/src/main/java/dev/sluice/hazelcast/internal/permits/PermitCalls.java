@@ -10,7 +10,6 @@ import com.hazelcast.map.IMap;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.hazelcast.internal.wire.CallAnswer;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
 import java.time.Duration;
 import java.util.Map;
@@ -22,7 +21,6 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,9 +28,8 @@ import org.jspecify.annotations.Nullable;
  * map of their own whose entries hold each key's holders (this node's UUID and a permit number), changed only by entry
  * processors. On a member it also frees the permits of nodes that are gone: a member that left at once (its
  * membership event), a client once it has been disconnected from this member for {@link #CLIENT_GRACE} (a client that
- * reconnects in time keeps its permits). Every member's store does so; freeing is idempotent. Permits go to the
- * members only once every member reads wire format version {@link WireFormat#PERMITS}; before that a call fails (the
- * failure policy decides). Thread-safe. See {@code docs/design/concurrency.md}.
+ * reconnects in time keeps its permits). Every member's store does so; freeing is idempotent. Thread-safe. See
+ * {@code docs/design/concurrency.md}.
  */
 public final class PermitCalls implements AutoCloseable {
 
@@ -43,7 +40,6 @@ public final class PermitCalls implements AutoCloseable {
 
     private final HazelcastInstance instance;
     private final String mapName;
-    private final IntSupplier clusterWireVersion;
     private final UUID node;
     private final AtomicLong numbers = new AtomicLong();
     private final LongAdder freed = new LongAdder();
@@ -51,14 +47,10 @@ public final class PermitCalls implements AutoCloseable {
     private final @Nullable UUID membershipListener;
     private final @Nullable UUID clientListener;
 
-    /**
-     * The permits of map {@code mapName} through {@code instance}, sent once {@code clusterWireVersion} says every
-     * member reads them.
-     */
-    public PermitCalls(HazelcastInstance instance, String mapName, IntSupplier clusterWireVersion) {
+    /** The permits of map {@code mapName} through {@code instance}. */
+    public PermitCalls(HazelcastInstance instance, String mapName) {
         this.instance = instance;
         this.mapName = mapName;
-        this.clusterWireVersion = clusterWireVersion;
         this.node = instance.getLocalEndpoint().getUuid();
         if (instance.getLocalEndpoint() instanceof Member) {
             this.membershipListener = instance.getCluster().addMembershipListener(new MembershipListener() {
@@ -96,10 +88,6 @@ public final class PermitCalls implements AutoCloseable {
      * {@link #releaseAsync} from any node.
      */
     public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-        if (clusterWireVersion.getAsInt() < WireFormat.PERMITS) {
-            return CompletableFuture.failedFuture(new IllegalStateException("Sluice: a member does not read wire"
-                    + " format version " + WireFormat.PERMITS + ", which concurrency permits need"));
-        }
         long number = numbers.incrementAndGet();
         // Cancelling is refused, as for a call already sent: a caller that stops waiting (the failure policy's timeout)
         // still gets a late grant, and releases it. The answer is mapped on Hazelcast's future, so on its async

@@ -13,7 +13,7 @@ import java.util.UUID;
 /**
  * One key's permit holders, in the order they took their permits: per holder its node's UUID, the permit's number on
  * that node, and the member time (nanoseconds) at which its maximum hold ends. Immutable once read or built; each
- * change makes a new one. Wire layout: version {@link WireFormat#PERMITS}, then the holder count and four longs each.
+ * change makes a new one. Wire layout: the version, then the holder count and four longs each.
  */
 public final class PermitHolders implements IdentifiedDataSerializable {
 
@@ -108,7 +108,7 @@ public final class PermitHolders implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.PERMITS);
+        WireFormat.writeVersion(out);
         out.writeInt(size());
         for (long value : holders) {
             out.writeLong(value);
@@ -117,7 +117,7 @@ public final class PermitHolders implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "permit holders", WireFormat.PERMITS);
+        WireFormat.readVersion(in, "permit holders");
         int count = in.readInt();
         if (count < 0 || count > MAX_HOLDERS
                 || in instanceof InputStream stream && (long) count * LONGS_EACH * Long.BYTES > stream.available()) {

@@ -10,8 +10,8 @@ import java.util.UUID;
 
 /**
  * Releases a node's permit of a key, on the key's owner; nothing when it is not held (released already, ended, or
- * freed with its node), so releasing is idempotent. Answers the holders after it. Wire layout: version
- * {@link WireFormat#PERMITS}, the node's UUID (two longs) and the permit's number.
+ * freed with its node), so releasing is idempotent. Answers the holders after it. Wire layout: the version,
+ * the node's UUID (two longs) and the permit's number.
  */
 public final class ReleasePermitProcessor extends HoldersChangingProcessor {
 
@@ -35,14 +35,14 @@ public final class ReleasePermitProcessor extends HoldersChangingProcessor {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.PERMITS);
+        WireFormat.writeVersion(out);
         writeNode(out, node);
         out.writeLong(number);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "permit release", WireFormat.PERMITS);
+        WireFormat.readVersion(in, "permit release");
         node = readNode(in);
         number = in.readLong();
     }

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The backup of a permit processor on one key: writes the holders its primary computed, with the same time to live,
- * or removes the entry when none is held. Wire layout: version {@link WireFormat#PERMITS}, the holders, the seconds to
+ * or removes the entry when none is held. Wire layout: the version, the holders, the seconds to
  * live.
  */
 public final class WritePermitsProcessor
@@ -42,14 +42,14 @@ public final class WritePermitsProcessor
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.PERMITS);
+        WireFormat.writeVersion(out);
         holders.writeData(out);
         out.writeLong(ttlSeconds);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "permits backup write", WireFormat.PERMITS);
+        WireFormat.readVersion(in, "permits backup write");
         PermitHolders read = new PermitHolders();
         read.readData(in);
         holders = read;

@@ -4,63 +4,45 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.ProcessorCalls;
-import dev.sluice.hazelcast.internal.wire.ApplyProcessor;
-import dev.sluice.hazelcast.internal.wire.CountProcessor;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
-import dev.sluice.hazelcast.internal.wire.RecordProcessor;
-import dev.sluice.hazelcast.internal.wire.SettleProcessor;
-import dev.sluice.hazelcast.internal.wire.UndoProcessor;
-import dev.sluice.hazelcast.internal.wire.WireFormat;
 import dev.sluice.store.Counted;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The Hazelcast store's reservations of a cost known when a request ends: one call to the key's owner to count the
- * estimate ({@link CountProcessor}, answering the owner's time of the count, which is the reservation's id), one to
- * settle it ({@link SettleProcessor}, wire version {@value WireFormat#SETTLES}). Until every member reads that version
- * a settle is the processors they read: an excess recorded ({@link RecordProcessor}), a difference given back by the
- * all-or-nothing undo ({@link UndoProcessor}, whose bound is that of a request keeping nothing: safe, less exact); and
- * until they read version {@value WireFormat#UNDOS} a reservation is an ordinary decision whose settle only charges an
- * excess. Leased and synchronised policies are reserved and settled exactly on the owner too, as the store decides
- * every metered policy (not from slices or views: neither records when a grant was counted, so a give-back there
- * could not be bounded). Thread-safe. See {@code docs/design/costs.md}.
+ * estimate ({@link CounterCommand#count}, answering the owner's time of the count, which is the reservation's id), one
+ * to settle it ({@link CounterCommand#settle}; a settle at the estimate only peeks, {@link PeekProcessor}); a
+ * reservation given back is the all-or-nothing undo ({@link CounterCommand#undo}). Leased and synchronised policies
+ * are reserved and settled exactly on the owner too, as the store decides every metered policy (not from slices or
+ * views: neither records when a grant was counted, so a give-back there could not be bounded). Thread-safe. See
+ * {@code docs/design/costs.md}.
  */
 public final class Reservations {
 
     private final HazelcastInstance instance;
     private final String mapName;
-    private final IntSupplier wireVersion;
     /** Got on first use: a client that has not yet connected cannot make the map's proxy. */
     private volatile @Nullable ProcessorCalls<CounterState> calls;
 
-    /** Reservations in map {@code mapName}, using the processors {@code wireVersion} says every member reads. */
-    public Reservations(HazelcastInstance instance, String mapName, IntSupplier wireVersion) {
+    /** Reservations in map {@code mapName}. */
+    public Reservations(HazelcastInstance instance, String mapName) {
         this.instance = instance;
         this.mapName = mapName;
-        this.wireVersion = wireVersion;
     }
 
     /** Counts {@code estimate} on the key's owner; see the class comment. */
     public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
-        if (wireVersion.getAsInt() < WireFormat.UNDOS) {
-            return calls().submit(key, new ApplyProcessor(policy, estimate, maxDelayNanos)).thenApply(answer ->
-                    !answer.decision().allowed() ? Counted.kept(answer.decision())
-                            : Counted.reservation(answer.decision(),
-                                    () -> CompletableFuture.completedFuture(answer.decision()),
-                                    actual -> settle(key, policy, estimate, actual, Long.MIN_VALUE)));
-        }
-        return calls().submit(key, new CountProcessor(policy, estimate, maxDelayNanos)).thenApply(answer -> {
+        return calls().submit(key, CounterCommand.count(policy, estimate, maxDelayNanos)).thenApply(answer -> {
             Decision decision = answer.decision();
             if (!decision.allowed()) {
                 return Counted.kept(decision);
             }
             long countedAt = answer.countedAtNanos();
-            return Counted.reservation(decision, () -> calls().submit(key, new UndoProcessor(policy, estimate,
+            return Counted.reservation(decision, () -> calls().submit(key, CounterCommand.undo(policy, estimate,
                             countedAt)).thenApply(DecisionResult::decision),
                     actual -> settle(key, policy, estimate, actual, countedAt), () -> Long.toString(countedAt));
         });
@@ -83,27 +65,16 @@ public final class Reservations {
         return settle(key, policy, estimate, actual, countedAt);
     }
 
-    /**
-     * One call on the owner settling a reservation counted at {@code countedAt} ({@link Long#MIN_VALUE}: counted by a
-     * cluster that could not take it back, whose settle only charges an excess).
-     */
+    /** One call on the owner settling a reservation counted at {@code countedAt}. */
     private CompletionStage<Decision> settle(String key, Policy policy, long estimate, long actual, long countedAt) {
         if (estimate < 1 || actual < 0) {
             throw new IllegalArgumentException("a settle needs an estimate of at least 1 and an actual cost of 0 or"
                     + " more, got estimate " + estimate + " and actual cost " + actual);
         }
-        if (actual > estimate && (countedAt == Long.MIN_VALUE || wireVersion.getAsInt() < WireFormat.SETTLES)) {
-            return calls().submit(key, new RecordProcessor(policy, actual - estimate, 0))
-                    .thenApply(DecisionResult::decision);
-        }
-        if (actual == estimate || countedAt == Long.MIN_VALUE) {
+        if (actual == estimate) {
             return calls().submit(key, new PeekProcessor(policy, 0)).thenApply(DecisionResult::decision);
         }
-        if (wireVersion.getAsInt() < WireFormat.SETTLES) {
-            return calls().submit(key, new UndoProcessor(policy, estimate - actual, countedAt))
-                    .thenApply(DecisionResult::decision);
-        }
-        return calls().submit(key, new SettleProcessor(policy, estimate, actual, countedAt))
+        return calls().submit(key, CounterCommand.settle(policy, estimate, actual, countedAt))
                 .thenApply(DecisionResult::decision);
     }
 

@@ -26,8 +26,7 @@ import org.jspecify.annotations.Nullable;
  * and one backup write however many requests it carries.
  *
  * <p>Requests usually share their policy (the same rule on the same key), so each distinct policy travels once and
- * requests name it by index. Wire format version {@value WireFormat#BATCHES}: sent only to clusters whose every member
- * reads it.
+ * requests name it by index.
  */
 public final class BatchApplyProcessor
         implements EntryProcessor<String, CounterState, BatchResult>, IdentifiedDataSerializable,
@@ -112,7 +111,7 @@ public final class BatchApplyProcessor
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.BATCHES);
+        WireFormat.writeVersion(out);
         out.writeInt(policies.size());
         for (Policy policy : policies) {
             WireFormat.writePolicy(out, policy);
@@ -127,7 +126,7 @@ public final class BatchApplyProcessor
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "batch processor", WireFormat.BATCHES);
+        WireFormat.readVersion(in, "batch processor");
         int policyCount = WireFormat.readCount(in, "policies", WireFormat.MAX_BATCH_REQUESTS, LEAST_POLICY_BYTES);
         policies = new ArrayList<>(policyCount);
         for (int i = 0; i < policyCount; i++) {

@@ -52,7 +52,7 @@ public final class BatchResult implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.BATCHES);
+        WireFormat.writeVersion(out);
         out.writeInt(decisions.length);
         for (int i = 0; i < decisions.length; i++) {
             WireFormat.writeDecision(out, decisions[i]);
@@ -62,7 +62,7 @@ public final class BatchResult implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "batch result", WireFormat.BATCHES);
+        WireFormat.readVersion(in, "batch result");
         int count = WireFormat.readCount(in, "decisions", WireFormat.MAX_BATCH_REQUESTS, DECISION_BYTES);
         decisions = new Decision[count];
         limitIndexes = new int[count];

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Forgets a synchronised key's counters (in a {@link ShardCall}): what {@code reset} does to a key of the counters
- * map. Answers nothing. Wire layout (version 6): the version only.
+ * map. Answers nothing. Wire layout: the version only.
  */
 public final class ForgetProcessor implements EntryProcessor<String, CounterState, Object>, IdentifiedDataSerializable {
 
@@ -32,12 +32,12 @@ public final class ForgetProcessor implements EntryProcessor<String, CounterStat
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.SYNCS);
+        WireFormat.writeVersion(out);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "forget processor", WireFormat.SYNCS);
+        WireFormat.readVersion(in, "forget processor");
     }
 
     @Override

@@ -20,7 +20,7 @@ import java.util.function.BiConsumer;
  * <p>Not thread-safe: the map is stored as an object ({@code OBJECT} in-memory format) and changed in place, only by
  * {@link ShardCall} and {@link ShardDelta} on the partition thread that owns the entry. Versions grow with every
  * change of any key of the shard, so that a node never adopts an answer older than the one it holds. Wire layout
- * (version 6): the version of the last change (long), the owner time of the next sweep (long), the key count (int),
+ * the version of the last change (long), the owner time of the next sweep (long), the key count (int),
  * then per key its name (string), version (long) and slot: expiry (long), {@link CounterState} and
  * {@link OverAdmission} (each written in place).
  */
@@ -127,7 +127,7 @@ public final class Shard implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.SYNCS);
+        WireFormat.writeVersion(out);
         out.writeLong(version);
         out.writeLong(sweepAtNanos);
         out.writeInt(slots.size());
@@ -140,7 +140,7 @@ public final class Shard implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "shard", WireFormat.SYNCS);
+        WireFormat.readVersion(in, "shard");
         version = in.readLong();
         sweepAtNanos = in.readLong();
         int count = in.readInt();

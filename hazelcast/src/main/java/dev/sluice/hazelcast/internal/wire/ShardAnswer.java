@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link ShardCall}'s answer: per key, in the call's order, its processor's result and the key's version after the
  * call; the owner's time when it ran, and how many nodes (members and connected clients) the owner sees. Wire layout
- * (version 6): the owner's time (long), the nodes (int), the key count (int, 1 to
+ * the owner's time (long), the nodes (int), the key count (int, 1 to
  * {@link WireFormat#MAX_BATCH_REQUESTS}), then per key its version (long) and result (an object).
  */
 public final class ShardAnswer implements IdentifiedDataSerializable {
@@ -67,7 +67,7 @@ public final class ShardAnswer implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.SYNCS);
+        WireFormat.writeVersion(out);
         out.writeLong(ownerNanos);
         out.writeInt(nodes);
         out.writeInt(versions.length);
@@ -79,7 +79,7 @@ public final class ShardAnswer implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "shard answer", WireFormat.SYNCS);
+        WireFormat.readVersion(in, "shard answer");
         ownerNanos = in.readLong();
         nodes = in.readInt();
         int count = WireFormat.readCount(in, "answers", WireFormat.MAX_BATCH_REQUESTS, Long.BYTES + 1);

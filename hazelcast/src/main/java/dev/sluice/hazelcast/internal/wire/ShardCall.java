@@ -18,14 +18,14 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs key processors of the counters map ({@link SyncProcessor}, {@link TakeSliceProcessor}, {@link PeekProcessor},
+ * Runs key processors of the counters map ({@link SyncProcessor}, {@link CounterCommand}, {@link PeekProcessor},
  * ...) on keys held in one {@link Shard}, in one operation on the shard's owner: each processor sees its key as an
  * entry of its own (its counters, or none, and a time to live), exactly as on the counters map, and what they wrote is
  * kept at a new version only once all have run. The backup is one {@link ShardDelta} with every key changed. Answers
  * a {@link ShardAnswer}: each processor's result and its key's version, the owner's time and how many nodes (members
  * and clients) it sees. One shard of a key for every node: {@link #shardOf}.
  *
- * <p>Wire layout (version 6): the key count (int, 1 to {@link WireFormat#MAX_BATCH_REQUESTS}), then per key its name
+ * <p>Wire layout: the key count (int, 1 to {@link WireFormat#MAX_BATCH_REQUESTS}), then per key its name
  * (string) and processor (an object). Design: {@code docs/design/synchronised.md}.
  */
 public final class ShardCall
@@ -113,7 +113,7 @@ public final class ShardCall
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.SYNCS);
+        WireFormat.writeVersion(out);
         out.writeInt(keys.size());
         for (int i = 0; i < keys.size(); i++) {
             out.writeString(keys.get(i));
@@ -124,7 +124,7 @@ public final class ShardCall
     @Override
     @SuppressWarnings("unchecked")
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "shard call", WireFormat.SYNCS);
+        WireFormat.readVersion(in, "shard call");
         int count = WireFormat.readCount(in, "keys", WireFormat.MAX_BATCH_REQUESTS, 2 * Integer.BYTES);
         List<String> readKeys = new ArrayList<>(count);
         List<EntryProcessor<String, CounterState, ?>> readProcessors = new ArrayList<>(count);

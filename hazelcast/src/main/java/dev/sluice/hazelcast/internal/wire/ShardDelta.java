@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The backup of a {@link ShardCall}: the keys it changed, each as the owner wrote it (its {@link Shard.Slot}) or
  * dropped, copied into the backup's {@link Shard}. The backup never runs the processors again (their results could
- * differ on another member's clock). Wire layout (version 6): the change count (int), then per change the key
+ * differ on another member's clock). Wire layout: the change count (int), then per change the key
  * (string), the version (long), whether a slot follows (boolean), and if so the slot as a {@link Shard} writes it
  * after the version.
  */
@@ -60,7 +60,7 @@ public final class ShardDelta implements EntryProcessor<String, Shard, Object>, 
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.SYNCS);
+        WireFormat.writeVersion(out);
         out.writeInt(changes.size());
         for (Change change : changes) {
             out.writeString(change.key());
@@ -74,7 +74,7 @@ public final class ShardDelta implements EntryProcessor<String, Shard, Object>, 
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "shard backup", WireFormat.SYNCS);
+        WireFormat.readVersion(in, "shard backup");
         int count = in.readInt();
         if (count < 0) {
             throw new IOException("a shard backup of " + count + " changes");

@@ -7,9 +7,10 @@ import dev.sluice.Decision;
 import java.io.IOException;
 
 /**
- * The owner's answer to a {@link TakeSliceProcessor}: a slice of {@link #permits()} (the decision then being the
- * owner's on the whole slice) valid for {@link #validForNanos()} after it was sent, or no slice (permits 0) and the
- * asking request's own decision. Wire layout: version 3, see {@link WireFormat}.
+ * The owner's answer to {@link CounterCommand#takeSlice} (and, with no slice, to {@link CounterCommand#count}): a
+ * slice of {@link #permits()} (the decision then being the owner's on the whole slice) valid for
+ * {@link #validForNanos()} after it was sent, or no slice (permits 0) and the asking request's own decision. Wire
+ * layout: see {@link WireFormat}.
  */
 public final class SliceResult implements IdentifiedDataSerializable {
 
@@ -47,7 +48,7 @@ public final class SliceResult implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.LEASES);
+        WireFormat.writeVersion(out);
         WireFormat.writeNamedDecision(out, decision);
         out.writeLong(permits);
         out.writeLong(validForNanos);
@@ -56,7 +57,7 @@ public final class SliceResult implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "lease result", WireFormat.LEASES);
+        WireFormat.readVersion(in, "lease result");
         decision = WireFormat.readNamedDecision(in);
         permits = in.readLong();
         validForNanos = in.readLong();

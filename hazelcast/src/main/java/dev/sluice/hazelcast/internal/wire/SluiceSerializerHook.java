@@ -20,7 +20,7 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int FACTORY_ID = 1_517_423;
 
     public static final int COUNTER_STATE = 1;
-    public static final int APPLY_PROCESSOR = 2;
+    public static final int COUNTER_COMMAND = 2;
     public static final int PEEK_PROCESSOR = 3;
     public static final int WRITE_STATE_PROCESSOR = 4;
     public static final int DECISION_RESULT = 5;
@@ -28,13 +28,8 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int WIRE_VERSION_QUESTION = 7;
     public static final int BATCH_APPLY_PROCESSOR = 8;
     public static final int BATCH_RESULT = 9;
-    public static final int RECORD_PROCESSOR = 10;
-    public static final int RESERVE_PROCESSOR = 11;
-    public static final int TAKE_SLICE_PROCESSOR = 12;
+    // 10 to 12 and 14 to 19 are unused: the per-operation processors of the pre-release formats.
     public static final int SLICE_RESULT = 13;
-    public static final int GIVE_BACK_PROCESSOR = 14;
-    public static final int COUNT_PROCESSOR = 15;
-    public static final int UNDO_PROCESSOR = 16;
     public static final int SYNC_PROCESSOR = 20;
     public static final int SYNC_RESULT = 21;
     public static final int SHARD = 22;
@@ -49,7 +44,6 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public static final int RELEASE_PERMIT_PROCESSOR = 30;
     public static final int FREE_NODE_PROCESSOR = 31;
     public static final int WRITE_PERMITS_PROCESSOR = 32;
-    public static final int SETTLE_PROCESSOR = 33;
 
     @Override
     public int getFactoryId() {
@@ -60,7 +54,7 @@ public final class SluiceSerializerHook implements DataSerializerHook {
     public DataSerializableFactory createFactory() {
         return typeId -> switch (typeId) {
             case COUNTER_STATE -> new CounterState();
-            case APPLY_PROCESSOR -> new ApplyProcessor();
+            case COUNTER_COMMAND -> new CounterCommand<>();
             case PEEK_PROCESSOR -> new PeekProcessor();
             case WRITE_STATE_PROCESSOR -> new WriteStateProcessor<>();
             case DECISION_RESULT -> new DecisionResult();
@@ -68,12 +62,7 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case WIRE_VERSION_QUESTION -> new WireVersionQuestion();
             case BATCH_APPLY_PROCESSOR -> new BatchApplyProcessor();
             case BATCH_RESULT -> new BatchResult();
-            case RECORD_PROCESSOR -> new RecordProcessor();
-            case RESERVE_PROCESSOR -> new ReserveProcessor();
-            case TAKE_SLICE_PROCESSOR -> new TakeSliceProcessor();
             case SLICE_RESULT -> new SliceResult();
-            case GIVE_BACK_PROCESSOR -> new GiveBackProcessor();
-            case COUNT_PROCESSOR -> new CountProcessor();
             case SYNC_PROCESSOR -> new SyncProcessor();
             case SYNC_RESULT -> new SyncResult();
             case SHARD -> new Shard();
@@ -81,14 +70,12 @@ public final class SluiceSerializerHook implements DataSerializerHook {
             case SHARD_ANSWER -> new ShardAnswer();
             case SHARD_DELTA -> new ShardDelta();
             case FORGET_PROCESSOR -> new ForgetProcessor();
-            case UNDO_PROCESSOR -> new UndoProcessor();
             case PERMIT_HOLDERS -> PermitSerializables.holders();
             case PERMIT_ANSWER -> PermitSerializables.answer();
             case ACQUIRE_PERMIT_PROCESSOR -> PermitSerializables.acquire();
             case RELEASE_PERMIT_PROCESSOR -> PermitSerializables.release();
             case FREE_NODE_PROCESSOR -> PermitSerializables.freeNode();
             case WRITE_PERMITS_PROCESSOR -> PermitSerializables.write();
-            case SETTLE_PROCESSOR -> new SettleProcessor();
             default -> null;
         };
     }

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * A hit's instant crosses as its age when the call left the node, placed on the owner's timeline from the owner's now
  * (plus the resolution of the owner's clock): later than it was made by the call's transit, never earlier.
  *
- * <p>Wire layout (version 6): the policy, the cost and maximum delay (longs), whether it reserves (boolean), the hit
+ * <p>Wire layout: the policy, the cost and maximum delay (longs), whether it reserves (boolean), the hit
  * count (int, 0 to {@link WireFormat#MAX_BATCH_REQUESTS}), then per hit its cost and age in nanoseconds (longs).
  * Design: {@code docs/design/synchronised.md}.
  */
@@ -124,7 +124,7 @@ public final class SyncProcessor
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.SYNCS);
+        WireFormat.writeVersion(out);
         WireFormat.writePolicy(out, policy);
         out.writeLong(cost);
         out.writeLong(maxDelayNanos);
@@ -138,7 +138,7 @@ public final class SyncProcessor
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "sync processor", WireFormat.SYNCS);
+        WireFormat.readVersion(in, "sync processor");
         policy = WireFormat.readPolicy(in);
         cost = in.readLong();
         maxDelayNanos = in.readLong();

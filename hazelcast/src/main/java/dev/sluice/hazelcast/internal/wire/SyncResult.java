@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A synchronised key's owner's answer to a {@link SyncProcessor}: the decision of the request it carried (of cost 0
  * when none), the key's state after (no limits: no state), and how many permits of the hits it merged did not fit
- * (the over-admission this call brought to light). Wire layout (version 6): the decision's fields
+ * (the over-admission this call brought to light). Wire layout: the decision's fields
  * ({@link WireFormat#writeDecision}) and limit name (string), the over-admission (long), the limit count (int) and each
  * limit's state (a length, then longs).
  */
@@ -48,7 +48,7 @@ public final class SyncResult implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        WireFormat.writeVersion(out, WireFormat.SYNCS);
+        WireFormat.writeVersion(out);
         WireFormat.writeNamedDecision(out, decision());
         out.writeLong(overAdmitted);
         WireFormat.writeStates(out, state);
@@ -56,7 +56,7 @@ public final class SyncResult implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        WireFormat.readVersion(in, "sync result", WireFormat.SYNCS);
+        WireFormat.readVersion(in, "sync result");
         decision = WireFormat.readNamedDecision(in);
         overAdmitted = in.readLong();
         int limits = in.readInt();

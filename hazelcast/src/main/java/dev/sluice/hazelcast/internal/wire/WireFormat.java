@@ -32,27 +32,12 @@ public final class WireFormat {
 
     /** The oldest format version this release reads. */
     public static final int OLDEST_READ = 1;
-    /** The newest format version this release knows. */
-    public static final int NEWEST_KNOWN = 8;
-    /** The version of the batch types. */
-    public static final int BATCHES = 2;
-    /** The version of the leased slices' types. */
-    public static final int LEASES = 3;
-    /** The version of the types that take a rejected request back from the rules that granted it. */
-    public static final int UNDOS = 4;
-    // Version 5 carried batches of many keys to the member that owns them, removed before the first release.
-    /** The version of the synchronised keys' types. */
-    public static final int SYNCS = 6;
-    /** The version of the concurrency permits' types. */
-    public static final int PERMITS = 7;
-    /** The version of the settle of a reservation at its actual cost ({@code docs/design/costs.md}). */
-    public static final int SETTLES = 8;
+    /** The newest format version this release knows, and the one it writes. */
+    public static final int NEWEST_KNOWN = 1;
     /**
      * The newest format version this process reads: {@link #NEWEST_KNOWN} unless {@value #VERSION_PROPERTY} says less.
      */
     public static final int NEWEST_READ = newestRead(System.getProperty(VERSION_PROPERTY));
-
-    private static final int VERSION_1 = 1;
 
     private WireFormat() {
     }
@@ -80,32 +65,19 @@ public final class WireFormat {
         return OLDEST_READ;
     }
 
-    /** Writes version 1, the version of every type it defined. */
+    /** Writes version {@value #NEWEST_KNOWN}, the version of every type this release defines. */
     public static void writeVersion(ObjectDataOutput out) throws IOException {
-        out.writeByte(VERSION_1);
-    }
-
-    public static void writeVersion(ObjectDataOutput out, int version) throws IOException {
-        out.writeByte(version);
+        out.writeByte(NEWEST_KNOWN);
     }
 
     /** Reads the leading version of {@code type}'s bytes and refuses one this process does not read. */
     public static void readVersion(ObjectDataInput in, String type) throws IOException {
-        readVersion(in, type, OLDEST_READ);
-    }
-
-    /** As {@link #readVersion(ObjectDataInput, String)}, for a type that version {@code since} added. */
-    public static void readVersion(ObjectDataInput in, String type, int since) throws IOException {
         int version = in.readByte();
         if (version < OLDEST_READ || version > NEWEST_READ) {
             throw new IOException("cannot read a " + type + " in Sluice wire format version " + version
                     + ": this member reads versions " + OLDEST_READ + " to " + NEWEST_READ
                     + " (callers send a version only once every member has said it reads it; see docs/cluster.md,"
                     + " Rolling upgrades)");
-        }
-        if (version < since) {
-            throw new IOException("cannot read a " + type + " in Sluice wire format version " + version + ": version "
-                    + since + " added it");
         }
     }
 
@@ -152,7 +124,7 @@ public final class WireFormat {
         return Decision.from(read).named(limitName).build();
     }
 
-    /** Writes a policy as the processors of version 1 do: algorithm id, limit count, then each limit. */
+    /** Writes a policy: algorithm id, limit count, then each limit. */
     static void writePolicy(ObjectDataOutput out, Policy policy) throws IOException {
         writeAlgorithm(out, policy.algorithm());
         out.writeInt(policy.limits().size());

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The backup of an {@link ApplyProcessor} or a {@link BatchApplyProcessor}: writes the state the primary computed,
+ * The backup of a {@link CounterCommand} or a {@link BatchApplyProcessor}: writes the state the primary computed,
  * with the same time to live. Typed by its primary's result, of which it returns none.
  */
 public final class WriteStateProcessor<R>
