@@ -1,7 +1,7 @@
 package dev.sluice.http;
 
 import dev.sluice.Decision;
-import dev.sluice.internal.Json;
+import dev.sluice.internal.json.JsonObject;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -120,34 +120,16 @@ public record ProblemDetails(String type, int status, String detail, List<String
 
     /** The JSON document. */
     public String toJson() {
-        StringBuilder json = new StringBuilder(192);
-        json.append("{\"type\":");
-        Json.appendString(json, type);
-        json.append(",\"title\":");
-        Json.appendString(json, title());
-        json.append(",\"status\":").append(status).append(",\"detail\":");
-        Json.appendString(json, detail);
+        JsonObject json = new JsonObject().put("type", type).put("title", title()).put("status", status)
+                .put("detail", detail);
         if (type.equals(INVALID_ESTIMATE_TYPE)) {
-            return json.append('}').toString();
+            return json.toString();
         }
-        json.append(",\"policies\":");
-        appendStrings(json, policies);
-        json.append(",\"violated-policies\":");
-        appendStrings(json, policies);
+        String names = JsonObject.strings(policies);
+        json.putRaw("policies", names).putRaw("violated-policies", names);
         if (retryAfterSeconds >= 0) {
-            json.append(",\"retryAfter\":").append(retryAfterSeconds);
+            json.put("retryAfter", retryAfterSeconds);
         }
-        return json.append('}').toString();
-    }
-
-    private static void appendStrings(StringBuilder json, List<String> values) {
-        json.append('[');
-        for (int i = 0; i < values.size(); i++) {
-            if (i > 0) {
-                json.append(',');
-            }
-            Json.appendString(json, values.get(i));
-        }
-        json.append(']');
+        return json.toString();
     }
 }

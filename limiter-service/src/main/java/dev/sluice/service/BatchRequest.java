@@ -1,15 +1,12 @@
 package dev.sluice.service;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import java.io.IOException;
+import dev.sluice.internal.json.JsonException;
+import dev.sluice.internal.json.JsonTree;
+import dev.sluice.internal.json.JsonTree.Node;
+import dev.sluice.internal.json.JsonTree.Type;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,10 +18,6 @@ record BatchRequest(@Nullable String maxWaitMs, List<Item> requests) {
 
     static final int MAX_REQUESTS = 100;
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(8).build())
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
-
     /** One request of the batch; {@code key} and {@code cost} null when absent. */
     record Item(String id, @Nullable String key, @Nullable String cost) {
     }
@@ -34,72 +27,70 @@ record BatchRequest(@Nullable String maxWaitMs, List<Item> requests) {
             throw Problems.invalid("body", "expected a JSON object such as {\"requests\": [{\"id\": \"partner-api\"}]},"
                     + " got nothing");
         }
-        try (JsonParser parser = JSON.createParser(body)) {
-            expect(parser.nextToken() == JsonToken.START_OBJECT, "body", "a JSON object");
-            @Nullable String maxWait = null;
-            @Nullable List<Item> items = null;
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String name = parser.currentName();
-                parser.nextToken();
-                switch (name) {
-                    case "maxWaitMs" -> {
-                        expect(parser.currentToken() == JsonToken.VALUE_NUMBER_INT, "maxWaitMs", "an integer");
-                        maxWait = parser.getText();
-                    }
-                    case "requests" -> items = items(parser);
-                    default -> throw Problems.invalid(name, "unknown member; expected maxWaitMs or requests");
-                }
-            }
-            expect(parser.nextToken() == null, "body", "one JSON object and nothing after it");
-            if (items == null) {
-                throw Problems.invalid("requests", "expected an array of requests");
-            }
-            return new BatchRequest(maxWait, items);
-        } catch (JsonProcessingException e) {
-            // A value past the reader's constraints (a number of more than 1000 digits) comes without a location.
-            @Nullable JsonLocation at = e.getLocation();
-            throw Problems.invalid("body", "malformed JSON" + (at == null ? "" : " at line " + at.getLineNr()
-                    + ", column " + at.getColumnNr()) + ": " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw new IllegalStateException("reading a string cannot fail", e);
+        Node root;
+        try {
+            root = JsonTree.parse("body", body);
+        } catch (JsonException e) {
+            throw Problems.invalid("body", e.problem() + " at line " + e.line() + ", column " + e.column());
         }
+        expect(root.type == Type.OBJECT, "body", "a JSON object");
+        @Nullable String maxWait = null;
+        @Nullable List<Item> items = null;
+        for (Map.Entry<String, Node> member : root.fields().entrySet()) {
+            Node value = member.getValue();
+            switch (member.getKey()) {
+                case "maxWaitMs" -> maxWait = integer(value);
+                case "requests" -> items = items(value);
+                default -> throw Problems.invalid(name(value), "unknown member; expected maxWaitMs or requests");
+            }
+        }
+        if (items == null) {
+            throw Problems.invalid("requests", "expected an array of requests");
+        }
+        return new BatchRequest(maxWait, items);
     }
 
-    private static List<Item> items(JsonParser parser) throws IOException {
-        expect(parser.currentToken() == JsonToken.START_ARRAY, "requests", "an array of requests");
+    private static List<Item> items(Node requests) {
+        expect(requests.type == Type.ARRAY, "requests", "an array of requests");
+        expect(!requests.elements().isEmpty(), "requests", "at least one request");
+        expect(requests.elements().size() <= MAX_REQUESTS, "requests", "at most " + MAX_REQUESTS + " requests");
         List<Item> items = new ArrayList<>();
-        while (parser.nextToken() != JsonToken.END_ARRAY) {
-            String at = "requests[" + items.size() + "]";
-            expect(items.size() < MAX_REQUESTS, "requests", "at most " + MAX_REQUESTS + " requests");
-            expect(parser.currentToken() == JsonToken.START_OBJECT, at, "an object such as {\"id\": \"partner-api\"}");
+        for (Node request : requests.elements()) {
+            expect(request.type == Type.OBJECT, name(request), "an object such as {\"id\": \"partner-api\"}");
             @Nullable String id = null;
             @Nullable String key = null;
             @Nullable String cost = null;
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String name = parser.currentName();
-                parser.nextToken();
-                switch (name) {
-                    case "id" -> id = text(parser, at + ".id");
-                    case "key" -> key = text(parser, at + ".key");
-                    case "cost" -> {
-                        expect(parser.currentToken() == JsonToken.VALUE_NUMBER_INT, at + ".cost", "an integer");
-                        cost = parser.getText();
-                    }
-                    default -> throw Problems.invalid(at + "." + name, "unknown member; expected id, key or cost");
+            for (Map.Entry<String, Node> member : request.fields().entrySet()) {
+                Node value = member.getValue();
+                switch (member.getKey()) {
+                    case "id" -> id = text(value);
+                    case "key" -> key = text(value);
+                    case "cost" -> cost = integer(value);
+                    default -> throw Problems.invalid(name(value), "unknown member; expected id, key or cost");
                 }
             }
             if (id == null) {
-                throw Problems.invalid(at + ".id", "expected the id of a limit");
+                throw Problems.invalid(name(request) + ".id", "expected the id of a limit");
             }
             items.add(new Item(id, key, cost));
         }
-        expect(!items.isEmpty(), "requests", "at least one request");
         return items;
     }
 
-    private static String text(JsonParser parser, String member) throws IOException {
-        expect(parser.currentToken() == JsonToken.VALUE_STRING, member, "a string");
-        return parser.getText();
+    private static String text(Node value) {
+        expect(value.type == Type.STRING, name(value), "a string");
+        return (String) value.content();
+    }
+
+    /** An integer's digits, as the caller wrote them. */
+    private static String integer(Node value) {
+        expect(value.type == Type.INTEGER, name(value), "an integer");
+        return value.content().toString();
+    }
+
+    /** The member a value is at, as the service names it: {@code requests[0].cost}. */
+    private static String name(Node value) {
+        return value.path.substring("$.".length());
     }
 
     private static void expect(boolean condition, String member, String expectation) {

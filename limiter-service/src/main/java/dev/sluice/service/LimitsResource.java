@@ -8,7 +8,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.internal.Durations;
-import dev.sluice.internal.Json;
+import dev.sluice.internal.json.JsonObject;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
@@ -125,9 +125,7 @@ public final class LimitsResource {
     public String openApi(@Context UriInfo uri) {
         String base = uri.getBaseUri().getRawPath();
         String server = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
-        StringBuilder url = new StringBuilder();
-        Json.appendString(url, server.isEmpty() ? "/" : server);
-        return openApi.replace("\"${server}\"", url.toString());
+        return openApi.replace("\"${server}\"", JsonObject.quoted(server.isEmpty() ? "/" : server));
     }
 
     @GET
@@ -657,7 +655,8 @@ public final class LimitsResource {
             detail = "No slot of limit '" + entry.id() + "' within the longest wait; the next is in "
                     + millisCeil(decision.retryAfterNanos()) + " ms. Nothing was counted.";
         }
-        JsonObject extra = refusal(answer(entry, key), decision, now).putRaw("policies", policies(problem));
+        JsonObject extra = refusal(answer(entry, key), decision, now)
+                .putRaw("policies", JsonObject.strings(problem.policies()));
         Response response = Problems.response(problem.status(), problem.type(), problem.title(), detail, extra);
         Response.ResponseBuilder builder = Response.fromResponse(response);
         if (decision.canSucceed()) {
@@ -676,18 +675,9 @@ public final class LimitsResource {
                 decision.storeUnavailable() ? null : "All " + decision.limit() + " permits of limit '" + entry.id()
                         + "' are held. Retry when a holder has released one. Nothing was taken.");
         JsonObject extra = counts(answer(entry, key).put("granted", false), decision, decision.remaining())
-                .putRaw("policies", policies(problem));
+                .putRaw("policies", JsonObject.strings(problem.policies()));
         return new WebApplicationException(Problems.response(problem.status(), problem.type(), problem.title(),
                 problem.detail(), extra));
-    }
-
-    /** The policies {@code problem} names, as a JSON array of strings. */
-    private static String policies(ProblemDetails problem) {
-        return JsonObject.array(problem.policies().stream().map(name -> {
-            StringBuilder quoted = new StringBuilder();
-            Json.appendString(quoted, name);
-            return quoted;
-        }).toList());
     }
 
     /** The same problem with {@code prefix} before its detail, for an item of a batch. */

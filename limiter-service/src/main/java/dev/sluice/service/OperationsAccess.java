@@ -1,6 +1,7 @@
 package dev.sluice.service;
 
 import dev.sluice.http.OperationsGuard;
+import dev.sluice.internal.json.JsonObject;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;

@@ -3,7 +3,7 @@ package dev.sluice.service;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.internal.Json;
+import dev.sluice.internal.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -158,8 +158,6 @@ final class Parameters {
     /** The value as the caller sent it, quoted and cut short. */
     static String shown(String text) {
         String cut = text.length() > SHOWN ? text.substring(0, SHOWN) + "..." : text;
-        StringBuilder quoted = new StringBuilder();
-        Json.appendString(quoted, cut);
-        return quoted.toString();
+        return JsonObject.quoted(cut);
     }
 }

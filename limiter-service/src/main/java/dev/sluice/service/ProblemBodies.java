@@ -1,6 +1,7 @@
 package dev.sluice.service;
 
 import dev.sluice.http.ProblemDetails;
+import dev.sluice.internal.json.JsonObject;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;

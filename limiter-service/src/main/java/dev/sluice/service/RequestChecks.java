@@ -1,5 +1,6 @@
 package dev.sluice.service;
 
+import dev.sluice.internal.json.JsonObject;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.http.StrictJson;
-import dev.sluice.internal.Json;
+import dev.sluice.internal.json.JsonObject;
 import dev.sluice.store.LocalCounterStore;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
@@ -213,9 +213,9 @@ class ServiceFuzzTest {
             @Nullable String key = key(random, id);
             @Nullable String cost = maybe(random, number(random, id));
             items.add(new String[] {id, key, cost});
-            body.append(i == 0 ? "" : ", ").append("{\"id\": ").append(quoted(id));
+            body.append(i == 0 ? "" : ", ").append("{\"id\": ").append(JsonObject.quoted(id));
             if (key != null) {
-                body.append(", \"key\": ").append(quoted(key));
+                body.append(", \"key\": ").append(JsonObject.quoted(key));
             }
             if (cost != null) {
                 body.append(", \"cost\": ").append(jsonNumber(random, cost));
@@ -487,15 +487,9 @@ class ServiceFuzzTest {
     private static String jsonNumber(SplittableRandom random, String value) {
         boolean leadingZero = value.startsWith("-0") || value.startsWith("0") && value.length() > 1;
         if (value.matches("-?[0-9]{1,6000}") && !leadingZero) {
-            return random.nextInt(10) == 0 ? quoted(value) : value;
+            return random.nextInt(10) == 0 ? JsonObject.quoted(value) : value;
         }
-        return random.nextBoolean() ? quoted(value) : "[" + quoted(value) + "]";
-    }
-
-    private static String quoted(String text) {
-        StringBuilder json = new StringBuilder();
-        Json.appendString(json, text);
-        return json.toString();
+        return random.nextBoolean() ? JsonObject.quoted(value) : "[" + JsonObject.quoted(value) + "]";
     }
 
     private static String shown(String text) {

@@ -4,7 +4,6 @@ import dev.sluice.internal.DurationText;
 import dev.sluice.internal.SettingNames;
 import dev.sluice.internal.json.JsonTree.Node;
 import dev.sluice.internal.json.JsonTree.Type;
-import dev.sluice.rules.RulesException;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,8 +16,8 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the fields of one JSON object strictly: unknown fields, missing required fields and values of the wrong type
- * are {@link RulesException}s at the offending value. Used by one thread.
+ * Reads the fields of one JSON object strictly: unknown fields (unless {@link #skippingUnknown}), missing required
+ * fields and values of the wrong type are {@link JsonException}s at the offending value. Used by one thread.
  */
 public final class JsonFields {
 
@@ -27,11 +26,7 @@ public final class JsonFields {
 
     /** Checks that {@code node} is an object whose fields are all among {@code allowed}. */
     public JsonFields(Node node, List<String> allowed) {
-        if (node.type != Type.OBJECT) {
-            throw node.expected("an object");
-        }
-        this.object = node;
-        this.fields = node.fields();
+        this(node);
         for (Map.Entry<String, Node> field : fields.entrySet()) {
             if (!allowed.contains(field.getKey())) {
                 String nearest = SettingNames.nearestTo(field.getKey(), allowed)
@@ -40,6 +35,19 @@ public final class JsonFields {
                         + " Expected one of " + String.join(", ", allowed));
             }
         }
+    }
+
+    private JsonFields(Node node) {
+        if (node.type != Type.OBJECT) {
+            throw node.expected("an object");
+        }
+        this.object = node;
+        this.fields = node.fields();
+    }
+
+    /** Checks that {@code node} is an object, whatever its fields: for a format a newer release may extend. */
+    public static JsonFields skippingUnknown(Node node) {
+        return new JsonFields(node);
     }
 
     public boolean has(String name) {

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import dev.sluice.rules.RulesException;
 import dev.sluice.rules.SourceLocation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -95,13 +94,13 @@ public final class JsonTree {
         }
 
         /** The error "expected ..., got ..." at this value. */
-        public RulesException expected(String expectation) {
+        public JsonException expected(String expectation) {
             return error("expected " + expectation + ", got " + shown());
         }
 
         /** An error at this value. */
-        public RulesException error(String problem) {
-            return location().error(problem);
+        public JsonException error(String problem) {
+            return new JsonException(source, line, column, path, problem);
         }
 
         private static String abbreviate(String text) {
@@ -113,23 +112,23 @@ public final class JsonTree {
     private JsonTree() {
     }
 
-    /** Parses a whole document; malformed JSON is a {@link RulesException} at the offending character. */
+    /** Parses a whole document; malformed JSON is a {@link JsonException} at the offending character. */
     public static Node parse(String source, String content) {
         try (JsonParser parser = FACTORY.createParser(content)) {
             JsonToken first = parser.nextToken();
             if (first == null) {
-                throw new RulesException(source, 1, 1, "$", "expected a JSON object, got an empty file");
+                throw new JsonException(source, 1, 1, "$", "expected a JSON object, got an empty file");
             }
             Node root = read(parser, source, "$");
             if (parser.nextToken() != null) {
                 JsonLocation at = parser.currentTokenLocation();
-                throw new RulesException(source, at.getLineNr(), at.getColumnNr(), "$",
+                throw new JsonException(source, at.getLineNr(), at.getColumnNr(), "$",
                         "unexpected content after the end of the document");
             }
             return root;
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation() == null ? JsonLocation.NA : e.getLocation();
-            throw new RulesException(source, Math.max(1, at.getLineNr()), Math.max(1, at.getColumnNr()),
+            throw new JsonException(source, Math.max(1, at.getLineNr()), Math.max(1, at.getColumnNr()),
                     pathOf(e.getProcessor() instanceof JsonParser p ? p.getParsingContext() : null),
                     "malformed JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
@@ -150,7 +149,7 @@ public final class JsonTree {
                     parser.nextToken();
                     Node value = read(parser, source, fieldPath);
                     if (fields.put(name, value) != null) {
-                        throw new RulesException(source, nameAt.getLineNr(), nameAt.getColumnNr(), fieldPath,
+                        throw new JsonException(source, nameAt.getLineNr(), nameAt.getColumnNr(), fieldPath,
                                 "duplicate field \"" + name + "\"");
                     }
                 }
@@ -178,7 +177,7 @@ public final class JsonTree {
             case VALUE_NULL -> {
                 return new Node(Type.NULL, source, at, path, null);
             }
-            default -> throw new RulesException(source, at.getLineNr(), at.getColumnNr(), path,
+            default -> throw new JsonException(source, at.getLineNr(), at.getColumnNr(), path,
                     "unexpected " + token);
         }
     }

@@ -1,6 +1,8 @@
 /**
- * The strict JSON reader of Sluice's configuration files: duplicate members refused, values located by file, line,
- * column and JSON path, fields checked against those allowed. For Sluice's own modules; no compatibility promise.
+ * Sluice's one JSON reader and one writer. {@link dev.sluice.internal.json.JsonTree} reads strictly: duplicate members
+ * refused, values located by source, line, column and JSON path; {@link dev.sluice.internal.json.JsonFields} checks
+ * an object's fields against those allowed. {@link dev.sluice.internal.json.JsonObject} writes. For Sluice's own
+ * modules; no compatibility promise.
  */
 @NullMarked
 package dev.sluice.internal.json;
