@@ -8,6 +8,7 @@ import dev.sluice.engine.Evaluation;
 import dev.sluice.engine.RuleSet;
 import dev.sluice.rules.KeySpec;
 import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleBuilder;
 import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.RequestView;
 import dev.sluice.store.LocalCounterStore;
@@ -53,7 +54,7 @@ public class RuleMatchingBenchmark {
         Policy plenty = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000_000_000, Duration.ofSeconds(1)));
         List<Rule> built = new ArrayList<>();
         for (int i = 0; i < ruleCount; i++) {
-            Rule.Builder rule = i % 100 == 99
+            RuleBuilder rule = i % 100 == 99
                     ? Rule.builder("wildcard" + i).paths("/*/health" + i, "/**").methods("DELETE")
                     : Rule.builder("service" + i)
                             .paths("/api/v1/svc" + i + "/items/{id}", "/api/v1/svc" + i + "/admin/**")

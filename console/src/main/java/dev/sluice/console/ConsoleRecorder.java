@@ -173,9 +173,10 @@ public final class ConsoleRecorder implements DecisionMetrics {
     /** A rule's limits as text: {@code token_bucket 5/30s}, tiers as {@code premium=...}, {@code 10 concurrent}. */
     static String describe(Rule rule) {
         List<String> parts = new ArrayList<>();
-        rule.policy().ifPresent(policy -> parts.add(describe(policy)));
-        rule.metered().ifPresent(policy -> parts.add(describe(policy)));
-        rule.tiers().forEach((tier, policy) -> parts.add(tier + "=" + describe(policy)));
+        rule.requestLimits().ifPresent(limits -> parts.add(describe(limits.defaults())));
+        rule.unitLimits().ifPresent(limits -> parts.add(describe(limits.defaults())));
+        rule.requestLimits().ifPresent(limits -> limits.tiers()
+                .forEach((tier, policy) -> parts.add(tier + "=" + describe(policy))));
         rule.concurrency().ifPresent(limit -> parts.add(limit.permits() + " concurrent"));
         return String.join(", ", parts);
     }

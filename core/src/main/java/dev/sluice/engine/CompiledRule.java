@@ -8,6 +8,9 @@ import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.rules.Estimate;
 import dev.sluice.rules.KeySpec;
 import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleKey;
+import dev.sluice.rules.RuleLimits;
+import dev.sluice.rules.UnitCosts;
 import dev.sluice.rules.match.CidrSet;
 import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.HostPattern;
@@ -50,24 +53,33 @@ final class CompiledRule {
     record Counter(Policy policy, String prefix) {
     }
 
+    /**
+     * The counters of one {@link RuleLimits}: the default one, and each tier's by the tier value as a request's key
+     * resolves it (escaped and bounded).
+     */
+    private record Counters(Counter defaults, Map<String, Counter> byTier) {
+
+        /** The counter of the tier {@code tierValue} names; the default one for none or a tier not listed. */
+        Counter of(@Nullable String tierValue) {
+            Counter tier = tierValue == null ? null : byTier.get(tierValue);
+            return tier != null ? tier : defaults;
+        }
+    }
+
     private final Rule rule;
     private final Set<String> methods;
     private final @Nullable HostPattern host;
     private final CidrSet exemptRanges;
-    /** Null for a rule of a concurrency limit alone. */
-    private final @Nullable Counter defaultCounter;
+    /** The counters of the rate limits of requests; null for a rule of a concurrency limit alone. */
+    private final @Nullable Counters requestCounters;
     /** Null for a rule without a concurrency limit. */
     private final @Nullable ConcurrencyLimit concurrency;
     /** The prefix of the rule's permit keys; empty without a concurrency limit. */
     private final String permitPrefix;
     private final @Nullable KeySpec tierKey;
-    /** Each tier's counter, by the tier value as a request's key resolves it (escaped and bounded). */
-    private final Map<String, Counter> tierCounters;
-    /** The counter of the limits in a unit other than requests; null for a rule that counts only requests. */
-    private final @Nullable Counter meteredCounter;
-    /** Each tier's counter in that unit, by tier value as {@link #tierCounters}. */
-    private final Map<String, Counter> meteredTierCounters;
-    /** Where a request's estimate comes from; null exactly when {@link #meteredCounter} is. */
+    /** The counters of the limits in a unit other than requests; null for a rule that counts only requests. */
+    private final @Nullable Counters unitCounters;
+    /** Where a request's estimate comes from; null exactly when {@link #unitCounters} is. */
     private final @Nullable Estimate estimate;
     /** The exempt keys as a request's key resolves them, so they compare equal. */
     private final Set<String> exemptKeyValues;
@@ -94,22 +106,23 @@ final class CompiledRule {
      */
     CompiledRule(Rule rule, ClientAddresses addresses) {
         this.rule = rule;
-        this.methods = withHead(rule.methods());
-        this.host = rule.host().orElse(null);
-        this.exemptRanges = rule.exemptRanges().widenedTo(addresses.ipv6Prefix());
-        this.defaultCounter = rule.policy().map(policy -> counter(rule.id(), policy)).orElse(null);
+        this.methods = withHead(rule.match().methods());
+        this.host = rule.match().host().orElse(null);
+        RuleKey key = rule.key();
+        this.exemptRanges = key.exemptRanges().widenedTo(addresses.ipv6Prefix());
         this.concurrency = rule.concurrency().orElse(null);
         this.permitPrefix = concurrency == null ? "" : CounterKeys.prefix(rule.id(), concurrency);
         KeySpec tiersBy = rule.tierKey().orElse(null);
         this.tierKey = tiersBy;
-        this.tierCounters = tierCounters(rule.id(), tiersBy, rule.tiers(), addresses);
-        this.meteredCounter = rule.metered().map(policy -> counter(rule.id(), policy)).orElse(null);
-        this.meteredTierCounters = tierCounters(rule.id(), tiersBy, rule.meteredTiers(), addresses);
-        this.estimate = rule.estimate().orElse(null);
-        this.exemptKeyValues = rule.exemptKeys().stream().map(value -> asKeyValue(rule.key(), value, addresses))
+        this.requestCounters = rule.requestLimits().map(limits -> counters(rule.id(), tiersBy, limits, addresses))
+                .orElse(null);
+        this.unitCounters = rule.unitLimits().map(limits -> counters(rule.id(), tiersBy, limits, addresses))
+                .orElse(null);
+        this.estimate = rule.unitCosts().map(UnitCosts::estimate).orElse(null);
+        this.exemptKeyValues = key.exemptKeys().stream().map(value -> asKeyValue(key.spec(), value, addresses))
                 .collect(Collectors.toUnmodifiableSet());
-        this.fallbackKeyValue = rule.fallbackKey().map(CounterKeys::part).orElse(null);
-        this.skipsMissingKey = rule.onMissingKey() == OnMissingKey.SKIP;
+        this.fallbackKeyValue = key.fallbackKey().map(CounterKeys::part).orElse(null);
+        this.skipsMissingKey = key.onMissingKey() == OnMissingKey.SKIP;
         this.maxDelayNanos = rule.maxDelay().toNanos();
     }
 
@@ -127,14 +140,15 @@ final class CompiledRule {
         return new Counter(policy, CounterKeys.prefix(id, policy));
     }
 
-    /** The counter of each tier's policy, by the tier value as a request's key resolves it. */
-    private static Map<String, Counter> tierCounters(String id, @Nullable KeySpec tiersBy, Map<String, Policy> tiers,
-                                                     ClientAddresses addresses) {
+    /** The counters of {@code limits}, each tier's by the tier value as a request's key resolves it. */
+    private static Counters counters(String id, @Nullable KeySpec tiersBy, RuleLimits limits,
+                                     ClientAddresses addresses) {
         Map<String, Counter> byValue = new LinkedHashMap<>();
         if (tiersBy != null) {
-            tiers.forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value, addresses), counter(id, tier)));
+            limits.tiers().forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value, addresses),
+                    counter(id, tier)));
         }
-        return Map.copyOf(byValue);
+        return new Counters(counter(id, limits.defaults()), Map.copyOf(byValue));
     }
 
     /**
@@ -195,7 +209,7 @@ final class CompiledRule {
         if (!exemptRanges.isEmpty() && exemptRanges.contains(context.clientAddress())) {
             return null;
         }
-        String key = context.resolve(rule.key(), pattern);
+        String key = context.resolve(rule.key().spec(), pattern);
         if (key == null) {
             return skipsMissingKey ? null
                     : fallbackKeyValue != null ? fallbackKeyValue : MISSING_KEY + context.clientAddressKey();
@@ -205,12 +219,12 @@ final class CompiledRule {
 
     /** Whether the rule has rate limits, which {@link #count} counts. */
     boolean counts() {
-        return defaultCounter != null;
+        return requestCounters != null;
     }
 
     /** Whether the rule has limits in a unit other than requests, which {@link #reserve} counts at an estimate. */
     boolean meters() {
-        return meteredCounter != null;
+        return unitCounters != null;
     }
 
     /**
@@ -224,7 +238,7 @@ final class CompiledRule {
     /** Why the request's estimate is refused, for its 400; see {@link #estimateOf}. */
     String refusal(RequestContext context) {
         return Objects.requireNonNull(estimate, "meters()").refusal(context.view(), rule.id(),
-                Objects.requireNonNull(meteredCounter, "meters()").policy().unit());
+                Objects.requireNonNull(unitCounters, "meters()").defaults().policy().unit());
     }
 
     /**
@@ -237,9 +251,7 @@ final class CompiledRule {
      */
     Counting reserve(String key, @Nullable PathPattern pattern, RequestContext context, long estimate,
                      CounterStore store, PermitEvents events, List<Reservation> reservations) {
-        Counter metered = Objects.requireNonNull(meteredCounter, "meters()");
-        Counter counter = tierKey == null ? metered : tierCounter(meteredTierCounters, metered,
-                context.resolve(tierKey, pattern));
+        Counter counter = tierCounter(Objects.requireNonNull(unitCounters, "meters()"), pattern, context);
         String counterKey = counter.prefix() + key;
         Counted reserved = join(store.estimateAsync(counterKey, counter.policy(), estimate, maxDelayNanos), key);
         RuleDecision outcome = new RuleDecision(rule, key, counterKey, counter.policy(), reserved.decision());
@@ -265,10 +277,8 @@ final class CompiledRule {
      */
     Counting count(String key, @Nullable PathPattern pattern, RequestContext context, CounterStore store,
                    boolean undoable) {
-        Counter requests = Objects.requireNonNull(defaultCounter, "counts()");
-        Counter counter = tierKey == null ? requests : tierCounter(tierCounters, requests,
-                context.resolve(tierKey, pattern));
-        return count(key, counter, store, undoable);
+        return count(key, tierCounter(Objects.requireNonNull(requestCounters, "counts()"), pattern, context), store,
+                undoable);
     }
 
     /**
@@ -287,8 +297,9 @@ final class CompiledRule {
      */
     Counting blocked(String key, LimitOverride override, Instant now) {
         RuleDecision outcome;
-        Counter counter = defaultCounter != null ? defaultCounter : meteredCounter;
-        if (counter != null) {
+        Counters counters = requestCounters != null ? requestCounters : unitCounters;
+        if (counters != null) {
+            Counter counter = counters.defaults();
             Policy policy = counter.policy();
             outcome = new RuleDecision(rule, key, counter.prefix() + key, policy,
                     override.decision(policy.capacity(), now));
@@ -308,7 +319,7 @@ final class CompiledRule {
         if (overrideCounters.size() >= MAX_OVERRIDE_COUNTERS) {
             overrideCounters.clear();
         }
-        Policy base = Objects.requireNonNull(defaultCounter, "counts()").policy();
+        Policy base = Objects.requireNonNull(requestCounters, "counts()").defaults().policy();
         return overrideCounters.computeIfAbsent(limits, l -> counter(rule.id(), base.withLimits(l)));
     }
 
@@ -419,12 +430,8 @@ final class CompiledRule {
         }
     }
 
-    /**
-     * The counter of {@code tiers} whose value the request's tier key resolved to; {@code otherwise} for none or
-     * another.
-     */
-    private static Counter tierCounter(Map<String, Counter> tiers, Counter otherwise, @Nullable String tierValue) {
-        Counter tier = tierValue == null ? null : tiers.get(tierValue);
-        return tier != null ? tier : otherwise;
+    /** The counter of the request's tier among {@code counters}: the default one for a rule without tiers. */
+    private Counter tierCounter(Counters counters, @Nullable PathPattern pattern, RequestContext context) {
+        return tierKey == null ? counters.defaults() : counters.of(context.resolve(tierKey, pattern));
     }
 }

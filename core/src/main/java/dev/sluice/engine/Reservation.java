@@ -2,7 +2,7 @@ package dev.sluice.engine;
 
 import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.rules.Rule;
+import dev.sluice.rules.UnitCosts;
 import dev.sluice.store.Counted;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -64,7 +64,7 @@ public final class Reservation {
     /**
      * Settles the reservation at its {@code actualCost}, without waiting for the store: the excess over the estimate is
      * charged (a debt the key pays back before its next grant), the difference below it given back. A cost above the
-     * rule's maximum ({@link Rule#maxActualCost(Policy)}) settles at that maximum, and is logged (without the key).
+     * rule's maximum ({@link UnitCosts#maxActualCost(Policy)}) settles at that maximum, logged (without the key).
      * Only the first settle counts; a later one, or one after the reservation was given back, changes nothing.
      * Completes with a bare look at the key after it (its decision, when nothing changed), or with the store's failure,
      * which is logged: the estimate then stays counted.
@@ -78,7 +78,8 @@ public final class Reservation {
         if (!open()) {
             return CompletableFuture.completedFuture(outcome.decision());
         }
-        long cost = outcome.rule().boundedActualCost(actualCost, (Policy) outcome.quota());
+        long cost = outcome.rule().unitCosts().orElseThrow()
+                .boundedActualCost(actualCost, (Policy) outcome.quota());
         if (!actual.compareAndSet(UNSETTLED, cost)) {
             return CompletableFuture.completedFuture(outcome.decision());
         }

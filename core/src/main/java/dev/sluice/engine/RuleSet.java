@@ -5,6 +5,7 @@ import dev.sluice.Limit;
 import dev.sluice.rules.AnnotationRules;
 import dev.sluice.rules.Estimate;
 import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleLimits;
 import dev.sluice.rules.RulesException;
 import dev.sluice.rules.file.RulesFile;
 import dev.sluice.rules.match.ClientAddresses;
@@ -80,14 +81,14 @@ public final class RuleSet {
                 throw rule.error("rule '" + rule.id() + "' has no limits and no rules file rule with its id defines"
                         + " them");
             }
-            if (rule.matchesNothing()) {
+            if (rule.match().matchesNothing()) {
                 throw rule.error("rule '" + rule.id() + "' has no \"match\" and no annotated method with its id");
             }
             compiledRules.add(new CompiledRule(rule, this.clientAddresses));
-            for (PathPattern pattern : rule.pathPatterns()) {
+            for (PathPattern pattern : rule.match().pathPatterns()) {
                 pathIndex.add(pattern, i);
             }
-            for (Method method : rule.resourceMethods()) {
+            for (Method method : rule.match().resourceMethods()) {
                 methods.computeIfAbsent(method, m -> new ArrayList<>()).add(i);
             }
         }
@@ -145,7 +146,7 @@ public final class RuleSet {
         List<Rule> merged = new ArrayList<>();
         for (Rule rule : file.rules()) {
             Rule annotation = annotated.remove(rule.id());
-            merged.add(annotation == null ? rule : rule.withResourceMethods(annotation.resourceMethods()));
+            merged.add(annotation == null ? rule : rule.withResourceMethods(annotation.match().resourceMethods()));
         }
         merged.addAll(annotated.values());
         return new RuleSet(merged, clientAddresses);
@@ -172,7 +173,7 @@ public final class RuleSet {
     public LimitOverride check(LimitOverride override) {
         Rule rule = rule(override.ruleId()).orElseThrow(() -> new IllegalArgumentException("no rule '"
                 + override.ruleId() + "' among the rules in force " + rules.stream().map(Rule::id).toList()));
-        override.checkAppliesTo("rule '" + rule.id() + "'", rule.policy());
+        override.checkAppliesTo("rule '" + rule.id() + "'", rule.requestLimits().map(RuleLimits::defaults));
         LimitOverride named = override.kind() != LimitOverride.Kind.LIMITS ? override
                 : override.withLimits(override.limits().stream().map(limit -> ruleNamed(limit, rule.id())).toList());
         return named.key().map(key -> named.withTarget(LimitOverride.Target.key(rule.id(), keyValue(rule, key))))
@@ -193,7 +194,7 @@ public final class RuleSet {
      * as its client's key, an IPv6 address its network).
      */
     String keyValue(Rule rule, String key) {
-        return CompiledRule.asKeyValue(rule.key(), key, clientAddresses);
+        return CompiledRule.asKeyValue(rule.key().spec(), key, clientAddresses);
     }
 
     /** The overrides of {@code overrides} that name no rule of these: they apply to nothing here. */

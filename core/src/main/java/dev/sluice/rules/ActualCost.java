@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * response header field the application sets (which the adapter strips before the response leaves, unless the rule
  * keeps it), or a request attribute; or neither, when only the API settles ({@code Evaluation.settle}). A request that
  * ends without saying keeps its estimate. A value is a whole number, 0 or more, as a header field's text, or as an
- * attribute's {@code Long}, {@code Integer} or text; one above the rule's maximum ({@link Rule#maxActualCost}) is
+ * attribute's {@code Long}, {@code Integer} or text; one above the rule's maximum ({@link UnitCosts#maxActualCost}) is
  * settled at that maximum, and anything else keeps the estimate; both are logged, at most once a minute per rule.
  * Immutable and thread-safe. See {@code docs/design/costs.md}.
  */

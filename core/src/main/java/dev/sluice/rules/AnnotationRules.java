@@ -131,7 +131,7 @@ public final class AnnotationRules {
         }
         RateLimited metering = metering(group, origin);
         try {
-            Rule.Builder rule = Rule.builder(id).origin(origin).resourceMethods(Set.of(method)).key(key(first.key()))
+            RuleBuilder rule = Rule.builder(id).origin(origin).resourceMethods(Set.of(method)).key(key(first.key()))
                     .cost(first.cost()).mode(first.shadow() ? Mode.SHADOW : Mode.ENFORCE)
                     .onMissingKey(first.onMissingKey());
             if (!first.fallbackKey().isEmpty()) {
@@ -321,16 +321,18 @@ public final class AnnotationRules {
 
     /** Two annotated rules of one id as one rule over both methods; they must agree on the definition. */
     public static Rule merge(Rule first, Rule second) {
-        boolean sameDefinition = first.policy().equals(second.policy()) && first.metered().equals(second.metered())
-                && first.estimate().equals(second.estimate()) && first.actualCost().equals(second.actualCost())
+        boolean sameDefinition = first.requestLimits().equals(second.requestLimits())
+                && first.unitLimits().equals(second.unitLimits())
+                && first.unitCosts().map(UnitCosts::estimate).equals(second.unitCosts().map(UnitCosts::estimate))
+                && first.actualCost().equals(second.actualCost())
                 && first.concurrency().equals(second.concurrency()) && first.permitWait().equals(second.permitWait())
-                && first.key().equals(second.key())
+                && first.key().spec().equals(second.key().spec())
                 && first.cost() == second.cost() && first.mode() == second.mode();
         if (!sameDefinition) {
             throw new RulesException("rule '" + first.id() + "' is defined differently by " + first.origin() + " and "
                     + second.origin() + "; annotations sharing an id must agree on limits, key, cost, estimate and"
                     + " mode");
         }
-        return first.withResourceMethods(second.resourceMethods());
+        return first.withResourceMethods(second.match().resourceMethods());
     }
 }

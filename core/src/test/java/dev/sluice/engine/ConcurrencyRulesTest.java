@@ -13,6 +13,7 @@ import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.AnnotationRules;
+import dev.sluice.rules.RuleLimits;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RulesException;
 import dev.sluice.rules.file.RulesFile;
@@ -68,7 +69,7 @@ class ConcurrencyRulesTest {
 
         assertThat(rule.concurrency()).contains(ConcurrencyLimit.of(2, Duration.ofSeconds(30))
                 .named("exports:2 concurrent"));
-        assertThat(rule.policy()).isEmpty();
+        assertThat(rule.requestLimits()).isEmpty();
     }
 
     @Test
@@ -76,7 +77,7 @@ class ConcurrencyRulesTest {
         Rule rule = rules(EXPORTS_AND_RATE).rules().get(0);
 
         assertThat(rule.concurrency().orElseThrow().maxHold()).isEqualTo(Duration.ofMinutes(5));
-        assertThat(rule.policy()).isPresent();
+        assertThat(rule.requestLimits()).isPresent();
     }
 
     @Test
@@ -219,7 +220,7 @@ class ConcurrencyRulesTest {
 
         assertThat(rule.concurrency()).contains(ConcurrencyLimit.of(4, Duration.ofMinutes(10))
                 .named("export:4 concurrent"));
-        assertThat(rule.policy()).contains(Policy.of(Algorithm.TOKEN_BUCKET,
+        assertThat(rule.requestLimits().map(RuleLimits::defaults)).contains(Policy.of(Algorithm.TOKEN_BUCKET,
                 Limit.of(100, Duration.ofHours(1)).named("export:100/1h")));
     }
 
@@ -228,7 +229,7 @@ class ConcurrencyRulesTest {
         Rule rule = annotated("alone");
 
         assertThat(rule.concurrency().orElseThrow().permits()).isEqualTo(1);
-        assertThat(rule.policy()).isEmpty();
+        assertThat(rule.requestLimits()).isEmpty();
     }
 
     @Test

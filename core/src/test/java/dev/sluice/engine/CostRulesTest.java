@@ -13,6 +13,7 @@ import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.ActualCost;
+import dev.sluice.rules.UnitCosts;
 import dev.sluice.rules.AnnotationRules;
 import dev.sluice.rules.Estimate;
 import dev.sluice.rules.Rule;
@@ -74,7 +75,7 @@ class CostRulesTest {
 
     private long tokensLeft(RuleSet rules) {
         Rule rule = rules.rules().get(0);
-        Policy tokens = rule.metered().orElseThrow();
+        Policy tokens = rule.unitLimits().orElseThrow().defaults();
         return local.peek(CounterKeys.prefix(rule.id(), tokens) + "key-1", tokens, 0).remaining();
     }
 
@@ -111,12 +112,13 @@ class CostRulesTest {
     void parse_limitsInAUnit_makeTheRulesMeteredPolicyBesideItsRequestLimits() {
         Rule rule = rules(LLM).rules().get(0);
 
-        assertThat(rule.policy().orElseThrow().limits()).containsExactly(Limit.of(20, Duration.ofMinutes(1))
+        assertThat(rule.requestLimits().orElseThrow().defaults().limits())
+                .containsExactly(Limit.of(20, Duration.ofMinutes(1))
                 .named("llm:20/1m"));
-        Policy tokens = rule.metered().orElseThrow();
+        Policy tokens = rule.unitLimits().orElseThrow().defaults();
         assertThat(tokens.unit()).isEqualTo("tokens");
         assertThat(tokens.limits()).containsExactly(Limit.of(100, Duration.ofMinutes(1)).named("llm:100 tokens/1m"));
-        assertThat(rule.estimate()).contains(Estimate.header("X-Max-Tokens").max(40));
+        assertThat(rule.unitCosts().map(UnitCosts::estimate)).contains(Estimate.header("X-Max-Tokens").max(40));
         assertThat(rule.actualCost()).isEqualTo(ActualCost.header("X-Tokens-Used"));
         assertThat(CounterKeys.prefix("llm", tokens)).isNotEqualTo(CounterKeys.prefix("llm",
                 Policy.of(Algorithm.FIXED_WINDOW, tokens.limits())));
@@ -194,7 +196,7 @@ class CostRulesTest {
         assertThat(headers).isEmpty();
         assertThat(tokensLeft(rules)).isEqualTo(100);
         Rule rule = rules.rules().get(0);
-        Policy requests = rule.policy().orElseThrow();
+        Policy requests = rule.requestLimits().orElseThrow().defaults();
         assertThat(local.peek(CounterKeys.prefix("llm", requests) + "key-1", requests, 0).remaining()).isEqualTo(20);
     }
 
@@ -277,11 +279,11 @@ class CostRulesTest {
 
         evaluation.settle(1_300_000_000_000L);
 
-        assertThat(rules.rules().get(0).maxActual()).isEmpty();
+        assertThat(rules.rules().get(0).unitCosts().orElseThrow().maxActual()).isEmpty();
         assertThat(evaluation.reservations().get(0).settled()).isEqualTo(OptionalLong.of(1_000));
         assertThat(events.told).containsExactly("reserved llm 30 tokens", "settled llm 30 at 1000");
         Rule rule = rules.rules().get(0);
-        Policy tokens = rule.metered().orElseThrow();
+        Policy tokens = rule.unitLimits().orElseThrow().defaults();
         assertThat(local.peek(CounterKeys.prefix(rule.id(), tokens) + "key-1", tokens, 1).retryAfter())
                 .as("a fixed window of 100 holds the 1,000 until it ends").isEqualTo(Duration.ofMinutes(1));
     }
@@ -293,7 +295,7 @@ class CostRulesTest {
 
         evaluation.end(header("X-Tokens-Used", "99999999999999999999999999"));
 
-        assertThat(rules.rules().get(0).maxActual()).isEqualTo(OptionalLong.of(250));
+        assertThat(rules.rules().get(0).unitCosts().orElseThrow().maxActual()).isEqualTo(OptionalLong.of(250));
         assertThat(events.told).containsExactly("reserved llm 30 tokens", "settled llm 30 at 250");
     }
 
@@ -313,10 +315,12 @@ class CostRulesTest {
     void annotations_unitEstimateAndActualCost_makeTheSameRuleAsTheFile() throws NoSuchMethodException {
         Rule rule = AnnotationRules.forMethod(Llm.class, Llm.class.getMethod("complete")).get(0);
 
-        assertThat(rule.policy().orElseThrow().limits()).containsExactly(Limit.of(20, Duration.ofMinutes(1))
+        assertThat(rule.requestLimits().orElseThrow().defaults().limits())
+                .containsExactly(Limit.of(20, Duration.ofMinutes(1))
                 .named("llm:20/1m"));
-        assertThat(rule.metered().orElseThrow().unit()).isEqualTo("tokens");
-        assertThat(rule.estimate()).contains(Estimate.header("X-Max-Tokens").max(40).orDefault(16));
+        assertThat(rule.unitLimits().orElseThrow().defaults().unit()).isEqualTo("tokens");
+        assertThat(rule.unitCosts().map(UnitCosts::estimate)).contains(Estimate.header("X-Max-Tokens").max(40)
+                .orDefault(16));
         assertThat(rule.actualCost()).isEqualTo(ActualCost.header("X-Tokens-Used").keepingHeader());
     }
 

@@ -12,6 +12,7 @@ import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.rules.KeySpec;
 import dev.sluice.rules.Mode;
 import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleBuilder;
 import dev.sluice.rules.RuleResponse;
 import dev.sluice.rules.RulesException;
 import dev.sluice.rules.file.RulesFile;
@@ -36,7 +37,7 @@ class RuleSetTest {
     private final ManualTimeSource time = new ManualTimeSource();
     private final LocalCounterStore store = new LocalCounterStore(time, 10_000, Runnable::run);
 
-    private static Rule.Builder rule(String id, long permits, String... paths) {
+    private static RuleBuilder rule(String id, long permits, String... paths) {
         return Rule.builder(id).paths(paths).policy(perMinute(permits));
     }
 
@@ -172,7 +173,7 @@ class RuleSetTest {
         assertThat(rules.match(TestRequest.get("/a").method("head"))).extracting(Rule::id)
                 .containsExactly("get", "head");
         assertThat(rules.match(TestRequest.get("/a").method("GET"))).extracting(Rule::id).containsExactly("get");
-        assertThat(rules.rules().get(0).methods()).as("as declared").containsExactly("GET");
+        assertThat(rules.rules().get(0).match().methods()).as("as declared").containsExactly("GET");
     }
 
     @Test
@@ -554,12 +555,13 @@ class RuleSetTest {
 
         Rule merged = declared.withResourceMethods(List.of(method));
 
-        assertThat(merged.resourceMethods()).containsExactly(method);
-        assertThat(declared.resourceMethods()).isEmpty();
-        assertThat(merged.pathPatterns()).isSameAs(declared.pathPatterns());
-        assertThat(merged.host().orElseThrow()).isSameAs(declared.host().orElseThrow());
-        assertThat(merged.exemptRanges()).isSameAs(declared.exemptRanges());
-        assertThat(merged.policy().orElseThrow()).isSameAs(declared.policy().orElseThrow());
+        assertThat(merged.match().resourceMethods()).containsExactly(method);
+        assertThat(declared.match().resourceMethods()).isEmpty();
+        assertThat(merged.match().pathPatterns()).isSameAs(declared.match().pathPatterns());
+        assertThat(merged.match().host().orElseThrow()).isSameAs(declared.match().host().orElseThrow());
+        assertThat(merged.key().exemptRanges()).isSameAs(declared.key().exemptRanges());
+        assertThat(merged.requestLimits().orElseThrow().defaults()).isSameAs(declared.requestLimits()
+                .orElseThrow().defaults());
     }
 
     /** Leasing changes how permits are handed out, not what is counted: turning it on keeps the rule's counters. */
@@ -576,7 +578,7 @@ class RuleSetTest {
         String counterAfter = RuleSet.combine(after, List.of()).evaluate(TestRequest.get("/a"), store).outcomes()
                 .get(0).counterKey();
 
-        assertThat(after.rules().get(0).policy().orElseThrow().leased()).isTrue();
+        assertThat(after.rules().get(0).requestLimits().orElseThrow().defaults().leased()).isTrue();
         assertThat(counterAfter).isEqualTo(counterBefore);
     }
 
@@ -595,9 +597,10 @@ class RuleSetTest {
         Evaluation byPath = rules.evaluate(TestRequest.get("/a"), store);
         Evaluation byMethod = rules.evaluate(TestRequest.get("/elsewhere").routedTo(method), store);
 
-        assertThat(rules.rules().get(0).policy().orElseThrow()).isSameAs(fileRule.policy().orElseThrow());
+        assertThat(rules.rules().get(0).requestLimits().orElseThrow().defaults())
+                .isSameAs(fileRule.requestLimits().orElseThrow().defaults());
         assertThat(byPath.outcomes().get(0).counterKey())
-                .startsWith(CounterKeys.prefix("r", fileRule.policy().orElseThrow()))
+                .startsWith(CounterKeys.prefix("r", fileRule.requestLimits().orElseThrow().defaults()))
                 .isEqualTo(byMethod.outcomes().get(0).counterKey());
         assertThat(byMethod.allowed()).isFalse();
     }

@@ -145,9 +145,9 @@ class AnnotationRulesTest {
 
         assertThat(rules).singleElement().satisfies(rule -> {
             assertThat(rule.id()).isEqualTo("users");
-            assertThat(rule.policy().orElseThrow().limits())
+            assertThat(rule.requestLimits().orElseThrow().defaults().limits())
                     .containsExactly(Limit.of(100, Duration.ofMinutes(1)).named("users:100/1m"));
-            assertThat(rule.resourceMethods()).containsExactly(method("list"));
+            assertThat(rule.match().resourceMethods()).containsExactly(method("list"));
         });
     }
 
@@ -156,8 +156,8 @@ class AnnotationRulesTest {
         List<Rule> rules = AnnotationRules.forMethod(UserResource.class, method("get"));
 
         assertThat(rules).extracting(Rule::id).containsExactly("user-get");
-        assertThat(rules.get(0).key()).isEqualTo(KeySpec.of(KeySpec.Kind.PATH, "id"));
-        assertThat(rules.get(0).policy().orElseThrow().algorithm()).isEqualTo(Algorithm.GCRA);
+        assertThat(rules.get(0).key().spec()).isEqualTo(KeySpec.of(KeySpec.Kind.PATH, "id"));
+        assertThat(rules.get(0).requestLimits().orElseThrow().defaults().algorithm()).isEqualTo(Algorithm.GCRA);
     }
 
     @Test
@@ -169,9 +169,9 @@ class AnnotationRulesTest {
     void forMethod_repeatedId_becomesOneMultiLimitRuleWithCompositeKey() {
         Rule search = AnnotationRules.forMethod(UserResource.class, method("search")).get(0);
 
-        assertThat(search.policy().orElseThrow().limits()).extracting(Limit::name)
+        assertThat(search.requestLimits().orElseThrow().defaults().limits()).extracting(Limit::name)
                 .containsExactly("search:10/1s", "search:1000/1d");
-        assertThat(search.key()).isEqualTo(KeySpec.composite(KeySpec.principal(),
+        assertThat(search.key().spec()).isEqualTo(KeySpec.composite(KeySpec.principal(),
                 KeySpec.of(KeySpec.Kind.HEADER, "X-Tenant")));
     }
 
@@ -181,7 +181,8 @@ class AnnotationRulesTest {
 
         assertThat(export.id()).isEqualTo(UserResource.class.getName() + "#export");
         assertThat(export.mode()).isEqualTo(Mode.SHADOW);
-        assertThat(export.policy().orElseThrow().limits().get(0).period()).isEqualTo(Duration.ofHours(1));
+        assertThat(export.requestLimits().orElseThrow().defaults().limits().get(0).period())
+                .isEqualTo(Duration.ofHours(1));
     }
 
     @Test
@@ -191,7 +192,7 @@ class AnnotationRulesTest {
         assertThat(rules).extracting(Rule::id).containsExactlyInAnyOrder("users", "user-get", "search", "login",
                 UserResource.class.getName() + "#export");
         Rule users = rules.stream().filter(r -> r.id().equals("users")).findFirst().orElseThrow();
-        assertThat(users.resourceMethods()).containsExactlyInAnyOrder(method("list"), method("count"));
+        assertThat(users.match().resourceMethods()).containsExactlyInAnyOrder(method("list"), method("count"));
     }
 
     @Test
@@ -247,8 +248,8 @@ class AnnotationRulesTest {
     @Test
     void forMethod_lease_leasesTheRulesPolicy() throws Exception {
         Rule rule = AnnotationRules.forMethod(Leased.class, Leased.class.getMethod("hot")).get(0);
-        assertThat(rule.lease()).isTrue();
-        assertThat(rule.policy().orElseThrow().leased()).isTrue();
+        assertThat(rule.distribution().lease()).isTrue();
+        assertThat(rule.requestLimits().orElseThrow().defaults().leased()).isTrue();
     }
 
     @Test
@@ -263,17 +264,17 @@ class AnnotationRulesTest {
     @Test
     void forMethod_syncPeriodic_synchronisesTheRulesPolicy() throws Exception {
         Rule rule = AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("cold")).get(0);
-        assertThat(rule.sync()).isEqualTo(Sync.PERIODIC);
-        assertThat(rule.policy().orElseThrow().synced()).isTrue();
-        assertThat(rule.policy().orElseThrow().leased()).isFalse();
+        assertThat(rule.distribution().sync()).isEqualTo(Sync.PERIODIC);
+        assertThat(rule.requestLimits().orElseThrow().defaults().synced()).isTrue();
+        assertThat(rule.requestLimits().orElseThrow().defaults().leased()).isFalse();
     }
 
     @Test
     void forMethod_syncedTokenBucketWithABudget_carriesTheBudgetToThePolicy() throws Exception {
         Rule rule = AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("bucket")).get(0);
-        assertThat(rule.syncBudget()).hasValue(2);
-        assertThat(rule.policy().orElseThrow().syncBudget()).hasValue(2);
-        assertThat(rule.policy().orElseThrow().algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
+        assertThat(rule.distribution().syncBudget()).hasValue(2);
+        assertThat(rule.requestLimits().orElseThrow().defaults().syncBudget()).hasValue(2);
+        assertThat(rule.requestLimits().orElseThrow().defaults().algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
     }
 
     @Test
@@ -304,13 +305,14 @@ class AnnotationRulesTest {
         LocalCounterStore store = new LocalCounterStore(new ManualTimeSource(), 100, Runnable::run);
 
         Rule search = rules.rule("search").orElseThrow();
-        assertThat(search.policy().orElseThrow().limits()).extracting(Limit::name).containsExactly("search:1/1s");
-        assertThat(search.resourceMethods()).containsExactly(method("search"));
+        assertThat(search.requestLimits().orElseThrow().defaults().limits()).extracting(Limit::name)
+                .containsExactly("search:1/1s");
+        assertThat(search.match().resourceMethods()).containsExactly(method("search"));
         TestRequest searching = TestRequest.get("/whatever").routedTo(method("search"));
         assertThat(rules.evaluate(searching, store).allowed()).isTrue();
         assertThat(rules.evaluate(searching, store).allowed()).isFalse();
         Rule login = rules.rule("login").orElseThrow();
-        assertThat(login.resourceMethods()).containsExactly(method("login"));
+        assertThat(login.match().resourceMethods()).containsExactly(method("login"));
         assertThat(rules.match(TestRequest.get("/login"))).containsExactly(login);
         assertThat(rules.match(TestRequest.get("/x").routedTo(method("login")))).containsExactly(login);
     }

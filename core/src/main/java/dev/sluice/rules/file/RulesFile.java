@@ -24,6 +24,7 @@ import dev.sluice.rules.InvalidValueException;
 import dev.sluice.rules.KeySpec;
 import dev.sluice.rules.Mode;
 import dev.sluice.rules.Rule;
+import dev.sluice.rules.RuleBuilder;
 import dev.sluice.rules.RuleResponse;
 import dev.sluice.rules.RulesException;
 import dev.sluice.rules.match.CidrSet;
@@ -217,7 +218,7 @@ public final class RulesFile {
         JsonFields fields = new JsonFields(node, RULE_FIELDS);
         Node idNode = fields.required("id");
         String id = string(idNode);
-        Rule.Builder rule = at(idNode, () -> Rule.builder(id)).definedAt(node.location());
+        RuleBuilder rule = at(idNode, () -> Rule.builder(id)).definedAt(node.location());
         Node first = ids.putIfAbsent(id, idNode);
         if (first != null) {
             throw idNode.error("duplicate rule id \"" + id + "\", first defined at line " + first.line);
@@ -349,7 +350,7 @@ public final class RulesFile {
                 : node.error(String.valueOf(e.getMessage()));
     }
 
-    private static void match(Node node, Rule.Builder rule) {
+    private static void match(Node node, RuleBuilder rule) {
         JsonFields match = new JsonFields(node, MATCH_FIELDS);
         forEach(match.required("paths"), true, path -> at(path, () -> rule.paths(string(path))));
         if (match.has("methods")) {
@@ -543,7 +544,7 @@ public final class RulesFile {
     }
 
     /** Adds the tier key and the tiers' policies to {@code rule}. */
-    private static void tiers(Node node, Algorithm algorithm, String id, Rule.Builder rule) {
+    private static void tiers(Node node, Algorithm algorithm, String id, RuleBuilder rule) {
         JsonFields tiers = new JsonFields(node, TIER_FIELDS);
         rule.tierKey(key(tiers.required("key"), false));
         Node levels = tiers.required("levels");
@@ -565,7 +566,7 @@ public final class RulesFile {
     }
 
     /** {@code onMissingKey}: {@code fallback} (the default: {@code fallbackKey}, or the client) or {@code skip}. */
-    private static void missingKey(JsonFields fields, Rule.Builder rule) {
+    private static void missingKey(JsonFields fields, RuleBuilder rule) {
         boolean skip = fields.has("onMissingKey")
                 && choice(fields.required("onMissingKey"), List.of("skip", "fallback")).equals("skip");
         if (skip) {

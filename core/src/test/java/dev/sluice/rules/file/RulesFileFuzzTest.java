@@ -137,7 +137,7 @@ class RulesFileFuzzTest {
         }
         try {
             for (Rule rule : rules.rules()) {
-                for (String pattern : rule.paths()) {
+                for (String pattern : rule.match().paths()) {
                     rules.evaluate(requestFor(rule, pattern), store);
                 }
             }
@@ -152,20 +152,20 @@ class RulesFileFuzzTest {
         String path = pattern.replaceAll("\\{[^/]*}|\\*\\*?", "x");
         TestRequest request = TestRequest.get(path).principal("user").from("10.1.2.3")
                 .header("X-Forwarded-For", "192.0.2.1").header("Forwarded", "for=192.0.2.1");
-        if (!rule.methods().isEmpty()) {
-            request.method(rule.methods().iterator().next());
+        if (!rule.match().methods().isEmpty()) {
+            request.method(rule.match().methods().iterator().next());
         }
-        rule.host().map(HostPattern::toString)
+        rule.match().host().map(HostPattern::toString)
                 .ifPresent(host -> request.host(host.startsWith("*.") ? "a" + host.substring(1) : host));
-        List<KeySpec> keys = new ArrayList<>(rule.key().parts());
-        keys.add(rule.key());
+        List<KeySpec> keys = new ArrayList<>(rule.key().spec().parts());
+        keys.add(rule.key().spec());
         rule.tierKey().ifPresent(tierKey -> {
             keys.addAll(tierKey.parts());
             keys.add(tierKey);
         });
         for (KeySpec key : keys) {
             if (key.kind().named()) {
-                String value = rule.tiers().keySet().stream().findFirst().orElse("value");
+                String value = rule.requestLimits().orElseThrow().tiers().keySet().stream().findFirst().orElse("value");
                 request.header(key.name(), value).cookie(key.name(), value).query(key.name(), value)
                         .pathParameter(key.name(), value);
             }

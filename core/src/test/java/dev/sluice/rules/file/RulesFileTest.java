@@ -93,30 +93,31 @@ class RulesFileTest {
         assertThat(file.rules()).extracting(Rule::id)
                 .containsExactly("login", "api", "user-orders", "upload", "search", "reindex");
         Rule login = file.rules().get(0);
-        assertThat(login.methods()).containsExactly("POST");
-        assertThat(login.policy().orElseThrow().algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
-        assertThat(login.policy().orElseThrow().limits()).extracting(Limit::name)
+        assertThat(login.match().methods()).containsExactly("POST");
+        assertThat(login.requestLimits().orElseThrow().defaults().algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
+        assertThat(login.requestLimits().orElseThrow().defaults().limits()).extracting(Limit::name)
                 .containsExactly("login-per-minute", "login:50/1d");
         assertThat(login.response()).contains(new RuleResponse(429, "Too many login attempts; try again later."));
-        assertThat(login.exemptAddresses()).containsExactly("192.0.2.0/24", "2001:db8::/32");
+        assertThat(login.key().exemptAddresses()).containsExactly("192.0.2.0/24", "2001:db8::/32");
         Rule api = file.rules().get(1);
-        assertThat(api.host()).contains(HostPattern.parse("api.example.com"));
-        assertThat(api.key()).isEqualTo(KeySpec.of(KeySpec.Kind.HEADER, "X-Api-Key"));
-        assertThat(api.fallbackKey()).contains("anonymous");
-        assertThat(api.tiers().get("premium").limits().get(0).capacity()).isEqualTo(2000);
-        assertThat(api.exemptKeys()).containsExactly("internal-monitoring");
-        assertThat(api.lease()).isTrue();
-        assertThat(api.policy().orElseThrow().leased()).isTrue();
-        assertThat(api.tiers().get("premium").leased()).isTrue();
-        assertThat(login.lease()).isFalse();
-        assertThat(login.policy().orElseThrow().leased()).isFalse();
+        assertThat(api.match().host()).contains(HostPattern.parse("api.example.com"));
+        assertThat(api.key().spec()).isEqualTo(KeySpec.of(KeySpec.Kind.HEADER, "X-Api-Key"));
+        assertThat(api.key().fallbackKey()).contains("anonymous");
+        assertThat(api.requestLimits().orElseThrow().tiers().get("premium").limits().get(0).capacity()).isEqualTo(2000);
+        assertThat(api.key().exemptKeys()).containsExactly("internal-monitoring");
+        assertThat(api.distribution().lease()).isTrue();
+        assertThat(api.requestLimits().orElseThrow().defaults().leased()).isTrue();
+        assertThat(api.requestLimits().orElseThrow().tiers().get("premium").leased()).isTrue();
+        assertThat(login.distribution().lease()).isFalse();
+        assertThat(login.requestLimits().orElseThrow().defaults().leased()).isFalse();
         Rule orders = file.rules().get(2);
-        assertThat(orders.key().parts()).hasSize(2);
+        assertThat(orders.key().spec().parts()).hasSize(2);
         assertThat(orders.cost()).isEqualTo(2);
         assertThat(orders.mode()).isEqualTo(Mode.SHADOW);
-        assertThat(orders.policy().orElseThrow().limits().get(0).period()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(orders.requestLimits().orElseThrow().defaults().limits().get(0).period())
+                .isEqualTo(Duration.ofMinutes(1));
         assertThat(file.rules().get(3).maxDelay()).isEqualTo(Duration.ofMillis(500));
-        assertThat(file.rules().get(4).paths()).isEmpty();
+        assertThat(file.rules().get(4).match().paths()).isEmpty();
     }
 
     @Test
@@ -151,14 +152,14 @@ class RulesFileTest {
                 ]}""");
 
         Rule cold = file.rules().get(0);
-        assertThat(cold.sync()).isEqualTo(Sync.PERIODIC);
-        assertThat(cold.policy().orElseThrow().synced()).isTrue();
-        assertThat(cold.tiers().get("gold").synced()).isTrue();
-        assertThat(cold.policy().orElseThrow().syncBudget()).hasValue(3);
-        assertThat(cold.tiers().get("gold").syncBudget()).hasValue(3);
-        assertThat(file.rules().get(1).sync()).isEqualTo(Sync.EXACT);
-        assertThat(file.rules().get(1).policy().orElseThrow().synced()).isFalse();
-        assertThat(file.rules().get(2).sync()).isEqualTo(Sync.EXACT);
+        assertThat(cold.distribution().sync()).isEqualTo(Sync.PERIODIC);
+        assertThat(cold.requestLimits().orElseThrow().defaults().synced()).isTrue();
+        assertThat(cold.requestLimits().orElseThrow().tiers().get("gold").synced()).isTrue();
+        assertThat(cold.requestLimits().orElseThrow().defaults().syncBudget()).hasValue(3);
+        assertThat(cold.requestLimits().orElseThrow().tiers().get("gold").syncBudget()).hasValue(3);
+        assertThat(file.rules().get(1).distribution().sync()).isEqualTo(Sync.EXACT);
+        assertThat(file.rules().get(1).requestLimits().orElseThrow().defaults().synced()).isFalse();
+        assertThat(file.rules().get(2).distribution().sync()).isEqualTo(Sync.EXACT);
     }
 
     /** The annotated resource of the README (Rules, Annotations), without its JAX-RS annotations. */
@@ -197,10 +198,12 @@ class RulesFileTest {
         assertThat(rules.rules()).extracting(Rule::id).containsExactly("login", "api", "user-orders", "upload",
                 "search", "reindex", SearchResource.class.getName() + "#export", "search-resource");
         Rule search = rules.rule("search").orElseThrow();
-        assertThat(search.key()).isEqualTo(KeySpec.of(KeySpec.Kind.QUERY, "tenant"));
-        assertThat(search.policy().orElseThrow().limits()).extracting(Limit::name).containsExactly("search:20/10s");
-        assertThat(search.resourceMethods()).containsExactly(SearchResource.class.getMethod("search", String.class));
-        assertThat(rules.rule("search-resource").orElseThrow().resourceMethods())
+        assertThat(search.key().spec()).isEqualTo(KeySpec.of(KeySpec.Kind.QUERY, "tenant"));
+        assertThat(search.requestLimits().orElseThrow().defaults().limits()).extracting(Limit::name)
+                .containsExactly("search:20/10s");
+        assertThat(search.match().resourceMethods())
+                .containsExactly(SearchResource.class.getMethod("search", String.class));
+        assertThat(rules.rule("search-resource").orElseThrow().match().resourceMethods())
                 .containsExactly(SearchResource.class.getMethod("suggest"));
     }
 

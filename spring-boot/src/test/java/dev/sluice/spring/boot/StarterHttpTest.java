@@ -157,7 +157,7 @@ class StarterHttpTest {
     void startedFilter_saysItCountsLocallyWithTheFileAndTheAnnotations() {
         assertThat(filter.status().store()).isEqualTo("local");
         assertThat(filter.status().rulesSource()).isEqualTo("annotations and classpath:sluice-rules.json");
-        assertThat(filter.rules().get().rule("search").orElseThrow().resourceMethods()).hasSize(1);
+        assertThat(filter.rules().get().rule("search").orElseThrow().match().resourceMethods()).hasSize(1);
     }
 
     @Test

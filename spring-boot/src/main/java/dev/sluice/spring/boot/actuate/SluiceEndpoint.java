@@ -2,7 +2,6 @@ package dev.sluice.spring.boot.actuate;
 
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.engine.KeyMask;
 import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.http.LimiterStatus;
@@ -70,9 +69,11 @@ public final class SluiceEndpoint {
                            int handlers, String key, List<String> limits, String concurrency) {
 
         static RuleView of(Rule rule) {
-            return new RuleView(rule.id(), rule.origin(), rule.mode().name().toLowerCase(Locale.ROOT), rule.paths(),
-                    rule.methods(), rule.resourceMethods().size(), rule.key().toString(),
-                    rule.policy().map(Policy::limits).orElse(List.of()).stream().map(Limit::name).toList(),
+            return new RuleView(rule.id(), rule.origin(), rule.mode().name().toLowerCase(Locale.ROOT),
+                    rule.match().paths(), rule.match().methods(), rule.match().resourceMethods().size(),
+                    rule.key().spec().toString(),
+                    rule.requestLimits().map(limits -> limits.defaults().limits()).orElse(List.of()).stream()
+                            .map(Limit::name).toList(),
                     rule.concurrency().map(ConcurrencyLimit::name).orElse(""));
         }
     }
