@@ -74,16 +74,10 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
 
     private final MeterRegistry registry;
     private final Timer decisionTime;
-    /** Per rule id, one counter per outcome (by ordinal), each registered on first use. */
-    private final Map<String, @Nullable Counter[]> counters = new ConcurrentHashMap<>();
-    /** Per rule id, the permits held, its gauge registered on first use. */
-    private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
-    /** Per meter name and rule id, the wait counters, registered on first use. */
-    private final Map<String, Counter> waits = new ConcurrentHashMap<>();
+    /** Per rule id, its meters: found by the id alone on each decision, never by name and tags in the registry. */
+    private final Map<String, RuleMeters> rules = new ConcurrentHashMap<>();
     /** The health of the store watched last ({@link #watch}); a local store's while none is. */
     private volatile Supplier<StoreHealth> watched = () -> StoreHealth.LOCAL;
-    /** Per rule id and unit, the cost meters, registered on first use. */
-    private final Map<String, CostMeters> costs = new ConcurrentHashMap<>();
 
     @SuppressWarnings("exports")  // an application that uses Micrometer requires it itself
     public MicrometerDecisionMetrics(MeterRegistry registry) {
@@ -101,52 +95,51 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
     @Override
     public void recorded(Evaluation evaluation, long decisionNanos) {
         for (RuleDecision decision : evaluation.outcomes()) {
-            counter(decision.rule().id(), Outcome.of(decision)).increment();
+            meters(decision.rule().id()).decisions(Outcome.of(decision)).increment();
         }
         decisionTime.record(decisionNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void storeFailed(String ruleId) {
-        counter(ruleId, Outcome.STORE_ERROR).increment();
+        meters(ruleId).decisions(Outcome.STORE_ERROR).increment();
     }
 
     @Override
     public void taken(String ruleId) {
-        held(ruleId).incrementAndGet();
+        meters(ruleId).held().incrementAndGet();
     }
 
     @Override
     public void released(String ruleId) {
-        held(ruleId).decrementAndGet();
+        meters(ruleId).held().decrementAndGet();
     }
 
     @Override
     public void waitStarted(String ruleId) {
-        wait(WAITS_STARTED, "Requests over a concurrency limit that began waiting for a permit", ruleId).increment();
+        meters(ruleId).waits(Wait.STARTED).increment();
     }
 
     @Override
     public void waitGranted(String ruleId) {
-        wait(WAITS_GRANTED, "Requests that waited for a concurrency permit and got it", ruleId).increment();
+        meters(ruleId).waits(Wait.GRANTED).increment();
     }
 
     @Override
     public void waitTimedOut(String ruleId) {
-        wait(WAITS_TIMED_OUT, "Requests that waited for a concurrency permit in vain and were rejected", ruleId)
-                .increment();
+        meters(ruleId).waits(Wait.TIMED_OUT).increment();
     }
 
     @Override
     public void reserved(String ruleId, String unit, long estimate) {
-        CostMeters meters = costs(ruleId, unit);
+        CostMeters meters = meters(ruleId).costs(unit);
         meters.reserved.increment(estimate);
         meters.outstanding.addAndGet(estimate);
     }
 
     @Override
     public void settled(String ruleId, String unit, long estimate, long actual) {
-        CostMeters meters = costs(ruleId, unit);
+        CostMeters meters = meters(ruleId).costs(unit);
         meters.outstanding.addAndGet(-estimate);
         meters.settled.increment(actual);
         if (actual > estimate) {
@@ -154,46 +147,116 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
         }
     }
 
+    /** The meters of rule {@code ruleId}: a plain read once they exist, so that a decision allocates nothing here. */
+    private RuleMeters meters(String ruleId) {
+        RuleMeters meters = rules.get(ruleId);
+        return meters != null ? meters : rules.computeIfAbsent(ruleId, RuleMeters::new);
+    }
+
+    /** The waits for a concurrency permit that are counted, each its own counter. */
+    private enum Wait {
+        STARTED(WAITS_STARTED, "Requests over a concurrency limit that began waiting for a permit"),
+        GRANTED(WAITS_GRANTED, "Requests that waited for a concurrency permit and got it"),
+        TIMED_OUT(WAITS_TIMED_OUT, "Requests that waited for a concurrency permit in vain and were rejected");
+
+        private final String meterName;
+        private final String description;
+
+        Wait(String meterName, String description) {
+            this.meterName = meterName;
+            this.description = description;
+        }
+    }
+
     /** One rule's meters of its costs in one unit, tagged {@code rule} and {@code unit}. */
     private record CostMeters(Counter reserved, Counter settled, Counter debt, AtomicLong outstanding) {
     }
 
-    private CostMeters costs(String ruleId, String unit) {
-        return costs.computeIfAbsent(ruleId + " " + unit, ruleAndUnit -> {
+    /**
+     * One rule's meters, tagged {@code rule}, each registered in the registry on its first use and kept here, so that
+     * only the meters a rule uses appear. A counter built by two racing threads is one meter: the registry answers the
+     * same one for the same name and tags. A rule new or reloaded under a new id gets its own on its first decision.
+     */
+    private final class RuleMeters {
+
+        private final String ruleId;
+        /** The decision counters, by outcome ordinal. */
+        private final @Nullable Counter[] decisions = new Counter[Outcome.values().length];
+        /** The wait counters, by {@link Wait} ordinal. */
+        private final @Nullable Counter[] waits = new Counter[Wait.values().length];
+        /** The permits held, published as a gauge once the first is taken or released. */
+        private final AtomicLong held = new AtomicLong();
+        private volatile boolean heldPublished;
+        /** Per unit, the cost meters. */
+        private final Map<String, CostMeters> costs = new ConcurrentHashMap<>();
+
+        RuleMeters(String ruleId) {
+            this.ruleId = ruleId;
+            FunctionCounter.builder(SYNC_OVER_ADMITTED, MicrometerDecisionMetrics.this,
+                            metrics -> metrics.watched.get().syncOverAdmitted().getOrDefault(ruleId, 0L))
+                    .description("Permits of this node's synchronised hits that the owners found beyond the limit")
+                    .tag("rule", ruleId)
+                    .register(registry);
+        }
+
+        Counter decisions(Outcome outcome) {
+            @Nullable Counter counter = decisions[outcome.ordinal()];
+            if (counter == null) {
+                counter = Counter.builder(DECISIONS)
+                        .description("Requests decided by a rate-limit rule, by outcome")
+                        .tag("rule", ruleId)
+                        .tag("outcome", outcome.tag())
+                        .register(registry);
+                decisions[outcome.ordinal()] = counter;
+            }
+            return counter;
+        }
+
+        Counter waits(Wait wait) {
+            @Nullable Counter counter = waits[wait.ordinal()];
+            if (counter == null) {
+                counter = Counter.builder(wait.meterName).description(wait.description).tag("rule", ruleId)
+                        .register(registry);
+                waits[wait.ordinal()] = counter;
+            }
+            return counter;
+        }
+
+        AtomicLong held() {
+            if (!heldPublished) {
+                // Racing threads register the one gauge of the same name and tags on this same AtomicLong.
+                Gauge.builder(PERMITS_HELD, held, AtomicLong::doubleValue)
+                        .description("Concurrency permits of a rule this node holds now")
+                        .tag("rule", ruleId)
+                        .strongReference(true)
+                        .register(registry);
+                heldPublished = true;
+            }
+            return held;
+        }
+
+        CostMeters costs(String unit) {
+            CostMeters meters = costs.get(unit);
+            return meters != null ? meters : costs.computeIfAbsent(unit, this::newCostMeters);
+        }
+
+        private CostMeters newCostMeters(String unit) {
             AtomicLong outstanding = new AtomicLong();
             Gauge.builder(COST_OUTSTANDING, outstanding, AtomicLong::doubleValue)
                     .description("Units a rule's requests reserved on this node and have not settled yet")
                     .tags("rule", ruleId, "unit", unit)
                     .strongReference(true)
                     .register(registry);
-            return new CostMeters(costCounter(COST_RESERVED, "Units a rule's requests reserved as estimates", ruleId,
-                    unit), costCounter(COST_SETTLED, "Units a rule's requests settled at, their actual cost", ruleId,
-                    unit), costCounter(COST_DEBT, "Units a rule's requests cost beyond their estimates, charged as"
-                    + " debt", ruleId, unit), outstanding);
-        });
-    }
+            return new CostMeters(costCounter(COST_RESERVED, "Units a rule's requests reserved as estimates", unit),
+                    costCounter(COST_SETTLED, "Units a rule's requests settled at, their actual cost", unit),
+                    costCounter(COST_DEBT, "Units a rule's requests cost beyond their estimates, charged as debt",
+                            unit), outstanding);
+        }
 
-    private Counter costCounter(String name, String description, String ruleId, String unit) {
-        return Counter.builder(name).description(description).tags("rule", ruleId, "unit", unit).register(registry);
-    }
-
-    private AtomicLong held(String ruleId) {
-        return held.computeIfAbsent(ruleId, id -> {
-            AtomicLong permits = new AtomicLong();
-            Gauge.builder(PERMITS_HELD, permits, AtomicLong::doubleValue)
-                    .description("Concurrency permits of a rule this node holds now")
-                    .tag("rule", id)
-                    .strongReference(true)
+        private Counter costCounter(String name, String description, String unit) {
+            return Counter.builder(name).description(description).tags("rule", ruleId, "unit", unit)
                     .register(registry);
-            return permits;
-        });
-    }
-
-    private Counter wait(String name, String description, String ruleId) {
-        return waits.computeIfAbsent(name + " " + ruleId, nameAndRule -> Counter.builder(name)
-                .description(description)
-                .tag("rule", ruleId)
-                .register(registry));
+        }
     }
 
     /**
@@ -273,27 +336,5 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
             registry.remove(earlier);
         }
         return meterName;
-    }
-
-    private Counter counter(String ruleId, Outcome outcome) {
-        @Nullable Counter[] byOutcome = counters.computeIfAbsent(ruleId, id -> {
-            FunctionCounter.builder(SYNC_OVER_ADMITTED, this,
-                            metrics -> metrics.watched.get().syncOverAdmitted().getOrDefault(id, 0L))
-                    .description("Permits of this node's synchronised hits that the owners found beyond the limit")
-                    .tag("rule", id)
-                    .register(registry);
-            return new Counter[Outcome.values().length];
-        });
-        @Nullable Counter counter = byOutcome[outcome.ordinal()];
-        if (counter == null) {
-            // Racing threads may both build it: the registry returns the one meter for the same name and tags.
-            counter = Counter.builder(DECISIONS)
-                    .description("Requests decided by a rate-limit rule, by outcome")
-                    .tag("rule", ruleId)
-                    .tag("outcome", outcome.tag())
-                    .register(registry);
-            byOutcome[outcome.ordinal()] = counter;
-        }
-        return counter;
     }
 }

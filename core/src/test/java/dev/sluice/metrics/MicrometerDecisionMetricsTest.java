@@ -173,6 +173,38 @@ class MicrometerDecisionMetricsTest {
         watch.close();
     }
 
+    @Test
+    void recorded_rulesReloaded_aKeptRuleCountsOnAndANewRuleGetsItsOwnCounters() {
+        String before = """
+                {"rules": [{"id": "per-ip", "match": {"paths": ["/**"]}, "key": {"type": "ip"},
+                            "limits": [{"permits": 5, "period": "1m"}]}]}
+                """;
+        String after = """
+                {"rules": [{"id": "per-ip", "match": {"paths": ["/**"]}, "key": {"type": "ip"},
+                            "limits": [{"permits": 5, "period": "1m"}]},
+                           {"id": "per-ip-burst", "match": {"paths": ["/**"]}, "key": {"type": "ip"},
+                            "limits": [{"permits": 9, "period": "1m"}]}]}
+                """;
+        try (LocalCounterStore store = new LocalCounterStore()) {
+            recordOne(before, store);
+            recordOne(before, store);
+            recordOne(after, store);
+        }
+
+        assertThat(decisions("per-ip", Outcome.ALLOWED)).isEqualTo(3);
+        assertThat(decisions("per-ip-burst", Outcome.ALLOWED)).isEqualTo(1);
+    }
+
+    private void recordOne(String rules, LocalCounterStore store) {
+        metrics.recorded(ReloadingRuleSet.builder().content("rules.json", rules.getBytes(StandardCharsets.UTF_8))
+                .build().get().evaluate(TestRequest.get("/x"), store), 1);
+    }
+
+    private double decisions(String ruleId, Outcome outcome) {
+        return registry.get(MicrometerDecisionMetrics.DECISIONS).tags("rule", ruleId, "outcome", outcome.tag())
+                .counter().count();
+    }
+
     private static StoreHealth health(long failed) {
         return new StoreHealth("test", 0, failed, 0, 0);
     }

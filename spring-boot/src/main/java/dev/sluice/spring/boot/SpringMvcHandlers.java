@@ -5,6 +5,7 @@ import dev.sluice.rules.Rule;
 import dev.sluice.servlet.RequestRoutes;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -25,6 +26,8 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 /*
@@ -34,21 +37,23 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * annotations apart from the file's rules and block a thread to wait. The lookup is DispatcherServlet's own (its
  * handler mappings, in its order) on a view of the request whose attribute changes stay in the view, and it happens
  * only for requests to an application with annotation rules (RuleSet asks for the route only then).
+ * Requests no annotated handler's mapping matches are not looked up at all: docs/design/adapters.md says why that
+ * loses no route.
  */
 
 /**
  * The {@code @RateLimited} handlers of a Spring MVC application: the rules of every {@code @Controller} bean's class
  * ({@link AnnotationRules}, as the Jersey binding reads its resource classes, non-public methods too), and the handler
  * method a request will reach, found through the application's {@link HandlerMapping}s as {@code DispatcherServlet}
- * finds it.
- * Thread-safe.
+ * finds it, for the requests an annotated handler can serve (the others have no route a rule matches). Handlers
+ * registered after the first request are not seen. Thread-safe.
  */
 final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
 
     private final ListableBeanFactory beans;
     private final List<Rule> rules;
-    /** The handler mappings, found on the first request (they are beans made after the filter). */
-    private volatile @Nullable List<HandlerMapping> mappings;
+    /** The handler mappings and the annotated handlers' mappings, found on the first request (beans made later). */
+    private volatile @Nullable Lookup lookup;
 
     /**
      * Reads the annotations of the application's controllers now.
@@ -85,13 +90,17 @@ final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
 
     @Override
     public Optional<Route> route(HttpServletRequest request) {
-        LookupRequest lookup = new LookupRequest(request);
+        LookupRequest view = new LookupRequest(request);
         try {
-            ServletRequestPathUtils.parseAndCache(lookup);
-            for (HandlerMapping mapping : mappings()) {
-                HandlerExecutionChain chain = mapping.getHandler(lookup);
+            ServletRequestPathUtils.parseAndCache(view);
+            Lookup known = lookup();
+            if (!known.mayServeAnnotated(view)) {
+                return Optional.empty();
+            }
+            for (HandlerMapping mapping : known.mappings()) {
+                HandlerExecutionChain chain = mapping.getHandler(view);
                 if (chain != null) {
-                    return chain.getHandler() instanceof HandlerMethod handler ? Optional.of(route(handler, lookup))
+                    return chain.getHandler() instanceof HandlerMethod handler ? Optional.of(route(handler, view))
                             : Optional.empty();
                 }
             }
@@ -114,16 +123,64 @@ final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
         return new Route(AnnotationRules.routedMethod(handler.getBeanType(), handler.getMethod()), pathParameters);
     }
 
-    private List<HandlerMapping> mappings() {
-        List<HandlerMapping> known = mappings;
+    private Lookup lookup() {
+        Lookup known = lookup;
         if (known == null) {
             List<HandlerMapping> found = new ArrayList<>(
                     BeanFactoryUtils.beansOfTypeIncludingAncestors(beans, HandlerMapping.class, true, false).values());
             AnnotationAwareOrderComparator.sort(found);
-            known = List.copyOf(found);
-            mappings = known;
+            known = Lookup.of(found, annotatedMethods());
+            lookup = known;
         }
         return known;
+    }
+
+    private Set<Method> annotatedMethods() {
+        Set<Method> methods = new HashSet<>();
+        rules.forEach(rule -> methods.addAll(rule.resourceMethods()));
+        return methods;
+    }
+
+    /**
+     * The handler mappings in {@code DispatcherServlet}'s order, and the request mappings of the annotated handlers
+     * that screen a request before they are asked ({@code screened} false: every request is looked up).
+     */
+    private record Lookup(List<HandlerMapping> mappings, List<RequestMappingInfo> annotated, boolean screened) {
+
+        static Lookup of(List<HandlerMapping> mappings, Set<Method> annotatedMethods) {
+            List<RequestMappingInfo> annotated = new ArrayList<>();
+            boolean screened = true;
+            for (HandlerMapping mapping : mappings) {
+                if (mapping instanceof AbstractHandlerMethodMapping<?> methods) {
+                    for (Map.Entry<?, HandlerMethod> entry : methods.getHandlerMethods().entrySet()) {
+                        HandlerMethod handler = entry.getValue();
+                        if (annotatedMethods.contains(
+                                AnnotationRules.routedMethod(handler.getBeanType(), handler.getMethod()))) {
+                            if (entry.getKey() instanceof RequestMappingInfo info
+                                    && info.getPathPatternsCondition() != null) {
+                                annotated.add(info);
+                            } else {
+                                screened = false;
+                            }
+                        }
+                    }
+                }
+            }
+            return new Lookup(List.copyOf(mappings), List.copyOf(annotated), screened);
+        }
+
+        /** Whether an annotated handler's mapping matches {@code request}, its path parsed and cached in it. */
+        boolean mayServeAnnotated(HttpServletRequest request) {
+            if (!screened) {
+                return true;
+            }
+            for (RequestMappingInfo info : annotated) {
+                if (info.getMatchingCondition(request) != null) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /**

@@ -1,0 +1,75 @@
+package dev.sluice.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.spring.boot.testapp.LimitedApplication;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
+
+/**
+ * The filter asks Spring MVC's handler mappings for the route of a request only when a {@code @RateLimited} handler
+ * can serve it: a handler mapping first in order counts the lookups of each path (and serves none), in the tests'
+ * application on an embedded Tomcat, over real HTTP.
+ */
+@SpringBootTest(classes = {LimitedApplication.class, AnnotatedRouteLookupTest.Counting.class},
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class AnnotatedRouteLookupTest {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    CountingMapping lookups;
+
+    @Test
+    void requestNoAnnotatedHandlerServes_isLookedUpOnceLessThanAnAnnotatedHandlersRequest() {
+        assertThat(new Http(port).get("/api/hello", "203.0.113.200").statusCode()).isEqualTo(200);
+        assertThat(new Http(port).get("/api/annotated", "203.0.113.200").statusCode()).isEqualTo(200);
+
+        assertThat(lookups.of("/api/annotated")).as("the filter's and the dispatcher's")
+                .isEqualTo(lookups.of("/api/hello") + 1);
+    }
+
+    @TestConfiguration(proxyBeanMethods = false)
+    static class Counting {
+
+        @Bean
+        CountingMapping countingMapping() {
+            return new CountingMapping();
+        }
+    }
+
+    /** Counts the lookups of each request path, first of the handler mappings, and finds no handler. */
+    static final class CountingMapping implements HandlerMapping, Ordered {
+
+        private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+
+        @Override
+        public @Nullable HandlerExecutionChain getHandler(HttpServletRequest request) {
+            counts.computeIfAbsent(request.getRequestURI(), uri -> new AtomicInteger()).incrementAndGet();
+            return null;
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
+        }
+
+        int of(String path) {
+            AtomicInteger count = counts.get(path);
+            return count == null ? 0 : count.get();
+        }
+    }
+}
