@@ -1,8 +1,9 @@
 /**
  * For Sluice's own modules, no compatibility promise: the nanosecond arithmetic and duration text every module shares
- * ({@link dev.sluice.internal.Durations}, {@link dev.sluice.internal.DurationText}) and the JSON string escaping of
- * the HTTP contract ({@link dev.sluice.internal.Json}). Applications do not import this package; it may change in
- * any release. Nothing here is null unless annotated {@code @Nullable}.
+ * ({@link dev.sluice.internal.Durations}, {@link dev.sluice.internal.DurationText}), the keyed hash of counter keys
+ * ({@link dev.sluice.internal.SipHash}) and the JSON string escaping of the HTTP contract
+ * ({@link dev.sluice.internal.Json}). Applications do not import this package; it may change in any release. Nothing
+ * here is null unless annotated {@code @Nullable}.
  */
 @NullMarked
 package dev.sluice.internal;
