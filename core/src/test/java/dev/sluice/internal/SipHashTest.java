@@ -1,4 +1,4 @@
-package dev.sluice.hazelcast.internal.cluster;
+package dev.sluice.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
