@@ -8,8 +8,13 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.store.Counted;
+import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class NonQueueingStoreTest {
@@ -68,5 +73,29 @@ class NonQueueingStoreTest {
         store.reset("k");
 
         assertThat(local.peek("k", FIXED, 0).remaining()).isEqualTo(2);
+    }
+
+    /**
+     * A method of the store interface it does not declare would run the interface's default, which throws or blocks,
+     * instead of the underlying store's.
+     */
+    @Test
+    void everyStoreMethod_isDeclared() {
+        List<String> missing = Arrays.stream(CounterStore.class.getMethods())
+                .filter(method -> !Modifier.isStatic(method.getModifiers()))
+                .filter(method -> !declares(method))
+                .map(Method::getName)
+                .toList();
+
+        assertThat(missing).isEmpty();
+    }
+
+    private static boolean declares(Method method) {
+        try {
+            NonQueueingStore.class.getDeclaredMethod(method.getName(), method.getParameterTypes());
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
     }
 }
