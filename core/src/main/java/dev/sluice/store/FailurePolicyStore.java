@@ -294,12 +294,21 @@ public final class FailurePolicyStore implements CounterStore {
 
     @Override
     public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        @Nullable CompletableFuture<Decision> answer = startRemote(key,
-                () -> remote.applyAsync(key, policy, cost, maxDelayNanos));
+        return remoteOr(key, () -> remote.applyAsync(key, policy, cost, maxDelayNanos),
+                () -> decideWithout(key, policy, cost, maxDelayNanos));
+    }
+
+    /**
+     * The remote store's answer to {@code call} within the timeout, without blocking the caller; when it is not
+     * started, fails or is late, {@code otherwise}.
+     */
+    private CompletionStage<Decision> remoteOr(String key, Supplier<CompletionStage<Decision>> call,
+                                               Supplier<Decision> otherwise) {
+        @Nullable CompletableFuture<Decision> answer = startRemote(key, call);
         if (answer == null) {
-            return CompletableFuture.completedFuture(decideWithout(key, policy, cost, maxDelayNanos));
+            return CompletableFuture.completedFuture(otherwise.get());
         }
-        return bounded(key, answer, Function.identity(), () -> decideWithout(key, policy, cost, maxDelayNanos));
+        return bounded(key, answer, Function.identity(), otherwise);
     }
 
     /**
@@ -487,12 +496,27 @@ public final class FailurePolicyStore implements CounterStore {
                 : byFailureRule(policy, 1, () -> fallback().record(key, policy, cost, ageNanos));
     }
 
+    /** Records as {@link #record} does, without blocking the caller. */
+    @Override
+    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        policy.algorithm().checkRecord(cost, ageNanos);
+        return remoteOr(key, () -> remote.recordAsync(key, policy, cost, ageNanos),
+                () -> byFailureRule(policy, 1, () -> fallback().record(key, policy, cost, ageNanos)));
+    }
+
     /** Reserves on the remote store within the timeout; on failure the failure rule decides, as for {@link #apply}. */
     @Override
     public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
         @Nullable Decision decided = withinTimeout(key, () -> remote.reserveAsync(key, policy, cost, maxWaitNanos));
         return decided != null ? decided
                 : byFailureRule(policy, cost, () -> fallback().reserve(key, policy, cost, maxWaitNanos));
+    }
+
+    /** Reserves as {@link #reserve} does, without blocking the caller. */
+    @Override
+    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        return remoteOr(key, () -> remote.reserveAsync(key, policy, cost, maxWaitNanos),
+                () -> byFailureRule(policy, cost, () -> fallback().reserve(key, policy, cost, maxWaitNanos)));
     }
 
     /**
@@ -520,6 +544,13 @@ public final class FailurePolicyStore implements CounterStore {
             return peeked;
         }
         return byFailureRule(policy, cost, () -> fallback().peek(key, policy, cost));
+    }
+
+    /** Peeks as {@link #peek} does, without blocking the caller. */
+    @Override
+    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
+        return remoteOr(key, () -> remote.peekAsync(key, policy, cost),
+                () -> byFailureRule(policy, cost, () -> fallback().peek(key, policy, cost)));
     }
 
     /** Closes the remote store and the fallback. */

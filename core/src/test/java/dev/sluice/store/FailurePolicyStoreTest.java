@@ -10,6 +10,7 @@ import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -57,6 +58,23 @@ class FailurePolicyStoreTest {
         assertThat(store.applyAsync("k", POLICY, 1, 0).toCompletableFuture().join().storeUnavailable()).isTrue();
 
         assertThat(remote.cancelRequests).hasValue(1);
+    }
+
+    @Test
+    void peekRecordAndReserveAsync_remoteSlow_answerWithoutBlockingTheCaller() {
+        UnresponsiveStore remote = new UnresponsiveStore();
+        FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMinutes(1));
+        Policy stepped = Policy.of(Algorithm.STEPPED_SLIDING_WINDOW, Limit.of(3, Duration.ofMinutes(1)));
+        Decision answer = new LocalCounterStore(time, 100).peek("k", stepped, 0);
+
+        List<CompletableFuture<Decision>> pending = List.of(
+                store.peekAsync("k", stepped, 0).toCompletableFuture(),
+                store.recordAsync("k", stepped, 1, 0).toCompletableFuture(),
+                store.reserveAsync("k", stepped, 1, 0).toCompletableFuture());
+
+        assertThat(pending).noneMatch(CompletableFuture::isDone);
+        remote.calls.forEach(call -> call.complete(answer));
+        assertThat(pending).allMatch(call -> call.join().equals(answer));
     }
 
     @Test

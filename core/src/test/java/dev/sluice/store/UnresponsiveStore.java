@@ -37,6 +37,16 @@ public final class UnresponsiveStore implements CounterStore {
         return call();
     }
 
+    @Override
+    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        return call();
+    }
+
+    @Override
+    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        return call();
+    }
+
     private CompletableFuture<Decision> call() {
         CompletableFuture<Decision> call = new CompletableFuture<>() {
             @Override

@@ -13,7 +13,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * A store that offers queueing algorithms no delay: a JAX-RS filter cannot suspend the request to wait for a
  * leaky-bucket slot, so a request whose slot is in the future is rejected (its wait as retry-after) instead of
- * taking the slot and being held. The underlying store is closed by whoever opened it.
+ * taking the slot and being held; a reservation of a slot is likewise offered only the slot now. Every other
+ * operation goes to the underlying store as it is. The underlying store is closed by whoever opened it.
  */
 final class NonQueueingStore implements CounterStore {
 
@@ -62,6 +63,32 @@ final class NonQueueingStore implements CounterStore {
     }
 
     @Override
+    public Decision record(String key, Policy policy, long cost, long ageNanos) {
+        return delegate.record(key, policy, cost, ageNanos);
+    }
+
+    @Override
+    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+        return delegate.recordAsync(key, policy, cost, ageNanos);
+    }
+
+    /** Reserves only a slot that is free now: its caller cannot be held until a later one. */
+    @Override
+    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
+        return delegate.reserve(key, policy, cost, 0);
+    }
+
+    @Override
+    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+        return delegate.reserveAsync(key, policy, cost, 0);
+    }
+
+    @Override
+    public void reset(String key) {
+        delegate.reset(key);
+    }
+
+    @Override
     public Decision peek(String key, Policy policy, long cost) {
         return delegate.peek(key, policy, cost);
     }
@@ -76,12 +103,13 @@ final class NonQueueingStore implements CounterStore {
         return delegate;
     }
 
-    /** The health of the store it wraps. */
+    /** The shared entries of the store it wraps. */
     @Override
     public SharedEntries sharedEntries(String name) {
         return delegate.sharedEntries(name);
     }
 
+    /** The health of the store it wraps. */
     @Override
     public StoreHealth health() {
         return delegate.health();
