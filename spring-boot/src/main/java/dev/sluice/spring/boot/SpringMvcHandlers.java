@@ -137,7 +137,7 @@ final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
 
     private Set<Method> annotatedMethods() {
         Set<Method> methods = new HashSet<>();
-        rules.forEach(rule -> methods.addAll(rule.resourceMethods()));
+        rules.forEach(rule -> methods.addAll(rule.match().resourceMethods()));
         return methods;
     }
 
