@@ -6,6 +6,7 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
 import dev.sluice.internal.state.Transition;
+import java.util.Iterator;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -52,7 +53,7 @@ public final class LocalCounterStore implements CounterStore {
     private static final long FULL_WARN_INTERVAL_NANOS = 60 * SWEEP_INTERVAL_NANOS;
     private static final System.Logger LOG = System.getLogger(LocalCounterStore.class.getName());
 
-    private final HashedCounters counters;
+    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Holders> permits = new ConcurrentHashMap<>();
     private final AtomicLong permitIds = new AtomicLong();
     /** Names this store's permits apart from another store's, in their ids. */
@@ -79,11 +80,6 @@ public final class LocalCounterStore implements CounterStore {
 
     /** As {@link #LocalCounterStore(TimeSource, long)}, with expired keys swept on {@code sweeper}. */
     public LocalCounterStore(TimeSource time, long maxKeys, Executor sweeper) {
-        this(time, maxKeys, sweeper, new HashedCounters());
-    }
-
-    /** As {@link #LocalCounterStore(TimeSource, long, Executor)}, holding the counters in {@code counters}. */
-    LocalCounterStore(TimeSource time, long maxKeys, Executor sweeper, HashedCounters counters) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be at least 1, got " + maxKeys);
         }
@@ -92,7 +88,6 @@ public final class LocalCounterStore implements CounterStore {
         this.sweeper = sweeper;
         this.nextSweepAt = new AtomicLong(time.nanos() + SWEEP_INTERVAL_NANOS);
         this.overrides = LimitOverrides.inMemory(time);
-        this.counters = counters;
     }
 
     @Override
@@ -257,32 +252,15 @@ public final class LocalCounterStore implements CounterStore {
                 .storeUnavailable().build();
     }
 
-    /**
-     * The refusal of a key whose hash slot holds another key's live counter (at most n / 2^64 of new keys at n held),
-     * as a full store refuses, logged (without the key).
-     */
-    private Decision slotTaken(Decision decided) {
-        warn("Sluice's local store found a key's 64-bit hash slot holding another key's live counter (a collision;"
-                + " expected about once in 2^64 / maxKeys new keys): the key is refused as the limiter being"
-                + " unavailable (503) until that counter expires (said at most once a minute)");
-        return Decision.rejected(decided.limit(), decided.limitName(), FULL_RETRY_NANOS).resetIn(FULL_RETRY_NANOS)
-                .storeUnavailable().build();
-    }
-
     /** Says, at most once a minute, that the store holds {@code what} for as many keys as it may. */
     private void warnFull(String what) {
-        warn("Sluice's local store holds " + what + " for " + maxKeys + " keys,"
-                + " its most (maxKeys): another key is refused as the limiter being unavailable (503) until some"
-                + " expire or end; raise max-keys if these are real clients (said at most once a minute)");
-    }
-
-    /** Logs {@code message} unless a refusal was logged less than a minute ago. */
-    private void warn(String message) {
         long wall = System.nanoTime();
         long next = nextFullWarning.get();
         if ((next == Long.MIN_VALUE || wall - next >= 0)
                 && nextFullWarning.compareAndSet(next, wall + FULL_WARN_INTERVAL_NANOS)) {
-            LOG.log(System.Logger.Level.WARNING, message);
+            LOG.log(System.Logger.Level.WARNING, "Sluice's local store holds " + what + " for " + maxKeys + " keys,"
+                    + " its most (maxKeys): another key is refused as the limiter being unavailable (503) until some"
+                    + " expire or end; raise max-keys if these are real clients (said at most once a minute)");
         }
     }
 
@@ -312,7 +290,7 @@ public final class LocalCounterStore implements CounterStore {
 
     @Override
     public void reset(String key) {
-        counters.remove(counters.slotOf(key));
+        entries.remove(key);
         permits.remove(key);
     }
 
@@ -336,23 +314,19 @@ public final class LocalCounterStore implements CounterStore {
     /** {@link #decide(String, Step)} at {@code now}. */
     private Decision decide(String key, long now, Step step) {
         scheduleSweep(now);
-        HashedCounters.Slot slot = counters.slotOf(key);
         while (true) {
-            long @Nullable [] entry = counters.get(slot);
-            Transition transition = step.on(HashedCounters.liveState(entry, slot, now), now);
+            @Nullable Entry entry = entries.get(key);
+            long @Nullable [][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
+            Transition transition = step.on(state, now);
             if (!transition.changed()) {
                 return transition.decision();
             }
-            if (HashedCounters.takenByAnother(entry, slot, now)) {
-                return slotTaken(transition.decision());
-            }
             // A debt can make the idle time near Long.MAX_VALUE: wrapped, the sum would read as expired.
-            long[] next = HashedCounters.entry(slot, transition.state(),
-                    Durations.saturatedAdd(now, transition.idleAfterNanos()));
-            if (entry == null && counters.size() >= maxKeys && !counters.makeRoom(now, EXPIRED_SAMPLE, maxKeys)) {
+            Entry next = new Entry(transition.state(), Durations.saturatedAdd(now, transition.idleAfterNanos()));
+            if (entry == null && entries.size() >= maxKeys && !makeRoom(now)) {
                 return noRoomFor(transition.decision());
             }
-            if (entry == null ? counters.putIfAbsent(slot, next) : counters.replace(slot, entry, next)) {
+            if (entry == null ? entries.putIfAbsent(key, next) == null : entries.replace(key, entry, next)) {
                 return transition.decision();
             }
             // Another thread changed the key since we read it: decide again on its state.
@@ -362,20 +336,20 @@ public final class LocalCounterStore implements CounterStore {
     @Override
     public Decision peek(String key, Policy policy, long cost) {
         long now = time.nanos();
-        HashedCounters.Slot slot = counters.slotOf(key);
-        long @Nullable [][] state = HashedCounters.liveState(counters.get(slot), slot, now);
+        @Nullable Entry entry = entries.get(key);
+        long @Nullable [][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
         return policy.apply(state, now, cost, Long.MAX_VALUE).decision();
     }
 
     /** The number of keys held, including expired ones not yet swept. */
     public long size() {
-        return counters.size();
+        return entries.mappingCount();
     }
 
     /** Removes every expired key now, on the calling thread. */
     public void cleanUp() {
         long now = time.nanos();
-        counters.removeExpired(now);
+        entries.values().removeIf(entry -> entry.expiresAt <= now);
         for (String key : permits.keySet()) {
             permits.computeIfPresent(key, (k, held) -> held.dropExpired(now));
         }
@@ -390,7 +364,7 @@ public final class LocalCounterStore implements CounterStore {
 
     @Override
     public void close() {
-        counters.clear();
+        entries.clear();
         permits.clear();
     }
 
@@ -405,6 +379,31 @@ public final class LocalCounterStore implements CounterStore {
                     sweeping.set(false);
                 }
             });
+        }
+    }
+
+    /**
+     * Removes the expired entries of a small sample of the map (any live one is a counter that still restricts its
+     * key, which is never forgotten to make room); whether there is room for a key now.
+     */
+    private boolean makeRoom(long now) {
+        Iterator<Entry> sample = entries.values().iterator();
+        for (int i = 0; i < EXPIRED_SAMPLE && sample.hasNext() && entries.size() >= maxKeys; i++) {
+            if (sample.next().expiresAt <= now) {
+                sample.remove();
+            }
+        }
+        return entries.size() < maxKeys;
+    }
+
+    /** A key's state and the time it is back to full capacity. Immutable. */
+    private static final class Entry {
+        final long @Nullable [][] state;
+        final long expiresAt;
+
+        Entry(long @Nullable [][] state, long expiresAt) {
+            this.state = state;
+            this.expiresAt = expiresAt;
         }
     }
 

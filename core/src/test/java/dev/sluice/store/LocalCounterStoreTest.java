@@ -3,13 +3,10 @@ package dev.sluice.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
-import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -89,59 +86,5 @@ class LocalCounterStoreTest extends CounterStoreContract {
         time.advance(Duration.ofSeconds(10));
         store.apply("b", TOKEN_BUCKET, 1, 0);
         assertThat(store.size()).isEqualTo(1);
-    }
-
-    @Test
-    void apply_keysSharingAHashSlot_neverShareACounter_theLaterIsRefusedWhileTheEarlierLives() {
-        HashedCounters twoSlots = new HashedCounters(1);
-        LocalCounterStore shared = new LocalCounterStore(time, 10_000, Runnable::run, twoSlots);
-        String first = "first";
-        String second = sharingASlotWith(twoSlots, first);
-        Policy onePerMinute = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1, Duration.ofMinutes(1)));
-
-        assertThat(shared.apply(first, onePerMinute, 1, 0).allowed()).isTrue();
-        Decision refused = shared.apply(second, onePerMinute, 1, 0);
-        shared.reset(second);
-
-        assertThat(refused.allowed()).isFalse();
-        assertThat(refused.storeUnavailable()).as("refused as unavailable, not limited by the other's count").isTrue();
-        Decision firstAgain = shared.apply(first, onePerMinute, 1, 0);
-        assertThat(firstAgain.allowed()).as("its own count, which the other key neither took nor reset").isFalse();
-        assertThat(firstAgain.storeUnavailable()).isFalse();
-
-        time.advance(Duration.ofMinutes(1));
-        assertThat(shared.apply(second, onePerMinute, 1, 0).allowed()).as("the slot is free once expired").isTrue();
-        assertThat(shared.apply(second, onePerMinute, 1, 0).storeUnavailable()).as("its own count now").isFalse();
-    }
-
-    @Test
-    void apply_manyKeysInFewSlots_refusesExactlyThoseWhoseSlotALiveKeyHolds() {
-        HashedCounters fewSlots = new HashedCounters(12);
-        LocalCounterStore crowded = new LocalCounterStore(time, 10_000, Runnable::run, fewSlots);
-        Set<Long> taken = new HashSet<>();
-        for (int i = 0; i < 1_000; i++) {
-            String key = "client-" + i;
-            boolean slotFree = taken.add(fewSlots.slotOf(key).slot());
-
-            Decision decision = crowded.apply(key, TOKEN_BUCKET, 1, 0);
-
-            assertThat(decision.allowed()).as("key %d", i).isEqualTo(slotFree);
-            assertThat(decision.storeUnavailable()).as("key %d", i).isEqualTo(!slotFree);
-            if (slotFree) {
-                assertThat(crowded.peek(key, TOKEN_BUCKET, 0).remaining()).as("key %d counts alone", i).isEqualTo(9);
-            }
-        }
-        assertThat(crowded.size()).isEqualTo(taken.size());
-    }
-
-    /** A key whose slot in {@code counters} is {@code key}'s. */
-    private static String sharingASlotWith(HashedCounters counters, String key) {
-        Long slot = counters.slotOf(key).slot();
-        for (int i = 0; ; i++) {
-            String other = "other-" + i;
-            if (counters.slotOf(other).slot().equals(slot)) {
-                return other;
-            }
-        }
     }
 }

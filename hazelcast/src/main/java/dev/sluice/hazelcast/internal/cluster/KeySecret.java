@@ -1,6 +1,5 @@
 package dev.sluice.hazelcast.internal.cluster;
 
-import dev.sluice.internal.SipHash;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;

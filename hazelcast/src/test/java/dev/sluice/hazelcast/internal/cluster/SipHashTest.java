@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.hazelcast.internal.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,15 +1,14 @@
-package dev.sluice.internal;
+package dev.sluice.hazelcast.internal.cluster;
 
 /*
  * SipHash-2-4 with its 128-bit output (Aumasson and Bernstein; the reference is github.com/veorq/SipHash), over the
  * UTF-16LE bytes of a string: each 64-bit word is four chars read straight from the string, so hashing a key copies
  * nothing and costs two rounds per four chars plus eight to finish. A keyed pseudo-random function: without the
- * 128-bit key no one can compute it, nor tell which text a hash is of, which keeps a counter key out of the maps, nor
- * choose texts whose hashes collide.
+ * 128-bit key no one can compute it, nor tell which text a hash is of, which keeps a counter key out of the maps.
  */
 
-/** SipHash-2-4, 128-bit output, of a string's UTF-16LE bytes. Stateless and thread-safe (a state per hash). */
-public final class SipHash {
+/** SipHash-2-4, 128-bit output, of a string's UTF-16LE bytes. Not thread-safe: one per hash. */
+final class SipHash {
 
     private long v0;
     private long v1;
@@ -27,7 +26,7 @@ public final class SipHash {
      * The hash of {@code text} under the key {@code (k0, k1)} (the key's 16 bytes read as two little-endian longs):
      * the 16 output bytes as two little-endian longs, first then second.
      */
-    public static long[] hash128(long k0, long k1, String text) {
+    static long[] hash128(long k0, long k1, String text) {
         SipHash state = new SipHash(k0, k1);
         int length = text.length();
         int whole = length & ~3;
