@@ -12,6 +12,7 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.hazelcast.MemberOptions;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
 import java.io.IOException;
@@ -132,7 +133,8 @@ final class BenchmarkCluster implements AutoCloseable {
     /** Whether {@code store} names its reservations, so settles them by id: once the members read wire version 8. */
     static boolean settlesById(HazelcastCounterStore store) {
         Policy probe = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000, Duration.ofMinutes(1))).inUnit("tokens");
-        Counted reserved = store.estimateAsync("benchmark-probe", probe, 1, 0).toCompletableFuture().join();
+        Counted reserved = store.executeAsync("benchmark-probe", Command.estimate(probe, 1,
+                0)).toCompletableFuture().join();
         reserved.giveBack().toCompletableFuture().join();
         return reserved.reservation().isPresent();
     }

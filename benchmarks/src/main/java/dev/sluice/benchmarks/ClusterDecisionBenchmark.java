@@ -8,6 +8,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.CompareAndSetCounterStore;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.hazelcast.StoreOptions;
+import dev.sluice.store.Command;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.RejectionCachingStore;
 import io.github.bucket4j.Bucket;
@@ -146,32 +147,34 @@ public class ClusterDecisionBenchmark {
 
     @Benchmark
     public boolean sluice(Keys.Cursor cursor) {
-        return sluice.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+        return sluice.execute(keys[cursor.next(keys.length)], Command.decide(policy, 1, Long.MAX_VALUE)).allowed();
     }
 
     @Benchmark
     public boolean sluiceUnbatched(Keys.Cursor cursor) {
-        return sluiceUnbatched.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+        return sluiceUnbatched.execute(keys[cursor.next(keys.length)], Command.decide(policy, 1,
+                Long.MAX_VALUE)).allowed();
     }
 
     @Benchmark
     public boolean sluiceSynced(Keys.Cursor cursor) {
-        return sluiceSynced.apply(keys[cursor.next(keys.length)], syncedPolicy, 1, 0).allowed();
+        return sluiceSynced.execute(keys[cursor.next(keys.length)], Command.decide(syncedPolicy, 1, 0)).allowed();
     }
 
     @Benchmark
     public boolean sluiceRejectionCache(Keys.Cursor cursor) {
-        return sluiceRejectionCache.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+        return sluiceRejectionCache.execute(keys[cursor.next(keys.length)], Command.decide(policy, 1,
+                Long.MAX_VALUE)).allowed();
     }
 
     @Benchmark
     public boolean sluiceLeased(Keys.Cursor cursor) {
-        return sluiceLeased.apply(keys[cursor.next(keys.length)], leasedPolicy, 1, 0).allowed();
+        return sluiceLeased.execute(keys[cursor.next(keys.length)], Command.decide(leasedPolicy, 1, 0)).allowed();
     }
 
     @Benchmark
     public boolean local(Keys.Cursor cursor) {
-        return local.apply(keys[cursor.next(keys.length)], policy, 1, 0).allowed();
+        return local.execute(keys[cursor.next(keys.length)], Command.decide(policy, 1, 0)).allowed();
     }
 
     /** Up to {@link #maxSlice} tokens per node unsynchronized for up to 10 ms, as Sluice's leased slices. */
@@ -200,7 +203,8 @@ public class ClusterDecisionBenchmark {
 
     @Benchmark
     public boolean sluiceCompareAndSet(Keys.Cursor cursor) {
-        return sluiceCompareAndSet.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+        return sluiceCompareAndSet.execute(keys[cursor.next(keys.length)], Command.decide(policy, 1,
+                Long.MAX_VALUE)).allowed();
     }
 
     @Benchmark

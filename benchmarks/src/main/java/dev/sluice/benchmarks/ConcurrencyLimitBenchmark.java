@@ -10,6 +10,7 @@ import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -66,14 +67,15 @@ public class ConcurrencyLimitBenchmark {
 
     @Benchmark
     public boolean local(LocalStore local) {
-        Counted held = local.store.acquireAsync("k", PLENTY).toCompletableFuture().join();
+        Counted held = local.store.executeAsync("k", Command.acquire(PLENTY)).toCompletableFuture().join();
         held.giveBack();
         return held.decision().allowed();
     }
 
     @Benchmark
     public boolean localTwoRateDecisions(LocalStore local) {
-        return local.store.apply("r1", RATE, 1, 0).allowed() & local.store.apply("r2", RATE, 1, 0).allowed();
+        return local.store.execute("r1", Command.decide(RATE, 1, 0)).allowed() & local.store.execute("r2",
+                Command.decide(RATE, 1, 0)).allowed();
     }
 
     @Benchmark
@@ -96,7 +98,7 @@ public class ConcurrencyLimitBenchmark {
 
     @Benchmark
     public boolean cluster(TwoMembers cluster) {
-        Counted held = cluster.store.acquireAsync("k", PLENTY).toCompletableFuture().join();
+        Counted held = cluster.store.executeAsync("k", Command.acquire(PLENTY)).toCompletableFuture().join();
         held.giveBack().toCompletableFuture().join();
         return held.decision().allowed();
     }

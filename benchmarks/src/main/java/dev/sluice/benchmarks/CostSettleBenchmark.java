@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
@@ -87,7 +88,7 @@ public class CostSettleBenchmark {
 
     @Benchmark
     public boolean localOneDecision(LocalStore local, Tokens tokens, Walk walk) {
-        return local.store.apply(walk.key(), tokens.policy, ESTIMATE, 0).allowed();
+        return local.store.execute(walk.key(), Command.decide(tokens.policy, ESTIMATE, 0)).allowed();
     }
 
     @Benchmark
@@ -97,13 +98,14 @@ public class CostSettleBenchmark {
 
     /** A reservation of {@value #ESTIMATE} tokens and its settle, both awaited; what remains after. */
     private static long reserveAndSettle(CounterStore store, Tokens tokens, Walk walk) {
-        Counted reserved = store.estimateAsync(walk.key(), tokens.policy, ESTIMATE, 0).toCompletableFuture().join();
+        Counted reserved = store.executeAsync(walk.key(), Command.estimate(tokens.policy, ESTIMATE,
+                0)).toCompletableFuture().join();
         return reserved.settle(walk.actual()).toCompletableFuture().join().remaining();
     }
 
     @Benchmark
     public boolean clusterOneDecision(TwoMembers cluster, Tokens tokens, Walk walk) {
-        return cluster.store.apply(walk.key(), tokens.policy, ESTIMATE, 0).allowed();
+        return cluster.store.execute(walk.key(), Command.decide(tokens.policy, ESTIMATE, 0)).allowed();
     }
 
     @Benchmark

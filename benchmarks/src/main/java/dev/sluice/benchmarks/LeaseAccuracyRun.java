@@ -8,6 +8,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.hazelcast.StoreOptions;
 import dev.sluice.internal.state.Transition;
+import dev.sluice.store.Command;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.distributed.proxy.optimization.DelayParameters;
@@ -65,7 +66,7 @@ public final class LeaseAccuracyRun {
                             member, StoreOptions.builder().mapName("accuracy-" + algorithm + "-" + leasing)
                                     .leasing(leasing).build())).toList();
                     Run run = run(stores.size(), seconds,
-                            node -> () -> stores.get(node).apply("hot", policy, 1, 0).allowed());
+                            node -> () -> stores.get(node).execute("hot", Command.decide(policy, 1, 0)).allowed());
                     stores.forEach(HazelcastCounterStore::close);
                     report("Sluice " + (leasing ? "leased " : "unleased ") + algorithm, run,
                             exact(Policy.of(algorithm, limit), run.times));

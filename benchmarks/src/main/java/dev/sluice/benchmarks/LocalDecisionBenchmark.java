@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +52,6 @@ public class LocalDecisionBenchmark {
 
     @Benchmark
     public Decision decide(Keys.Cursor cursor) {
-        return store.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE);
+        return store.execute(keys[cursor.next(keys.length)], Command.decide(policy, 1, Long.MAX_VALUE));
     }
 }

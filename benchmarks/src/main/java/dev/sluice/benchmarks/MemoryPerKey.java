@@ -6,6 +6,7 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.hazelcast.StoreOptions;
+import dev.sluice.store.Command;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -35,7 +36,7 @@ public final class MemoryPerKey {
             long before = usedAfterGc();
             LocalCounterStore store = new LocalCounterStore(TimeSource.system(), keys + 1L);
             for (int i = 0; i < keys; i++) {
-                store.apply(key(i), policy, 1, Long.MAX_VALUE);
+                store.execute(key(i), Command.decide(policy, 1, Long.MAX_VALUE));
             }
             long after = usedAfterGc();
             System.out.printf(Locale.ROOT, "local %-24s %,d keys held: %.1f bytes per key%n", algorithm,
@@ -57,7 +58,7 @@ public final class MemoryPerKey {
                      .maxSyncedKeys(keys + 1).syncInterval(StoreOptions.MAX_SYNC_INTERVAL).build())) {
             long before = usedAfterGc();
             for (int i = 0; i < keys; i++) {
-                store.apply(key(i), policy, 1, Long.MAX_VALUE);
+                store.execute(key(i), Command.decide(policy, 1, Long.MAX_VALUE));
             }
             long views = usedAfterGc();
             // Closing sends every hit waiting and keeps the views; the member keeps the shards.
@@ -78,7 +79,7 @@ public final class MemoryPerKey {
             Semaphore inFlight = new Semaphore(256);
             for (int i = 0; i < keys; i++) {
                 inFlight.acquire();
-                store.applyAsync(key(i), policy, 1, Long.MAX_VALUE)
+                store.executeAsync(key(i), Command.decide(policy, 1, Long.MAX_VALUE))
                         .whenComplete((decision, error) -> inFlight.release());
             }
             inFlight.acquire(256);

@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
 import java.util.Locale;
@@ -46,7 +47,7 @@ public final class QuickDecisionLoop {
         long granted = 0;
         long start = System.nanoTime();
         for (int i = 0; i < DECISIONS; i++) {
-            Decision decision = store.apply(keys[i % keys.length], policy, 1, Long.MAX_VALUE);
+            Decision decision = store.execute(keys[i % keys.length], Command.decide(policy, 1, Long.MAX_VALUE));
             if (decision.allowed()) {
                 granted++;
             }

@@ -7,6 +7,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.hazelcast.MemberOptions;
 import dev.sluice.hazelcast.StoreOptions;
+import dev.sluice.store.Command;
 import dev.sluice.store.LocalCounterStore;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -72,8 +73,8 @@ public final class SoakRun {
                     ThreadLocalRandom random = ThreadLocalRandom.current();
                     while (!stop.get()) {
                         String key = "soak|10.0." + random.nextInt(keys);
-                        hazelcast.apply(key, POLICY, 1, 0);
-                        local.apply(key, POLICY, 1, 0);
+                        hazelcast.execute(key, Command.decide(POLICY, 1, 0));
+                        local.execute(key, Command.decide(POLICY, 1, 0));
                         decisions.increment();
                     }
                 }, "soak-" + t);
@@ -111,8 +112,8 @@ public final class SoakRun {
             long idleStart = System.nanoTime();
             while (hazelcast.size() + local.size() > 2 && System.nanoTime() - idleStart < IDLE_LIMIT.toNanos()) {
                 Thread.sleep(1000);
-                hazelcast.apply("idle-probe", POLICY, 0, 0);
-                local.apply("idle-probe", POLICY, 0, 0);
+                hazelcast.execute("idle-probe", Command.decide(POLICY, 0, 0));
+                local.execute("idle-probe", Command.decide(POLICY, 0, 0));
                 long idle = Duration.ofNanos(System.nanoTime() - idleStart).toSeconds();
                 if (idle % 10 == 0) {
                     System.out.printf(Locale.ROOT, "  idle %3ds: hazelcast keys %,d, local keys %,d%n", idle,

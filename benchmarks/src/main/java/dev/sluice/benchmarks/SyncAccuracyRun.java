@@ -10,6 +10,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.hazelcast.StoreOptions;
 import dev.sluice.internal.state.Transition;
+import dev.sluice.store.Command;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
@@ -145,13 +146,15 @@ public final class SyncAccuracyRun {
         String map = "sync-accuracy-" + instances.size() + "-" + trace + "-" + algorithm;
         List<HazelcastCounterStore> stores = instances.stream().map(instance -> HazelcastCounterStore.using(
                 instance, StoreOptions.builder().mapName(map).syncInterval(interval).build())).toList();
-        Run run = run(instances.size(), seconds, trace, node -> key -> stores.get(node).apply(key, policy, 1, 0)
+        Run run = run(instances.size(), seconds, trace, node -> key -> stores.get(node).execute(key,
+                Command.decide(policy, 1, 0))
                 .allowed());
         // The automatic budget: 1 % of the limit over the other nodes the stores see (the client included).
         long budget = stores.get(0).syncBudget(policy);
         long roundTrip = stores.stream().mapToLong(store -> store.longestSyncRoundTrip().toNanos()).max().orElse(0);
         stores.forEach(HazelcastCounterStore::close);
-        long published = stores.stream().mapToLong(store -> store.health().syncOverAdmitted().values().stream()
+        long published = stores.stream().mapToLong(store -> store.services().health().syncOverAdmitted().values(
+                ).stream()
                 .mapToLong(Long::longValue).sum()).sum();
         long periods = Duration.ofSeconds(seconds).toNanos() / limit.period().toNanos() + 1;
         long bound = (instances.size() - 1) * budget * trace.keys() * periods;

@@ -4,6 +4,7 @@ import com.google.common.util.concurrent.RateLimiter;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.LocalCounterStore;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
@@ -65,7 +66,7 @@ public class TokenBucketPeersBenchmark {
 
     @Benchmark
     public boolean sluice(Keys.Cursor cursor) {
-        return sluice.apply(keys[cursor.next(keys.length)], policy, 1, Long.MAX_VALUE).allowed();
+        return sluice.execute(keys[cursor.next(keys.length)], Command.decide(policy, 1, Long.MAX_VALUE)).allowed();
     }
 
     @Benchmark

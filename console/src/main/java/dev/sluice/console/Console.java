@@ -36,11 +36,12 @@ import java.util.stream.Collectors;
 
 /**
  * One instance's part of the cluster-wide console: every {@linkplain Builder#interval interval} it publishes a
- * {@link InstanceSnapshot} of its {@link ConsoleRecorder} into the store's {@linkplain CounterStore#sharedEntries
- * shared entries} {@value #ENTRIES} (an entry that lives {@value #TTL_INTERVALS} intervals, so a stopped instance
- * leaves), and {@link #cluster()} sums every instance's snapshot and flags drift, beside the overrides in force (which
- * {@link #setOverride} and {@link #removeOverride} change for every instance). No central server: any instance
- * answers for all. Keys are masked in answers unless {@linkplain Builder#clearKeys clear keys} are on.
+ * {@link InstanceSnapshot} of its {@link ConsoleRecorder} into the store's {@linkplain
+ * dev.sluice.store.StoreServices#sharedEntries shared entries} {@value #ENTRIES} (an entry that lives {@value
+ * #TTL_INTERVALS} intervals, so a stopped instance leaves), and {@link #cluster()} sums every instance's snapshot and
+ * flags drift, beside the overrides in force (which {@link #setOverride} and {@link #removeOverride} change for every
+ * instance). No central server: any instance answers for all. Keys are masked in answers unless {@linkplain
+ * Builder#clearKeys clear keys} are on.
  *
  * <pre>{@code
  * ConsoleRecorder recorder = new ConsoleRecorder();   // the filter's or binding's metrics
@@ -87,7 +88,7 @@ public final class Console implements AutoCloseable {
     private Console(Builder builder) {
         this.instance = builder.instance;
         this.recorder = builder.recorder;
-        this.entries = builder.store.sharedEntries(ENTRIES);
+        this.entries = builder.store.services().sharedEntries(ENTRIES);
         this.rulesVersion = builder.rulesVersion;
         this.ruleSet = builder.ruleSet;
         this.overrides = new RuleOverrides(builder.ruleSet, builder.store);
@@ -348,7 +349,7 @@ public final class Console implements AutoCloseable {
         private Builder(CounterStore store, ConsoleRecorder recorder) {
             this.store = Objects.requireNonNull(store, "store");
             this.recorder = Objects.requireNonNull(recorder, "recorder");
-            this.health = store::health;
+            this.health = store.services()::health;
         }
 
         private static ReloadingRuleSet.Version noRules() {

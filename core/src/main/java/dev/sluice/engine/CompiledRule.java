@@ -16,6 +16,7 @@ import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.HostPattern;
 import dev.sluice.rules.match.IpAddresses;
 import dev.sluice.rules.match.PathPattern;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterKeys;
 import dev.sluice.store.CounterStore;
@@ -243,7 +244,7 @@ final class CompiledRule {
 
     /**
      * Reserves the request's {@code estimate} (from {@link #estimateOf}) in {@code store} under {@code key}, its tier's
-     * counter in the metered unit ({@link CounterStore#estimateAsync}, waited for); a grant also becomes a
+     * counter in the metered unit ({@link Command.Estimate}, waited for); a grant also becomes a
      * {@link Reservation}, added to {@code reservations} and told to {@code events}, through which the counting's
      * give-back and settle go, once. Only for a rule that {@link #meters()}.
      *
@@ -253,7 +254,8 @@ final class CompiledRule {
                      CounterStore store, PermitEvents events, List<Reservation> reservations) {
         Counter counter = tierCounter(Objects.requireNonNull(unitCounters, "meters()"), pattern, context);
         String counterKey = counter.prefix() + key;
-        Counted reserved = join(store.estimateAsync(counterKey, counter.policy(), estimate, maxDelayNanos), key);
+        Counted reserved = executed(store, counterKey, Command.estimate(counter.policy(), estimate,
+                maxDelayNanos), key);
         RuleDecision outcome = new RuleDecision(rule, key, counterKey, counter.policy(), reserved.decision());
         if (!reserved.decision().allowed() || reserved.decision().storeUnavailable()) {
             return new Counting(outcome, reserved);
@@ -270,8 +272,8 @@ final class CompiledRule {
 
     /**
      * Counts the request in {@code store} under {@code key} (from {@link #keyOf}), its tier's counter and the rule's
-     * cost, when {@code undoable} keeping how to take it back ({@link CounterStore#countAsync}, waited for; else
-     * {@link CounterStore#apply}, which a store may batch). Only for a rule that {@link #counts()}.
+     * cost, when {@code undoable} keeping how to take it back ({@link Command.Count}, waited for; else
+     * {@link Command.Decide}, which a store may batch). Only for a rule that {@link #counts()}.
      *
      * @param pattern the pattern that matched, for path variables; null when matched by resource method
      */
@@ -327,10 +329,12 @@ final class CompiledRule {
         String counterKey = counter.prefix() + key;
         Counted counted;
         if (undoable) {
-            counted = join(store.countAsync(counterKey, counter.policy(), rule.cost(), maxDelayNanos), key);
+            counted = executed(store, counterKey, Command.count(counter.policy(), rule.cost(),
+                    maxDelayNanos), key);
         } else {
             try {
-                counted = Counted.kept(store.apply(counterKey, counter.policy(), rule.cost(), maxDelayNanos));
+                counted = Counted.kept(store.execute(counterKey, Command.decide(counter.policy(), rule.cost(),
+                        maxDelayNanos)));
             } catch (RuntimeException e) {
                 // Adapters log what propagates, and a store may name the key it failed on: mask it there.
                 throw KeyMask.redacted(e, key);
@@ -351,7 +355,7 @@ final class CompiledRule {
      */
     Counting acquire(String key, CounterStore store, PermitEvents events) {
         String permitKey = permitPrefix + key;
-        return counting(key, permitKey, join(store.acquireAsync(permitKey, limit()), key), events);
+        return counting(key, permitKey, executed(store, permitKey, Command.acquire(limit()), key), events);
     }
 
     /**
@@ -428,6 +432,20 @@ final class CompiledRule {
         } catch (RuntimeException e) {
             throw KeyMask.redacted(e, key);
         }
+    }
+
+    /**
+     * {@code command} executed on {@code counterKey}, waited for; a failure, thrown from the call or completing it,
+     * thrown as {@link #join} throws it.
+     */
+    private static <T> T executed(CounterStore store, String counterKey, Command<T> command, String key) {
+        CompletionStage<T> call;
+        try {
+            call = store.executeAsync(counterKey, command);
+        } catch (RuntimeException e) {
+            throw KeyMask.redacted(e, key);
+        }
+        return join(call, key);
     }
 
     /** The counter of the request's tier among {@code counters}: the default one for a rule without tiers. */

@@ -3,6 +3,7 @@ package dev.sluice.engine;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LimitOverrides;
+import dev.sluice.store.StoreServices;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,7 +12,7 @@ import java.util.function.Supplier;
 /**
  * The overrides of a store's rules, checked against the rules in force: what an application, the servlet filter
  * ({@code RateLimitFilter.overrides()}) and a console set, list and remove. The overrides themselves live in the store
- * ({@link CounterStore#overrides()}), so every instance sharing it applies them, whatever adapter evaluates its rules;
+ * ({@link StoreServices#overrides}), so every instance sharing it applies them, whatever adapter evaluates its rules;
  * this only checks them against {@code rules} first ({@link RuleSet#check}).
  *
  * <pre>{@code
@@ -29,7 +30,7 @@ public final class RuleOverrides {
     /** The overrides of {@code store}, checked against the rules {@code rules} has in force at each call. */
     public RuleOverrides(Supplier<RuleSet> rules, CounterStore store) {
         this.rules = Objects.requireNonNull(rules, "rules");
-        this.overrides = store.overrides();
+        this.overrides = store.services().overrides();
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.PathIndex;
 import dev.sluice.rules.match.PathPattern;
 import dev.sluice.rules.match.RequestView;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
@@ -212,14 +213,14 @@ public final class RuleSet {
     }
 
     /**
-     * Matches {@code request} and counts it in {@code store}: one {@link CounterStore#countAsync} per matching rule (a
+     * Matches {@code request} and counts it in {@code store}: one {@link Command.Count} per matching rule (a
      * rule's limits are one policy, decided atomically), skipping rules whose key the request lacks (without a fallback
      * key) or that exempt the request. All or nothing across rules: when an enforcing rule rejects the request, every
      * rule that granted it, shadow rules included, takes it back ({@link Counted#giveBack()}), and its outcome is then
      * its state after that; so the verdict's retry is when every matched rule would grant the same request. A request
-     * only one rule counts is counted with {@link CounterStore#apply}, as it has nothing to take back; a store of
+     * only one rule counts is counted with {@link Command.Decide}, as it has nothing to take back; a store of
      * another library keeps the count ({@link Counted#kept}). See {@code docs/design/all-or-nothing.md}. A rule's
-     * concurrency limit takes a permit ({@link CounterStore#acquireAsync}) once every rate limit granted the request,
+     * concurrency limit takes a permit ({@link Command.Acquire}) once every rate limit granted the request,
      * so a request they reject holds none; a request a concurrency limit rejects is given back like any other; an
      * allowed request holds its permits until the adapter {@linkplain Evaluation#end releases} them. Nothing the
      * request contains makes it throw; the store's failures propagate, with the request's key {@linkplain KeyMask
@@ -294,7 +295,7 @@ public final class RuleSet {
             }
         }
         boolean rejected = false;
-        LimitOverrides overrides = store.overrides();
+        LimitOverrides overrides = store.services().overrides();
         LimitOverrides.Active active = overrides.active();
         // A request one rule alone counts has nothing to take back: counted as before, which a store may batch.
         boolean undoable = outcomes.size() + decisions(targets) > 1;

@@ -39,7 +39,7 @@ public record LimiterStatus(String component, String store, int membersSeen, int
      */
     public static LimiterStatus of(String component, CounterStore store, RuleSet rules, Duration reload,
                                    String rulesSource, HeaderStyle headers) {
-        StoreHealth health = store.health();
+        StoreHealth health = store.services().health();
         String policy = NONE;
         String timeout = NONE;
         if (store instanceof FailurePolicyStore guarded) {

@@ -8,6 +8,7 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
 import dev.sluice.rules.ActualCost;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
@@ -79,7 +80,7 @@ public final class RateLimiter {
         this.policy = policy;
         this.concurrency = concurrency;
         this.store = store;
-        this.overrides = store.overrides();
+        this.overrides = store.services().overrides();
         this.time = time;
         this.waiters = new PermitQueue(time, WaitScheduler.SHARED, PermitQueue.DEFAULT_RETRY);
     }
@@ -195,7 +196,8 @@ public final class RateLimiter {
         Counted rate = null;
         if (policy != null) {
             Counter counter = counter(key, policy, override);
-            rate = store.countAsync(counter.key(), counter.policy(), 1, Long.MAX_VALUE).toCompletableFuture().join();
+            rate = store.executeAsync(counter.key(), Command.count(counter.policy(), 1,
+                    Long.MAX_VALUE)).toCompletableFuture().join();
             if (!rate.decision().allowed()) {
                 return CompletableFuture.completedFuture(new Permit(rate.decision(), rate));
             }
@@ -250,7 +252,8 @@ public final class RateLimiter {
             return new Permit(decided, Counted.kept(decided), estimate, ActualCost.defaultMax(rates));
         }
         Counter counter = counter(key, rates, override);
-        Counted reserved = store.estimateAsync(counter.key(), counter.policy(), estimate, 0).toCompletableFuture()
+        Counted reserved = store.executeAsync(counter.key(), Command.estimate(counter.policy(), estimate,
+                0)).toCompletableFuture()
                 .join();
         return new Permit(reserved.decision(), reserved, estimate, ActualCost.defaultMax(counter.policy()));
     }
@@ -278,7 +281,7 @@ public final class RateLimiter {
             return override.get().decision(rates.capacity(), overrides.now());
         }
         Counter counter = counter(key, rates, override);
-        return store.apply(counter.key(), counter.policy(), cost, maxDelayNanos);
+        return store.execute(counter.key(), Command.decide(counter.policy(), cost, maxDelayNanos));
     }
 
     /** The override in force for {@code key}, if any: one volatile read while there are none. */
@@ -326,7 +329,7 @@ public final class RateLimiter {
 
     /** The key's state now (remaining permits, reset time), without counting anything. */
     public Decision peek(String key) {
-        return store.peek(key, policy(), 0);
+        return store.execute(key, Command.peek(policy(), 0));
     }
 
     /**
@@ -335,7 +338,7 @@ public final class RateLimiter {
      * another caller may take the permits first.
      */
     public Optional<Duration> timeToNextPermit(String key, long cost) {
-        Decision decision = store.peek(key, policy(), requirePositive(cost));
+        Decision decision = store.execute(key, Command.peek(policy(), requirePositive(cost)));
         if (!decision.canSucceed()) {
             return Optional.empty();
         }

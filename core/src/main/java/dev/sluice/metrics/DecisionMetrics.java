@@ -111,7 +111,7 @@ public interface DecisionMetrics extends PermitEvents {
 
     /**
      * Publishes the health of the adapter's store (read whenever the metrics are scraped, so it must be cheap and
-     * must not throw: {@link dev.sluice.store.CounterStore#health()} is both) until the returned handle is closed.
+     * must not throw: {@link dev.sluice.store.StoreServices#health} is both) until the returned handle is closed.
      * Called once when the adapter starts; the adapter closes the handle when it stops, so that a redeployed
      * application publishes its new store's health, and the old store is not kept alive by its meters. The default
      * publishes nothing.

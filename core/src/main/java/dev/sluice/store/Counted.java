@@ -10,12 +10,12 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * A store's decision on one request ({@link CounterStore#countAsync}), and how to take the request back when another
+ * A store's decision on one request ({@link Command.Count}), and how to take the request back when another
  * rule rejects it: so that a request rejected by one matched rule consumes nothing from the others; for a concurrency
- * permit ({@link CounterStore#acquireAsync}), how to release it, and the permit's id, by which any node sharing the
- * store releases it ({@link CounterStore#releaseAsync}); for a reservation ({@link CounterStore#estimateAsync}), how to
+ * permit ({@link Command.Acquire}), how to release it, and the permit's id, by which any node sharing the
+ * store releases it ({@link Command.Release}); for a reservation ({@link Command.Estimate}), how to
  * settle it at its actual cost ({@link #settle}), and its id, by which any node sharing the store settles it
- * ({@link CounterStore#settleAsync}). Immutable and thread-safe; {@link #giveBack()} is called at most once for a
+ * ({@link Command.Settle}). Immutable and thread-safe; {@link #giveBack()} is called at most once for a
  * count, and only for a granted decision; releasing a permit again does nothing; {@link #settle} is called at most
  * once, and only for a granted reservation that was not given back.
  *
@@ -57,7 +57,7 @@ public final class Counted {
 
     /**
      * A granted decision that {@code giveBack} takes back, answering a bare look at the key's state after it (what
-     * {@link CounterStore#peek peek} of cost 0 answers).
+     * {@link Command.Peek peek} of cost 0 answers).
      */
     public static Counted undoable(Decision decision, Supplier<CompletionStage<Decision>> giveBack) {
         return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), NO_ID, nothingToSettle(decision),
@@ -65,7 +65,7 @@ public final class Counted {
     }
 
     /**
-     * A granted concurrency permit: {@code release} releases it, as {@link CounterStore#releaseAsync} of its id does
+     * A granted concurrency permit: {@code release} releases it, as {@link Command.Release} of its id does
      * from any node sharing the store. The id is made by {@code id} when asked for (most permits are released by
      * {@link #giveBack()} and never need theirs), never empty.
      */
@@ -76,7 +76,7 @@ public final class Counted {
 
     /**
      * A granted reservation of an estimate: {@code giveBack} takes it back whole (another rule rejected the request),
-     * {@code settle} settles it at its actual cost, as {@link CounterStore#settleAsync} of its id does from any node
+     * {@code settle} settles it at its actual cost, as {@link Command.Settle} of its id does from any node
      * sharing the store. The id is made by {@code id} when asked for, never empty.
      */
     public static Counted reservation(Decision decision, Supplier<CompletionStage<Decision>> giveBack,
@@ -101,7 +101,7 @@ public final class Counted {
     }
 
     /**
-     * The id of a granted permit, which {@link CounterStore#releaseAsync} takes on any node sharing the store; empty
+     * The id of a granted permit, which {@link Command.Release} takes on any node sharing the store; empty
      * for a count, a rejection, and a permit a failure policy granted without a counter (nothing to release).
      */
     public Optional<String> permit() {
@@ -109,7 +109,7 @@ public final class Counted {
     }
 
     /**
-     * The id of a granted reservation, which {@link CounterStore#settleAsync} takes on any node sharing the store;
+     * The id of a granted reservation, which {@link Command.Settle} takes on any node sharing the store;
      * empty for anything else, a reservation a failure policy granted without a counter, and one of a store that
      * settles only where it counted.
      */

@@ -1,16 +1,14 @@
 package dev.sluice.store;
 
-import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
-import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Each call waits at most the timeout (default {@link #DEFAULT_TIMEOUT}), then its remote future is cancelled; at
  * most {@link #withMaxPending maxPending} remote calls are in flight, beyond which the failure rule decides at once
  * ({@link #shed()}). Failures are logged without keys (the first at once, then at most one line per interval) and
- * counted in {@link #health()}; a decision the allow or reject rule made is marked
+ * counted in its {@linkplain #services() health}; a decision the allow or reject rule made is marked
  * {@link Decision#storeUnavailable()}. Thread-safe. Design: {@code docs/design/failure-handling.md}.
  */
 public final class FailurePolicyStore implements CounterStore {
@@ -146,7 +144,7 @@ public final class FailurePolicyStore implements CounterStore {
      * {@code interval}; counters are not shared. The default is {@code WARNING} once a minute, to the logger named
      * after this class.
      *
-     * @param time the clock that spaces the lines and ages the {@linkplain #health() last minute's} counts
+     * @param time the clock that spaces the lines and ages the {@linkplain #services() health}'s last minute counts
      * @throws IllegalArgumentException if {@code interval} is not positive
      */
     public FailurePolicyStore withFailureLogging(System.Logger logger, System.Logger.Level level, Duration interval,
@@ -176,25 +174,16 @@ public final class FailurePolicyStore implements CounterStore {
     }
 
     /**
-     * The remote store's health (what it is, the members it sees) with this store's counts of the last minute: calls
-     * failed, timed out and shed, each decided by the failure rule.
+     * The remote store's services, its health (what it is, the members it sees) with this store's counts of the last
+     * minute: calls failed, timed out and shed, each decided by the failure rule.
      */
     @Override
-    public SharedEntries sharedEntries(String name) {
-        return remote.sharedEntries(name);
-    }
-
-    @Override
-    public StoreHealth health() {
-        long now = log.now();
-        return remote.health().withFailures(recentFailures.lastMinute(now), recentTimeouts.lastMinute(now),
-                recentShed.lastMinute(now));
-    }
-
-    /** The overrides of the store it wraps. */
-    @Override
-    public LimitOverrides overrides() {
-        return remote.overrides();
+    public StoreServices services() {
+        return remote.services().withHealth(health -> {
+            long now = log.now();
+            return health.withFailures(recentFailures.lastMinute(now), recentTimeouts.lastMinute(now),
+                    recentShed.lastMinute(now));
+        });
     }
 
     /** Grants every request the remote store fails to decide within {@code timeout}. */
@@ -241,33 +230,42 @@ public final class FailurePolicyStore implements CounterStore {
         return shed.sum();
     }
 
+    /**
+     * Executes {@code command} on the remote store within the timeout; when the store fails, is late or too many calls
+     * are in flight, the failure rule answers ({@link Command#withoutStore}, or the fallback store's answer, the ids of
+     * its permits and reservations prefixed {@code fallback:}), and a command only the store can do (settle or release
+     * by id) completes exceptionally saying what stays as it was: a caller may try again. A grant's give-back, release
+     * and settle are bounded by the timeout too: when they fail or are late, the failure is logged and counted like
+     * any other, and the count stays (fewer pass, never more; a permit returns at its maximum hold, an estimate stays
+     * counted). A remote permit granted after the timeout is released as it comes: no one holds it, and it would keep
+     * one of the key's permits until its maximum hold. A command on a fallback id goes to the fallback store. A reset,
+     * an operator's call, waits as long as the remote store takes, then resets the fallback store too, which may hold
+     * what it counted while the remote store failed; a remote failure is the reset's.
+     */
     @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        @Nullable Decision decided = withinTimeout(key, () -> remote.applyAsync(key, policy, cost, maxDelayNanos));
-        return decided != null ? decided : decideWithout(key, policy, cost, maxDelayNanos);
-    }
-
-    /** The remote store's answer within the timeout, or null once the failure is recorded. */
-    private @Nullable Decision withinTimeout(String key, Supplier<CompletionStage<Decision>> call) {
-        @Nullable CompletableFuture<Decision> answer = startRemote(key, call);
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+        if (command instanceof Command.Reset) {
+            CompletionStage<R> reset = remote.executeAsync(key, command);
+            return fallback == null ? reset : reset.whenComplete((done, error) -> fallback.execute(key, command));
+        }
+        if (command instanceof Command.ById<R> byId && isFallbackId(byId.id())) {
+            return fallback().executeAsync(key, byId.withId(byId.id().substring(FALLBACK_ID.length())));
+        }
+        @Nullable CompletableFuture<R> answer = startRemote(key, () -> remote.executeAsync(key, command));
         if (answer == null) {
-            return null;
+            return withoutRemote(key, command);
         }
-        try {
-            Decision decided = answer.get(timeoutNanos, TimeUnit.NANOSECONDS);
-            log.answered();
-            return decided;
-        } catch (TimeoutException e) {
-            // A store that queues calls (the Hazelcast store's batches) then never sends this one.
-            answer.cancel(false);
-            failed(key, true, null);
-        } catch (ExecutionException e) {
-            failed(key, false, e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failed(key, false, e);
-        }
-        return null;
+        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((value, error) -> {
+            if (error == null) {
+                log.answered();
+                return CompletableFuture.completedFuture(guarded(key, value));
+            }
+            failedCall(key, answer, error);
+            if (command instanceof Command.Acquire) {
+                answer.thenAccept(late -> ((Counted) late).giveBack());
+            }
+            return withoutRemote(key, command);
+        }).thenCompose(Function.identity());
     }
 
     /**
@@ -292,131 +290,38 @@ public final class FailurePolicyStore implements CounterStore {
         }
     }
 
-    @Override
-    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return remoteOr(key, () -> remote.applyAsync(key, policy, cost, maxDelayNanos),
-                () -> decideWithout(key, policy, cost, maxDelayNanos));
-    }
-
-    /**
-     * The remote store's answer to {@code call} within the timeout, without blocking the caller; when it is not
-     * started, fails or is late, {@code otherwise}.
-     */
-    private CompletionStage<Decision> remoteOr(String key, Supplier<CompletionStage<Decision>> call,
-                                               Supplier<Decision> otherwise) {
-        @Nullable CompletableFuture<Decision> answer = startRemote(key, call);
-        if (answer == null) {
-            return CompletableFuture.completedFuture(otherwise.get());
+    /** What the failure rule answers for {@code command}; see {@link #executeAsync}. */
+    @SuppressWarnings("unchecked") // a count's answer with its ids renamed is of the count's own type
+    private <R> CompletionStage<R> withoutRemote(String key, Command<R> command) {
+        Optional<R> ruled = command.withoutStore(onFailure == OnFailure.ALLOW);
+        if (ruled.isEmpty()) {
+            String lost = command instanceof Command.ById<?> byId ? byId.whenLost() : "answer";
+            return CompletableFuture.failedFuture(new IllegalStateException("Sluice: the store did not " + lost));
         }
-        return bounded(key, answer, Function.identity(), otherwise);
+        if (onFailure != OnFailure.FALLBACK) {
+            return CompletableFuture.completedFuture(ruled.get());
+        }
+        return fallback().executeAsync(key, command).thenApply(answer -> answer instanceof Counted counted
+                ? (R) counted.withIds(id -> FALLBACK_ID + id) : answer);
     }
 
-    /**
-     * {@code answer} within the timeout, turned by {@code answered}; when it fails or is late, the failure recorded
-     * (and a late call cancelled), {@code otherwise}.
-     */
-    private <T, R> CompletionStage<R> bounded(String key, CompletableFuture<T> answer, Function<T, R> answered,
-                                              Supplier<R> otherwise) {
-        return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((value, error) -> {
-            if (error == null) {
-                log.answered();
-                return answered.apply(value);
-            }
-            failedCall(key, answer, error);
-            return otherwise.get();
+    /** The remote store's {@code answer}, a grant's give-back and settle bounded by the timeout. */
+    @SuppressWarnings("unchecked") // a guarded count is of the count's own type
+    private <R> R guarded(String key, R answer) {
+        if (!(answer instanceof Counted counted)) {
+            return answer;
+        }
+        return (R) counted.guarded(call -> {
+            CompletableFuture<Decision> later = call.toCompletableFuture();
+            return later.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((value, error) -> {
+                if (error == null) {
+                    log.answered();
+                    return value;
+                }
+                failedCall(key, later, error);
+                return counted.decision();
+            });
         });
-    }
-
-    /**
-     * Counts on the remote store within the timeout, as {@link #applyAsync} decides; on failure the failure rule
-     * answers (the fallback store's count, or an answer that counted nothing). Taking a remote count back is bounded
-     * by the timeout too: when it fails or is late, the failure is logged and counted like any other, and the count
-     * stays (the key holds a request that did not pass: fewer pass, never more), answering the count's decision.
-     */
-    @Override
-    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return guardedCount(key, () -> remote.countAsync(key, policy, cost, maxDelayNanos),
-                () -> countWithout(key, policy, cost, maxDelayNanos, false));
-    }
-
-    /**
-     * Counts an estimate on the remote store within the timeout, as {@link #countAsync} counts; on failure the failure
-     * rule answers (the fallback store's reservation, its id prefixed {@code fallback:}, or an answer that counted
-     * nothing, whose settle does nothing). Settling a remote reservation is bounded by the timeout too: when it fails
-     * or is late, the failure is logged and counted like any other, and the estimate stays counted (an excess is not
-     * charged).
-     */
-    @Override
-    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
-        return guardedCount(key, () -> remote.estimateAsync(key, policy, estimate, maxDelayNanos),
-                () -> countWithout(key, policy, estimate, maxDelayNanos, true));
-    }
-
-    /**
-     * The remote store's count ({@code remote}) within the timeout, its give-back and settle bounded as it was (when
-     * they fail, the count stays and its own decision answers); when it fails or is late, {@code without}.
-     */
-    private CompletionStage<Counted> guardedCount(String key, Supplier<CompletionStage<Counted>> remoteCount,
-                                                  Supplier<CompletionStage<Counted>> without) {
-        @Nullable CompletableFuture<Counted> answer = startRemote(key, remoteCount);
-        if (answer == null) {
-            return without.get();
-        }
-        Function<Counted, CompletionStage<Counted>> guarded = counted -> CompletableFuture.completedFuture(
-                counted.guarded(call -> bounded(key, call.toCompletableFuture(), Function.identity(),
-                        counted::decision)));
-        return bounded(key, answer, guarded, without).thenCompose(Function.identity());
-    }
-
-    /**
-     * Takes a permit on the remote store within the timeout, as {@link #countAsync} counts; on failure the failure
-     * rule answers (the fallback store's permit, or an answer that holds nothing), and a remote permit granted after
-     * the timeout is released as it comes: no one holds it, and it would otherwise keep one of the key's permits until
-     * its maximum hold (a few late answers would spend the key for minutes). Releasing a remote permit is bounded by
-     * the timeout too: when it fails or is late, the failure is logged and counted, and the permit returns when its
-     * maximum hold ends (or with its node).
-     */
-    @Override
-    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-        @Nullable CompletableFuture<Counted> answer = startRemote(key, () -> remote.acquireAsync(key, limit));
-        if (answer == null) {
-            return acquireWithout(key, limit);
-        }
-        Function<Counted, CompletionStage<Counted>> guarded = held -> CompletableFuture.completedFuture(
-                held.guarded(release -> bounded(key, release.toCompletableFuture(), Function.identity(),
-                        held::decision)));
-        return bounded(key, answer, guarded, () -> {
-            answer.thenAccept(Counted::giveBack);
-            return acquireWithout(key, limit);
-        }).thenCompose(Function.identity());
-    }
-
-    /** What the failure rule holds: the fallback store's permit, or an answer that holds nothing. */
-    private CompletionStage<Counted> acquireWithout(String key, ConcurrencyLimit limit) {
-        long permits = limit.permits();
-        return switch (onFailure) {
-            case ALLOW -> CompletableFuture.completedFuture(Counted.kept(
-                    Decision.granted(permits, limit.name()).remaining(permits - 1).storeUnavailable().build()));
-            case REJECT -> CompletableFuture.completedFuture(Counted.kept(
-                    Decision.rejected(permits, limit.name(), REJECT_RETRY_AFTER.toNanos())
-                            .resetIn(REJECT_RETRY_AFTER.toNanos()).storeUnavailable().build()));
-            case FALLBACK -> fallback().acquireAsync(key, limit)
-                    .thenApply(held -> held.withIds(id -> FALLBACK_ID + id));
-        };
-    }
-
-    /**
-     * Releases a permit by its id: the fallback store's (ids {@code fallback:...}) there, the remote store's there
-     * within the timeout. A remote release that fails or is late is logged and counted, and completes exceptionally
-     * (the permit returns at its maximum hold, or with its node): a caller may try again.
-     */
-    @Override
-    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
-        if (permit.startsWith(FALLBACK_ID)) {
-            return fallback().releaseAsync(key, limit, permit.substring(FALLBACK_ID.length()));
-        }
-        return byIdOnRemote(key, () -> remote.releaseAsync(key, limit, permit), "release a concurrency permit in"
-                + " time; it returns at its maximum hold");
     }
 
     /**
@@ -427,37 +332,6 @@ public final class FailurePolicyStore implements CounterStore {
         return id.startsWith(FALLBACK_ID);
     }
 
-    /**
-     * Settles a reservation by its id: the fallback store's (ids {@code fallback:...}) there, the remote store's there
-     * within the timeout. A remote settle that fails or is late is logged and counted, and completes exceptionally
-     * (the estimate stays counted): a caller may try again.
-     */
-    @Override
-    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
-                                                 String reservation) {
-        if (reservation.startsWith(FALLBACK_ID)) {
-            return fallback().settleAsync(key, policy, estimate, actual, reservation.substring(FALLBACK_ID.length()));
-        }
-        return byIdOnRemote(key, () -> remote.settleAsync(key, policy, estimate, actual, reservation), "settle a"
-                + " reservation in time; its estimate stays counted");
-    }
-
-    /**
-     * A call by id on the remote store ({@code call}) within the timeout; one that fails or is late is logged and
-     * counted, and completes exceptionally saying the store did not {@code what}.
-     */
-    private CompletionStage<Decision> byIdOnRemote(String key, Supplier<CompletionStage<Decision>> call,
-                                                   String what) {
-        @Nullable CompletableFuture<Decision> answer = startRemote(key, call);
-        Supplier<Decision> failed = () -> {
-            throw new IllegalStateException("Sluice: the store did not " + what);
-        };
-        if (answer == null) {
-            return CompletableFuture.supplyAsync(failed, Runnable::run);
-        }
-        return bounded(key, answer, Function.identity(), failed);
-    }
-
     /** Records a remote call that failed or timed out, cancelling {@code answer} when it timed out. */
     private void failedCall(String key, CompletableFuture<?> answer, Throwable error) {
         Throwable cause = unwrap(error);
@@ -466,91 +340,6 @@ public final class FailurePolicyStore implements CounterStore {
             answer.cancel(false);
         }
         failed(key, timedOut, timedOut ? null : cause);
-    }
-
-    /**
-     * What the failure rule counts: the fallback store's count (its reservation, for an {@code estimate}, with its id
-     * prefixed), or an answer that counted nothing.
-     */
-    private CompletionStage<Counted> countWithout(String key, Policy policy, long cost, long maxDelayNanos,
-                                                  boolean estimate) {
-        return switch (onFailure) {
-            case ALLOW -> CompletableFuture.completedFuture(Counted.kept(allowed(policy, cost)));
-            case REJECT -> CompletableFuture.completedFuture(Counted.kept(rejected(policy, cost)));
-            case FALLBACK -> estimate ? fallback().estimateAsync(key, policy, cost, maxDelayNanos)
-                    .thenApply(reserved -> reserved.withIds(id -> FALLBACK_ID + id))
-                    : fallback().countAsync(key, policy, cost, maxDelayNanos);
-        };
-    }
-
-    /**
-     * Records on the remote store within the timeout; on failure the failure rule answers (the fallback store records
-     * it, under {@link OnFailure#FALLBACK}), as for a one-permit request. An {@link IllegalArgumentException} (an
-     * algorithm that cannot count past requests) is the caller's, not the store's failure, and is thrown.
-     */
-    @Override
-    public Decision record(String key, Policy policy, long cost, long ageNanos) {
-        policy.algorithm().checkRecord(cost, ageNanos);
-        @Nullable Decision decided = withinTimeout(key, () -> remote.recordAsync(key, policy, cost, ageNanos));
-        return decided != null ? decided
-                : byFailureRule(policy, 1, () -> fallback().record(key, policy, cost, ageNanos));
-    }
-
-    /** Records as {@link #record} does, without blocking the caller. */
-    @Override
-    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
-        policy.algorithm().checkRecord(cost, ageNanos);
-        return remoteOr(key, () -> remote.recordAsync(key, policy, cost, ageNanos),
-                () -> byFailureRule(policy, 1, () -> fallback().record(key, policy, cost, ageNanos)));
-    }
-
-    /** Reserves on the remote store within the timeout; on failure the failure rule decides, as for {@link #apply}. */
-    @Override
-    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        @Nullable Decision decided = withinTimeout(key, () -> remote.reserveAsync(key, policy, cost, maxWaitNanos));
-        return decided != null ? decided
-                : byFailureRule(policy, cost, () -> fallback().reserve(key, policy, cost, maxWaitNanos));
-    }
-
-    /** Reserves as {@link #reserve} does, without blocking the caller. */
-    @Override
-    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        return remoteOr(key, () -> remote.reserveAsync(key, policy, cost, maxWaitNanos),
-                () -> byFailureRule(policy, cost, () -> fallback().reserve(key, policy, cost, maxWaitNanos)));
-    }
-
-    /**
-     * Resets the key on the remote store, waiting as long as it takes (an operator's call, not a request's), and on
-     * the fallback store, which may hold what it counted while the remote store failed.
-     *
-     * @throws RuntimeException whatever the remote store throws: an operator must know that the reset failed
-     */
-    @Override
-    public void reset(String key) {
-        try {
-            remote.reset(key);
-        } finally {
-            if (fallback != null) {
-                fallback.reset(key);
-            }
-        }
-    }
-
-    /** Peeks at the remote store within the timeout; on failure reports what the failure rule would decide. */
-    @Override
-    public Decision peek(String key, Policy policy, long cost) {
-        @Nullable Decision peeked = withinTimeout(key, () -> remote.peekAsync(key, policy, cost));
-        if (peeked != null) {
-            return peeked;
-        }
-        return byFailureRule(policy, cost, () -> fallback().peek(key, policy, cost));
-    }
-
-    /** Peeks as {@link #peek} does, without blocking the caller. */
-    @Override
-    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return remoteOr(key, () -> remote.peekAsync(key, policy, cost),
-                () -> byFailureRule(policy, cost, () -> fallback().peek(key, policy, cost)));
     }
 
     /** Closes the remote store and the fallback. */
@@ -565,35 +354,9 @@ public final class FailurePolicyStore implements CounterStore {
         }
     }
 
-    private Decision decideWithout(String key, Policy policy, long cost, long maxDelayNanos) {
-        return byFailureRule(policy, cost, () -> fallback().apply(key, policy, cost, maxDelayNanos));
-    }
-
     /** The fallback store, which only the {@link OnFailure#FALLBACK} rule asks, and which that rule always has. */
     private CounterStore fallback() {
         return Objects.requireNonNull(fallback, "the FALLBACK rule is built with a fallback store");
-    }
-
-    /** What the failure rule decides; {@code onFallback} asks the fallback store. */
-    private Decision byFailureRule(Policy policy, long cost, Supplier<Decision> onFallback) {
-        return switch (onFailure) {
-            case ALLOW -> allowed(policy, cost);
-            case REJECT -> rejected(policy, cost);
-            case FALLBACK -> onFallback.get();
-        };
-    }
-
-    private static Decision allowed(Policy policy, long cost) {
-        long capacity = policy.capacity();
-        return Decision.granted(capacity, policy.limits().get(0).name()).remaining(Math.max(0, capacity - cost))
-                .storeUnavailable().build();
-    }
-
-    private static Decision rejected(Policy policy, long cost) {
-        long capacity = policy.capacity();
-        long retryAfter = cost > capacity ? Decision.NEVER : REJECT_RETRY_AFTER.toNanos();
-        return Decision.rejected(capacity, policy.limits().get(0).name(), retryAfter)
-                .resetIn(REJECT_RETRY_AFTER.toNanos()).storeUnavailable().build();
     }
 
     private static Throwable unwrap(Throwable error) {

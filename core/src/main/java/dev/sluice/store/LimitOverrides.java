@@ -67,7 +67,7 @@ public interface LimitOverrides {
     }
 
     /**
-     * No overrides, and none can be set: what a store of another library has ({@link CounterStore#overrides()}'s
+     * No overrides, and none can be set: what a store of another library has ({@link StoreServices#overrides}'s
      * default). {@link #set} throws {@link UnsupportedOperationException}.
      */
     static LimitOverrides unsupported() {

@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * restricts its key is never forgotten to make room. Thread-safe. The model and why it holds:
  * {@code docs/design/local-store.md}.
  *
- * <p>Concurrency permits ({@link #acquireAsync}) live in a map of their own, one key's holders changed under its
+ * <p>Concurrency permits ({@link Command.Acquire}) live in a map of their own, one key's holders changed under its
  * map bin's lock ({@code compute}), in O(1) but for holders past their maximum hold (found by one scan once the
  * earliest may have ended) and a full key (a scan for the earliest end, which its answer states). A key is
  * there while it holds permits, never evicted (an evicted permit would let one more in); at most {@code maxKeys} keys
@@ -58,7 +58,6 @@ public final class LocalCounterStore implements CounterStore {
     private final AtomicLong permitIds = new AtomicLong();
     /** Names this store's permits apart from another store's, in their ids. */
     private final String storeId = UUID.randomUUID().toString();
-    private final ConcurrentHashMap<String, SharedEntries> shared = new ConcurrentHashMap<>();
     private final TimeSource time;
     private final long maxKeys;
     private final Executor sweeper;
@@ -66,7 +65,7 @@ public final class LocalCounterStore implements CounterStore {
     private final AtomicBoolean sweeping = new AtomicBoolean();
     /** When a refusal for want of room for permits may next be logged (System.nanoTime). */
     private final AtomicLong nextFullWarning = new AtomicLong(Long.MIN_VALUE);
-    private final LimitOverrides overrides;
+    private final StoreServices services;
 
     /** A store on the system clock holding at most {@link #DEFAULT_MAX_KEYS} keys. */
     public LocalCounterStore() {
@@ -87,39 +86,80 @@ public final class LocalCounterStore implements CounterStore {
         this.maxKeys = maxKeys;
         this.sweeper = sweeper;
         this.nextSweepAt = new AtomicLong(time.nanos() + SWEEP_INTERVAL_NANOS);
-        this.overrides = LimitOverrides.inMemory(time);
+        this.services = StoreServices.inMemory(LimitOverrides.inMemory(time), time);
+    }
+
+    /** Executes on the calling thread (each command is one step in this heap), completed when it returns. */
+    @Override
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+        try {
+            return CompletableFuture.completedFuture(execute(key, command));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        return decide(key, (state, now) -> policy.apply(state, now, cost, maxDelayNanos));
+    @SuppressWarnings("unchecked") // each branch answers its command's own type
+    public <R> R execute(String key, Command<R> command) {
+        if (command instanceof Command.Count count) {
+            return (R) count(key, count.policy(), count.cost(), count.maxDelayNanos());
+        } else if (command instanceof Command.Decide decide) {
+            return (R) decide(key, (state, now) -> decide.policy().apply(state, now, decide.cost(),
+                    decide.maxDelayNanos()));
+        } else if (command instanceof Command.Peek peek) {
+            return (R) peek(key, peek.policy(), peek.cost());
+        } else if (command instanceof Command.Estimate estimate) {
+            return (R) estimate(key, estimate.policy(), estimate.cost(), estimate.maxDelayNanos());
+        } else if (command instanceof Command.Settle settle) {
+            return (R) settle(key, settle);
+        } else if (command instanceof Command.Record record) {
+            return (R) decide(key, (state, now) -> record.policy().record(state, now, record.cost(),
+                    record.ageNanos()));
+        } else if (command instanceof Command.Reserve reserve) {
+            return (R) decide(key, (state, now) -> reserve.policy().reserve(state, now, reserve.cost(),
+                    reserve.maxWaitNanos()));
+        } else if (command instanceof Command.Acquire acquire) {
+            return (R) acquire(key, acquire.limit());
+        } else if (command instanceof Command.Release release) {
+            return (R) release(key, release);
+        } else if (command instanceof Command.Reset) {
+            return reset(key);
+        }
+        throw new IllegalArgumentException("not a command this store knows: " + command);
+    }
+
+    /** Forgets the key's counter and permits; answers nothing (a reset's answer is {@link Void}). */
+    @SuppressWarnings("NullAway")
+    private <R> R reset(String key) {
+        entries.remove(key);
+        permits.remove(key);
+        return null;
     }
 
     /** Applies now; a grant is taken back as of the instant it was counted ({@link Policy#undo}). */
-    @Override
-    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+    private Counted count(String key, Policy policy, long cost, long maxDelayNanos) {
         long countedAt = time.nanos();
         Decision decision = decide(key, countedAt, (state, now) -> policy.apply(state, now, cost, maxDelayNanos));
         if (!decision.allowed() || cost == 0) {
-            return CompletableFuture.completedFuture(Counted.kept(decision));
+            return Counted.kept(decision);
         }
-        return CompletableFuture.completedFuture(Counted.undoable(decision, () -> CompletableFuture.completedFuture(
-                decide(key, time.nanos(), (state, now) -> policy.undo(state, now, cost, countedAt)))));
+        return Counted.undoable(decision, () -> CompletableFuture.completedFuture(
+                decide(key, time.nanos(), (state, now) -> policy.undo(state, now, cost, countedAt))));
     }
 
     /**
      * Applies now; a grant is taken back or settled as of the instant it was counted ({@link Policy#undo},
      * {@link Policy#settle}), its id {@code <store id>:<instant>}, so that another store's id settles nothing here.
      */
-    @Override
-    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
+    private Counted estimate(String key, Policy policy, long estimate, long maxDelayNanos) {
         long countedAt = time.nanos();
         Decision decision = decide(key, countedAt, (state, now) -> policy.apply(state, now, estimate, maxDelayNanos));
         if (!decision.allowed()) {
-            return CompletableFuture.completedFuture(Counted.kept(decision));
+            return Counted.kept(decision);
         }
         Reserved reserved = new Reserved(key, policy, estimate, countedAt);
-        return CompletableFuture.completedFuture(Counted.reservation(decision, reserved, reserved, reserved::id));
+        return Counted.reservation(decision, reserved, reserved, reserved::id);
     }
 
     /** A granted reservation: its give-back, its settle and its id, in one object (a reservation is made per call). */
@@ -147,7 +187,7 @@ public final class LocalCounterStore implements CounterStore {
         /** Settles at {@code actual}. */
         @Override
         public CompletionStage<Decision> apply(long actual) {
-            return settle(key, policy, estimate, actual, countedAt);
+            return CompletableFuture.completedFuture(settle(key, policy, estimate, actual, countedAt));
         }
 
         String id() {
@@ -156,9 +196,9 @@ public final class LocalCounterStore implements CounterStore {
     }
 
     /** Settles a reservation of this store by its id; an id of another {@code LocalCounterStore} settles nothing. */
-    @Override
-    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
-                                                 String reservation) {
+    private Decision settle(String key, Command.Settle settle) {
+        String reservation = settle.id();
+        Policy policy = settle.policy();
         int colon = reservation.lastIndexOf(':');
         long countedAt = -1;
         try {
@@ -170,24 +210,13 @@ public final class LocalCounterStore implements CounterStore {
             throw new IllegalArgumentException("not a reservation id of a LocalCounterStore: " + reservation);
         }
         if (!reservation.substring(0, colon).equals(storeId)) {
-            return CompletableFuture.completedFuture(peek(key, policy, 0));
+            return peek(key, policy, 0);
         }
-        return settle(key, policy, estimate, actual, countedAt);
+        return settle(key, policy, settle.estimate(), settle.actual(), countedAt);
     }
 
-    private CompletionStage<Decision> settle(String key, Policy policy, long estimate, long actual, long countedAt) {
-        return CompletableFuture.completedFuture(
-                decide(key, (state, now) -> policy.settle(state, now, estimate, actual, countedAt)));
-    }
-
-    @Override
-    public Decision record(String key, Policy policy, long cost, long ageNanos) {
-        return decide(key, (state, now) -> policy.record(state, now, cost, ageNanos));
-    }
-
-    @Override
-    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        return decide(key, (state, now) -> policy.reserve(state, now, cost, maxWaitNanos));
+    private Decision settle(String key, Policy policy, long estimate, long actual, long countedAt) {
+        return decide(key, (state, now) -> policy.settle(state, now, estimate, actual, countedAt));
     }
 
     /**
@@ -196,27 +225,27 @@ public final class LocalCounterStore implements CounterStore {
      * hold permits, a key that holds none is refused, its decision {@linkplain Decision#storeUnavailable() the
      * store's} (a request then gets a 503, not a pass), retrying after a second.
      */
-    @Override
-    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+    private Counted acquire(String key, ConcurrencyLimit limit) {
         long now = time.nanos();
         scheduleSweep(now);
         if (permits.size() >= maxKeys && !permits.containsKey(key)) {
-            return CompletableFuture.completedFuture(Counted.kept(noRoomFor(limit)));
+            return Counted.kept(noRoomFor(limit));
         }
         long permit = permitIds.incrementAndGet();
         Holders.Taking taking = new Holders.Taking(permit, now, limit);
         permits.compute(key, (k, held) -> (held != null ? held : new Holders()).take(taking));
         Decision decision = taking.decision();
         if (!decision.allowed()) {
-            return CompletableFuture.completedFuture(Counted.kept(decision));
+            return Counted.kept(decision);
         }
-        return CompletableFuture.completedFuture(Counted.permit(decision, () -> storeId + ":" + permit,
-                () -> release(key, limit, permit)));
+        return Counted.permit(decision, () -> storeId + ":" + permit,
+                () -> CompletableFuture.completedFuture(release(key, limit, permit)));
     }
 
     /** Releases a permit of this store by its id; an id of another {@code LocalCounterStore} releases nothing. */
-    @Override
-    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
+    private Decision release(String key, Command.Release release) {
+        String permit = release.id();
+        ConcurrencyLimit limit = release.limit();
         int colon = permit.lastIndexOf(':');
         long number;
         try {
@@ -228,14 +257,13 @@ public final class LocalCounterStore implements CounterStore {
             throw new IllegalArgumentException("not a permit id of a LocalCounterStore: " + permit);
         }
         if (!permit.substring(0, colon).equals(storeId)) {
-            return CompletableFuture.completedFuture(lookAt(key, limit));
+            return lookAt(key, limit);
         }
         return release(key, limit, number);
     }
 
-    private CompletionStage<Decision> release(String key, ConcurrencyLimit limit, long permit) {
-        return CompletableFuture.completedFuture(lookAt(limit, permits.computeIfPresent(key,
-                (k, held) -> held.release(permit))));
+    private Decision release(String key, ConcurrencyLimit limit, long permit) {
+        return lookAt(limit, permits.computeIfPresent(key, (k, held) -> held.release(permit)));
     }
 
     /** The refusal of a permit of a new key while {@code maxKeys} keys hold permits, logged (without the key). */
@@ -288,16 +316,10 @@ public final class LocalCounterStore implements CounterStore {
         return held;
     }
 
+    /** Overrides and entries in this store's memory: they apply to the one instance that uses it. */
     @Override
-    public void reset(String key) {
-        entries.remove(key);
-        permits.remove(key);
-    }
-
-    /** Overrides in this store's memory: they apply to the one instance that uses it. */
-    @Override
-    public LimitOverrides overrides() {
-        return overrides;
+    public StoreServices services() {
+        return services;
     }
 
     /** One step of a policy on a key's state at a time. */
@@ -333,8 +355,7 @@ public final class LocalCounterStore implements CounterStore {
         }
     }
 
-    @Override
-    public Decision peek(String key, Policy policy, long cost) {
+    private Decision peek(String key, Policy policy, long cost) {
         long now = time.nanos();
         @Nullable Entry entry = entries.get(key);
         long @Nullable [][] state = entry == null || entry.expiresAt <= now ? null : entry.state;
@@ -353,13 +374,6 @@ public final class LocalCounterStore implements CounterStore {
         for (String key : permits.keySet()) {
             permits.computeIfPresent(key, (k, held) -> held.dropExpired(now));
         }
-    }
-
-    /** Forgets every key. */
-    /** Entries in this store's memory, one set per name: the one instance shares with itself. */
-    @Override
-    public SharedEntries sharedEntries(String name) {
-        return shared.computeIfAbsent(name, any -> SharedEntries.inMemory(time));
     }
 
     @Override

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * This node's requests waiting for concurrency permits, first come first served per key, above any
- * {@link CounterStore}: an arrival takes a permit ({@link CounterStore#acquireAsync}) only when no earlier waiter of
+ * {@link CounterStore}: an arrival takes a permit ({@link Command.Acquire}) only when no earlier waiter of
  * its key is queued here; a permit taken through the queue, when released, is offered to the key's head waiter; every
  * {@code retry} (of real time) while any key is queued, each queued key's head tries again, which notices permits
  * released on other nodes, and waiters whose wait has ended by the {@link TimeSource} are answered with the key's
@@ -99,7 +99,7 @@ public final class PermitQueue implements AutoCloseable {
             scheduleRetry();
             return waiter.future;
         }
-        store.acquireAsync(key, limit).whenComplete((counted, failure) -> {
+        store.executeAsync(key, Command.acquire(limit)).whenComplete((counted, failure) -> {
             if (failure != null) {
                 waiter.future.completeExceptionally(failure);
             } else if (counted.decision().allowed()) {
@@ -201,7 +201,8 @@ public final class PermitQueue implements AutoCloseable {
         });
         Waiter head = trying.get();
         if (head != null) {
-            head.store.acquireAsync(key, head.limit).whenComplete((counted, failure) -> settle(key, head, counted,
+            head.store.executeAsync(key, Command.acquire(head.limit)).whenComplete((counted, failure) -> settle(key,
+                    head, counted,
                     failure));
         }
     }

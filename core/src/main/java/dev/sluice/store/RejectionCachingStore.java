@@ -1,6 +1,5 @@
 package dev.sluice.store;
 
-import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
@@ -11,7 +10,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,153 +53,52 @@ public final class RejectionCachingStore implements CounterStore {
         return hits.sum();
     }
 
+    /**
+     * Answers a decision, a count or an estimate ({@link Command.Admission}) from a cached rejection (nothing to take
+     * back), or on the remote store, remembering its rejection; every other command goes to the remote store, its
+     * answer not cached. Neither can make a cached rejection wrong: a record or a reservation only adds to what was
+     * counted, a concurrency rejection lasts until any holder releases (no retry-after says when, so none is cached),
+     * and the next remote answer brings what a settle changed. A grant taken back, or a settle's difference given back,
+     * can make a key freer than a rejection remembered before it said: until that rejection's retry-after, this store
+     * may then refuse a request the remote store would grant (fewer pass, never more). A reset forgets the key's
+     * cached rejections (under every policy; a scan of the cache, fine for an operator's call), before and after,
+     * so that no rejection cached from before the reset outlives it.
+     */
     @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        CacheKey cacheKey = new CacheKey(key, policy);
-        long sentAt = time.nanos();
-        @Nullable Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
-        if (cached != null) {
-            return cached;
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+        if (command instanceof Command.Admission<R> admission) {
+            return cachedOr(key, admission);
         }
-        Decision decision = remote.apply(key, policy, cost, maxDelayNanos);
-        remember(cacheKey, decision, sentAt, cost, maxDelayNanos);
-        return decision;
+        if (command instanceof Command.Reset) {
+            forget(key);
+            return remote.executeAsync(key, command).whenComplete((done, error) -> forget(key));
+        }
+        return remote.executeAsync(key, command);
     }
 
-    @Override
-    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        CacheKey cacheKey = new CacheKey(key, policy);
+    /** A cached rejection of the admission, or the remote store's answer, its rejection remembered. */
+    private <R> CompletionStage<R> cachedOr(String key, Command.Admission<R> admission) {
+        CacheKey cacheKey = new CacheKey(key, admission.policy());
         long sentAt = time.nanos();
+        long cost = admission.cost();
+        long maxDelayNanos = admission.maxDelayNanos();
         @Nullable Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
         if (cached != null) {
-            return CompletableFuture.completedFuture(cached);
+            return CompletableFuture.completedFuture(admission.kept(cached));
         }
-        return remote.applyAsync(key, policy, cost, maxDelayNanos).thenApply(decision -> {
-            remember(cacheKey, decision, sentAt, cost, maxDelayNanos);
-            return decision;
+        return remote.executeAsync(key, admission).thenApply(answer -> {
+            remember(cacheKey, admission.decisionOf(answer), sentAt, cost, maxDelayNanos);
+            return answer;
         });
     }
 
-    /**
-     * Counts as {@link #applyAsync} decides: a cached rejection is repeated (nothing to take back), a remote one is
-     * remembered. A grant taken back can make a key freer than a rejection remembered before it said: until that
-     * rejection's retry-after, this store may then refuse a request the remote store would grant (fewer pass, never
-     * more).
-     */
-    @Override
-    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return cachedOr(key, policy, cost, maxDelayNanos, () -> remote.countAsync(key, policy, cost, maxDelayNanos));
-    }
-
-    /**
-     * Counts an estimate as {@link #countAsync} counts a cost: a cached rejection is repeated, a remote one
-     * remembered. A settle can make a key freer (a difference given back) or more restricted (a debt): the first is
-     * fewer passing until a remembered rejection's retry-after, the second a rejection the next remote answer brings.
-     */
-    @Override
-    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
-        return cachedOr(key, policy, estimate, maxDelayNanos,
-                () -> remote.estimateAsync(key, policy, estimate, maxDelayNanos));
-    }
-
-    /** A cached rejection of {@code cost}, or {@code count} on the remote store, its rejection remembered. */
-    private CompletionStage<Counted> cachedOr(String key, Policy policy, long cost, long maxDelayNanos,
-                                              Supplier<CompletionStage<Counted>> count) {
-        CacheKey cacheKey = new CacheKey(key, policy);
-        long sentAt = time.nanos();
-        @Nullable Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
-        if (cached != null) {
-            return CompletableFuture.completedFuture(Counted.kept(cached));
-        }
-        return count.get().thenApply(counted -> {
-            remember(cacheKey, counted.decision(), sentAt, cost, maxDelayNanos);
-            return counted;
-        });
-    }
-
-    /** Settles on the remote store; the next remote answer brings what it changed. */
-    @Override
-    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
-                                                 String reservation) {
-        return remote.settleAsync(key, policy, estimate, actual, reservation);
-    }
-
-    /**
-     * Records on the remote store. A recorded request only adds to what was counted, so cached rejections stay true;
-     * its answer is not cached.
-     */
-    @Override
-    public Decision record(String key, Policy policy, long cost, long ageNanos) {
-        return remote.record(key, policy, cost, ageNanos);
-    }
-
-    @Override
-    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
-        return remote.recordAsync(key, policy, cost, ageNanos);
-    }
-
-    /** Reserves on the remote store, never from the cache; a reservation only adds to what was counted. */
-    @Override
-    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        return remote.reserve(key, policy, cost, maxWaitNanos);
-    }
-
-    @Override
-    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        return remote.reserveAsync(key, policy, cost, maxWaitNanos);
-    }
-
-    /**
-     * Resets the key on the remote store and forgets its cached rejections (under every policy; a scan of the cache,
-     * which is fine for an operator's call), before and after, so that no rejection cached from before the reset
-     * outlives it.
-     */
-    @Override
-    public void reset(String key) {
-        rejections.keySet().removeIf(cached -> cached.key().equals(key));
-        remote.reset(key);
+    private void forget(String key) {
         rejections.keySet().removeIf(cached -> cached.key().equals(key));
     }
 
     @Override
-    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return remote.peekAsync(key, policy, cost);
-    }
-
-    /**
-     * Takes a permit on the remote store, never from the cache: a concurrency rejection lasts until any holder
-     * releases, which no retry-after says, so caching one would refuse requests the remote store grants.
-     */
-    @Override
-    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-        return remote.acquireAsync(key, limit);
-    }
-
-    @Override
-    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
-        return remote.releaseAsync(key, limit, permit);
-    }
-
-    @Override
-    public Decision peek(String key, Policy policy, long cost) {
-        return remote.peek(key, policy, cost);
-    }
-
-    /** The health of the store it wraps. */
-    @Override
-    public SharedEntries sharedEntries(String name) {
-        return remote.sharedEntries(name);
-    }
-
-    @Override
-    public StoreHealth health() {
-        return remote.health();
-    }
-
-    /** The overrides of the store it wraps. */
-    @Override
-    public LimitOverrides overrides() {
-        return remote.overrides();
+    public StoreServices services() {
+        return remote.services();
     }
 
     /** Closes the remote store and forgets the cached rejections. */

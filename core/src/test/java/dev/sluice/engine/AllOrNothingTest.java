@@ -2,7 +2,6 @@ package dev.sluice.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
@@ -13,6 +12,8 @@ import dev.sluice.rules.Mode;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.TestRequest;
+import dev.sluice.store.Command;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -71,7 +73,8 @@ class AllOrNothingTest {
         Map<String, String> headers = headers(fourth);
         assertThat(headers.get("RateLimit")).isEqualTo("\"4/1m\";r=1;t=15, \"3/10s\";r=0;t=10");
         assertThat(headers.get("Retry-After")).isEqualTo("10");
-        assertThat(local.peek(fourth.outcomes().get(0).counterKey(), (Policy) fourth.outcomes().get(0).quota(), 0)
+        assertThat(local.execute(fourth.outcomes().get(0).counterKey(),
+                Command.peek((Policy) fourth.outcomes().get(0).quota(), 0))
                 .remaining()).isEqualTo(1);
 
         time.advance(Duration.ofSeconds(Long.parseLong(headers.get("Retry-After"))));
@@ -188,18 +191,18 @@ class AllOrNothingTest {
         assertThat(request(rules, wrapped).allowed()).isTrue();
     }
 
-    /** A store of another library (only apply and peek) keeps today's behaviour: the granting rule keeps the count. */
+    /** A store that cannot take back (a count answered as kept) keeps: the granting rule keeps the count. */
     @Test
     void evaluate_storeThatCannotTakeBack_keepsTheCount() {
         CounterStore foreign = new CounterStore() {
             @Override
-            public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-                return local.apply(key, policy, cost, maxDelayNanos);
-            }
-
-            @Override
-            public Decision peek(String key, Policy policy, long cost) {
-                return local.peek(key, policy, cost);
+            @SuppressWarnings("unchecked") // a count answers a Counted
+            public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+                if (command instanceof Command.Count count) {
+                    return (CompletionStage<R>) local.executeAsync(key, Command.decide(count.policy(), count.cost(),
+                            count.maxDelayNanos())).thenApply(Counted::kept);
+                }
+                return local.executeAsync(key, command);
             }
 
             @Override

@@ -13,14 +13,15 @@ import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.ActualCost;
-import dev.sluice.rules.UnitCosts;
 import dev.sluice.rules.AnnotationRules;
 import dev.sluice.rules.Estimate;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RulesException;
+import dev.sluice.rules.UnitCosts;
 import dev.sluice.rules.file.RulesFile;
 import dev.sluice.rules.match.RequestEnd;
 import dev.sluice.rules.match.TestRequest;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterKeys;
 import dev.sluice.store.LocalCounterStore;
 import java.time.Duration;
@@ -76,7 +77,7 @@ class CostRulesTest {
     private long tokensLeft(RuleSet rules) {
         Rule rule = rules.rules().get(0);
         Policy tokens = rule.unitLimits().orElseThrow().defaults();
-        return local.peek(CounterKeys.prefix(rule.id(), tokens) + "key-1", tokens, 0).remaining();
+        return local.execute(CounterKeys.prefix(rule.id(), tokens) + "key-1", Command.peek(tokens, 0)).remaining();
     }
 
     private static RequestEnd header(String name, String value) {
@@ -197,7 +198,8 @@ class CostRulesTest {
         assertThat(tokensLeft(rules)).isEqualTo(100);
         Rule rule = rules.rules().get(0);
         Policy requests = rule.requestLimits().orElseThrow().defaults();
-        assertThat(local.peek(CounterKeys.prefix("llm", requests) + "key-1", requests, 0).remaining()).isEqualTo(20);
+        assertThat(local.execute(CounterKeys.prefix("llm", requests) + "key-1", Command.peek(requests,
+                0)).remaining()).isEqualTo(20);
     }
 
     @Test
@@ -284,7 +286,7 @@ class CostRulesTest {
         assertThat(events.told).containsExactly("reserved llm 30 tokens", "settled llm 30 at 1000");
         Rule rule = rules.rules().get(0);
         Policy tokens = rule.unitLimits().orElseThrow().defaults();
-        assertThat(local.peek(CounterKeys.prefix(rule.id(), tokens) + "key-1", tokens, 1).retryAfter())
+        assertThat(local.execute(CounterKeys.prefix(rule.id(), tokens) + "key-1", Command.peek(tokens, 1)).retryAfter())
                 .as("a fixed window of 100 holds the 1,000 until it ends").isEqualTo(Duration.ofMinutes(1));
     }
 

@@ -3,8 +3,6 @@ package dev.sluice.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.ConcurrencyLimit;
-import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.RateLimited;
@@ -14,7 +12,7 @@ import dev.sluice.rules.RulesException;
 import dev.sluice.rules.file.RulesFile;
 import dev.sluice.rules.match.RequestEnd;
 import dev.sluice.rules.match.TestRequest;
-import dev.sluice.store.Counted;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.PermitQueue;
@@ -76,7 +74,7 @@ class PermitWaitRulesTest {
     private long rateRemaining(Evaluation evaluated) {
         RuleDecision rate = evaluated.outcomes().get(0);
         assertThat(rate.concurrency()).isFalse();
-        return store.peek(rate.counterKey(), (Policy) rate.quota(), 0).remaining();
+        return store.execute(rate.counterKey(), Command.peek((Policy) rate.quota(), 0)).remaining();
     }
 
     @Test
@@ -187,24 +185,10 @@ class PermitWaitRulesTest {
         AtomicBoolean failing = new AtomicBoolean();
         CounterStore flaky = new CounterStore() {
             @Override
-            public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-                return failing.get() ? CompletableFuture.failedFuture(new IllegalStateException("no answer for " + key))
-                        : store.acquireAsync(key, limit);
-            }
-
-            @Override
-            public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-                return store.countAsync(key, policy, cost, maxDelayNanos);
-            }
-
-            @Override
-            public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-                return store.apply(key, policy, cost, maxDelayNanos);
-            }
-
-            @Override
-            public Decision peek(String key, Policy policy, long cost) {
-                return store.peek(key, policy, cost);
+            public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+                return failing.get() && command instanceof Command.Acquire
+                        ? CompletableFuture.failedFuture(new IllegalStateException("no answer for " + key))
+                        : store.executeAsync(key, command);
             }
 
             @Override

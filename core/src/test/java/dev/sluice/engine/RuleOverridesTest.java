@@ -158,7 +158,7 @@ class RuleOverridesTest {
         Files.writeString(file, rule.formatted(3));
         try (ReloadingRuleSet reloading = ReloadingRuleSet.builder().file(file).reloadInterval(Duration.ZERO)
                 .build()) {
-            reloading.followOverrides(store.overrides());
+            reloading.followOverrides(store.services().overrides());
             RuleOverrides fromFile = new RuleOverrides(reloading, store);
             fromFile.set(forKey("api", "k").blocked());
 

@@ -3,7 +3,6 @@ package dev.sluice.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
@@ -16,9 +15,10 @@ import dev.sluice.rules.RuleBuilder;
 import dev.sluice.rules.RuleResponse;
 import dev.sluice.rules.RulesException;
 import dev.sluice.rules.file.RulesFile;
-import dev.sluice.rules.match.ClientAddresses.Header;
 import dev.sluice.rules.match.ClientAddresses;
+import dev.sluice.rules.match.ClientAddresses.Header;
 import dev.sluice.rules.match.TestRequest;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterKeys;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
@@ -27,6 +27,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -481,14 +482,11 @@ class RuleSetTest {
         List<String> appliedKeys = new java.util.ArrayList<>();
         CounterStore counting = new CounterStore() {
             @Override
-            public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-                appliedKeys.add(key);
-                return store.apply(key, policy, cost, maxDelayNanos);
-            }
-
-            @Override
-            public Decision peek(String key, Policy policy, long cost) {
-                return store.peek(key, policy, cost);
+            public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+                if (command instanceof Command.Admission) {
+                    appliedKeys.add(key);
+                }
+                return store.executeAsync(key, command);
             }
 
             @Override

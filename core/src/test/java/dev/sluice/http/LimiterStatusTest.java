@@ -2,17 +2,18 @@ package dev.sluice.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.Decision;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.engine.ReloadingRuleSet;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.StoreHealth;
+import dev.sluice.store.StoreServices;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,19 +79,13 @@ class LimiterStatusTest {
         }
 
         @Override
-        public Decision apply(String key, Policy policy, long cost,
-                                         long maxDelayNanos) {
-            return local.apply(key, policy, cost, maxDelayNanos);
+        public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+            return local.executeAsync(key, command);
         }
 
         @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            return local.peek(key, policy, cost);
-        }
-
-        @Override
-        public StoreHealth health() {
-            return new StoreHealth("hazelcast-client", 2, 0, 0, 0);
+        public StoreServices services() {
+            return local.services().withHealth(any -> new StoreHealth("hazelcast-client", 2, 0, 0, 0));
         }
 
         @Override

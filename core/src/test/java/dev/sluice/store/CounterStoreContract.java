@@ -62,7 +62,7 @@ public abstract class CounterStoreContract {
     @Test
     void apply_freshKey_grantsAndCountsDown() {
         for (long expected = 9; expected >= 0; expected--) {
-            Decision decision = store.apply("k", TOKEN_BUCKET, 1, 0);
+            Decision decision = store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0));
             assertThat(decision.allowed()).isTrue();
             assertThat(decision.remaining()).isEqualTo(expected);
             assertThat(decision.limit()).isEqualTo(10);
@@ -74,41 +74,41 @@ public abstract class CounterStoreContract {
     void apply_limitExhausted_rejectsWithRetryAfterUntilRefill() {
         drain("k", TOKEN_BUCKET, 10);
 
-        Decision rejected = store.apply("k", TOKEN_BUCKET, 1, 0);
+        Decision rejected = store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0));
         assertThat(rejected.allowed()).isFalse();
         assertThat(rejected.remaining()).isZero();
         assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(6));
         assertThat(rejected.resetAfter()).isEqualTo(Duration.ofMinutes(1));
 
         time.advanceNanos(rejected.retryAfterNanos() - 1);
-        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0)).allowed()).isFalse();
         time.advanceNanos(1);
-        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0)).allowed()).isTrue();
     }
 
     @Test
     void apply_distinctKeys_countSeparately() {
         drain("a", TOKEN_BUCKET, 10);
-        assertThat(store.apply("a", TOKEN_BUCKET, 1, 0).allowed()).isFalse();
-        assertThat(store.apply("b", TOKEN_BUCKET, 1, 0).remaining()).isEqualTo(9);
+        assertThat(store.execute("a", Command.decide(TOKEN_BUCKET, 1, 0)).allowed()).isFalse();
+        assertThat(store.execute("b", Command.decide(TOKEN_BUCKET, 1, 0)).remaining()).isEqualTo(9);
     }
 
     @Test
     void peek_anyCost_countsNothing() {
-        store.apply("k", TOKEN_BUCKET, 4, 0);
-        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(6);
-        assertThat(store.peek("k", TOKEN_BUCKET, 6).allowed()).isTrue();
-        assertThat(store.peek("k", TOKEN_BUCKET, 7).allowed()).isFalse();
-        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).remaining()).isEqualTo(5);
-        assertThat(store.peek("never-seen", TOKEN_BUCKET, 0).remaining()).isEqualTo(10);
+        store.execute("k", Command.decide(TOKEN_BUCKET, 4, 0));
+        assertThat(store.execute("k", Command.peek(TOKEN_BUCKET, 0)).remaining()).isEqualTo(6);
+        assertThat(store.execute("k", Command.peek(TOKEN_BUCKET, 6)).allowed()).isTrue();
+        assertThat(store.execute("k", Command.peek(TOKEN_BUCKET, 7)).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0)).remaining()).isEqualTo(5);
+        assertThat(store.execute("never-seen", Command.peek(TOKEN_BUCKET, 0)).remaining()).isEqualTo(10);
     }
 
     @Test
     void apply_costAboveCapacity_rejectsForeverWithoutConsuming() {
-        Decision decision = store.apply("k", TOKEN_BUCKET, 11, 0);
+        Decision decision = store.execute("k", Command.decide(TOKEN_BUCKET, 11, 0));
         assertThat(decision.allowed()).isFalse();
         assertThat(decision.canSucceed()).isFalse();
-        assertThat(store.apply("k", TOKEN_BUCKET, 10, 0).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET, 10, 0)).allowed()).isTrue();
     }
 
     @Test
@@ -118,11 +118,11 @@ public abstract class CounterStoreContract {
         Policy policy = Policy.of(Algorithm.FIXED_WINDOW, perSecond, perHour);
 
         drain("k", policy, 3);
-        assertThat(store.apply("k", policy, 1, 0).limitName()).isEqualTo("burst");
+        assertThat(store.execute("k", Command.decide(policy, 1, 0)).limitName()).isEqualTo("burst");
 
         time.advance(Duration.ofSeconds(1));
         drain("k", policy, 2);
-        Decision hourly = store.apply("k", policy, 1, 0);
+        Decision hourly = store.execute("k", Command.decide(policy, 1, 0));
         assertThat(hourly.allowed()).isFalse();
         assertThat(hourly.limitName()).isEqualTo("hourly");
     }
@@ -135,12 +135,12 @@ public abstract class CounterStoreContract {
 
         drain("k", policy, 2);
         for (int i = 0; i < 3; i++) {
-            assertThat(store.apply("k", policy, 1, 0).limitName()).isEqualTo("minute");
+            assertThat(store.execute("k", Command.decide(policy, 1, 0)).limitName()).isEqualTo("minute");
         }
         time.advance(Duration.ofMinutes(1));
         // Had the three rejections been charged to the hourly limit, it would have no permits left for these two.
         drain("k", policy, 2);
-        assertThat(store.apply("k", policy, 1, 0).limitName()).isEqualTo("hour");
+        assertThat(store.execute("k", Command.decide(policy, 1, 0)).limitName()).isEqualTo("hour");
     }
 
     @ParameterizedTest
@@ -158,7 +158,7 @@ public abstract class CounterStoreContract {
                     start.await();
                     int granted = 0;
                     for (int i = 0; i < attemptsPerThread; i++) {
-                        if (store.apply("hot", policy, 1, Long.MAX_VALUE).allowed()) {
+                        if (store.execute("hot", Command.decide(policy, 1, Long.MAX_VALUE)).allowed()) {
                             granted++;
                         }
                     }
@@ -184,97 +184,100 @@ public abstract class CounterStoreContract {
         drain("k", policy, 10);
 
         time.advance(Duration.ofSeconds(-45));
-        assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(policy, 1, Long.MAX_VALUE)).allowed()).isFalse();
         time.advance(Duration.ofSeconds(-600));
-        assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(policy, 1, Long.MAX_VALUE)).allowed()).isFalse();
     }
 
     @Test
     void apply_keyBackToFullCapacity_isForgotten() {
         for (int i = 0; i < 50; i++) {
-            store.apply("key-" + i, TOKEN_BUCKET, 1, 0);
+            store.execute("key-" + i, Command.decide(TOKEN_BUCKET, 1, 0));
         }
         assertThat(storedKeys(store)).isEqualTo(50);
         time.advance(Duration.ofSeconds(7));
         awaitExpiry();
         assertThat(storedKeys(store)).isZero();
-        assertThat(store.apply("key-0", TOKEN_BUCKET, 1, 0).remaining()).isEqualTo(9);
+        assertThat(store.execute("key-0", Command.decide(TOKEN_BUCKET, 1, 0)).remaining()).isEqualTo(9);
     }
 
     @Test
     void applyAsync_completesWithTheDecision() throws Exception {
         drain("k", TOKEN_BUCKET, 9);
-        Decision last = store.applyAsync("k", TOKEN_BUCKET, 1, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        Decision last = store.executeAsync("k", Command.decide(TOKEN_BUCKET, 1, 0)).toCompletableFuture().get(30,
+                TimeUnit.SECONDS);
         assertThat(last.allowed()).isTrue();
         assertThat(last.remaining()).isZero();
-        Decision rejected = store.applyAsync("k", TOKEN_BUCKET, 1, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        Decision rejected = store.executeAsync("k", Command.decide(TOKEN_BUCKET, 1, 0)).toCompletableFuture().get(30,
+                TimeUnit.SECONDS);
         assertThat(rejected.allowed()).isFalse();
     }
 
     @Test
     void peekAsync_completesWithThePeekAndCountsNothing() throws Exception {
         drain("k", TOKEN_BUCKET, 3);
-        Decision peeked = store.peekAsync("k", TOKEN_BUCKET, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        Decision peeked = store.executeAsync("k", Command.peek(TOKEN_BUCKET, 0)).toCompletableFuture().get(30,
+                TimeUnit.SECONDS);
         assertThat(peeked.remaining()).isEqualTo(7);
-        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(7);
+        assertThat(store.execute("k", Command.peek(TOKEN_BUCKET, 0)).remaining()).isEqualTo(7);
     }
 
     @Test
     void record_pastRequest_countsInTheStepItWasMadeIn() {
-        Decision next = store.record("k", STEPPED, 3, 45 * SECOND);
+        Decision next = store.execute("k", Command.record(STEPPED, 3, 45 * SECOND));
 
         assertThat(next.allowed()).as("one more request fits now").isTrue();
-        Decision state = store.peek("k", STEPPED, 0);
+        Decision state = store.execute("k", Command.peek(STEPPED, 0));
         assertThat(state.remaining()).isEqualTo(7);
         assertThat(state.nextPermitNanos()).as("made 45 s ago, it leaves the 1-minute window in 15 s")
                 .isEqualTo(15 * SECOND);
         time.advanceNanos(15 * SECOND - 1);
-        assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(7);
+        assertThat(store.execute("k", Command.peek(STEPPED, 0)).remaining()).isEqualTo(7);
         time.advanceNanos(1);
-        assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(10);
+        assertThat(store.execute("k", Command.peek(STEPPED, 0)).remaining()).isEqualTo(10);
     }
 
     @Test
     void record_tokenBucketPastRequest_isTakenAtItsInstantAndRefilledSince() {
         // Made 30 s ago from a full bucket: 13 owed 3 then, and 30 s at one token per 6 s refilled 5 since.
-        store.record("k", TOKEN_BUCKET, 13, 30 * SECOND);
+        store.execute("k", Command.record(TOKEN_BUCKET, 13, 30 * SECOND));
 
-        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isEqualTo(2);
+        assertThat(store.execute("k", Command.peek(TOKEN_BUCKET, 0)).remaining()).isEqualTo(2);
     }
 
     @Test
     void record_olderThanTheWindow_countsNothing() {
-        store.record("k", STEPPED, 3, 61 * SECOND);
-        assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(10);
+        store.execute("k", Command.record(STEPPED, 3, 61 * SECOND));
+        assertThat(store.execute("k", Command.peek(STEPPED, 0)).remaining()).isEqualTo(10);
     }
 
     @Test
     void record_beyondTheLimit_countsEverythingAndTheNextRequestWaits() {
         Decision last = null;
         for (int i = 0; i < 12; i++) {
-            last = store.record("k", STEPPED, 1, 0);
+            last = store.execute("k", Command.record(STEPPED, 1, 0));
         }
 
         assertThat(last.allowed()).isFalse();
         assertThat(last.retryAfterNanos()).isEqualTo(60 * SECOND);
-        assertThat(store.peek("k", STEPPED, 0).remaining()).isZero();
-        assertThat(store.apply("k", STEPPED, 1, 0).allowed()).isFalse();
+        assertThat(store.execute("k", Command.peek(STEPPED, 0)).remaining()).isZero();
+        assertThat(store.execute("k", Command.decide(STEPPED, 1, 0)).allowed()).isFalse();
         time.advanceNanos(60 * SECOND);
-        assertThat(store.apply("k", STEPPED, 1, 0).remaining()).isEqualTo(9);
+        assertThat(store.execute("k", Command.decide(STEPPED, 1, 0)).remaining()).isEqualTo(9);
     }
 
     @Test
     void record_tokenBucketBeyondItsLevel_owesTheDebtBeforeTheNextGrant() {
         // 13 from a full bucket of 10 owes 3, and one more permit takes 4 tokens (24 s at one per 6 s).
-        Decision after = store.record("k", TOKEN_BUCKET, 13, 0);
+        Decision after = store.execute("k", Command.record(TOKEN_BUCKET, 13, 0));
 
         assertThat(after.allowed()).isFalse();
         assertThat(after.retryAfterNanos()).isEqualTo(24 * SECOND);
-        assertThat(store.peek("k", TOKEN_BUCKET, 0).remaining()).isZero();
+        assertThat(store.execute("k", Command.peek(TOKEN_BUCKET, 0)).remaining()).isZero();
         time.advanceNanos(24 * SECOND - 1);
-        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0)).allowed()).isFalse();
         time.advanceNanos(1);
-        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0)).allowed()).isTrue();
     }
 
     @Test
@@ -286,26 +289,26 @@ public abstract class CounterStoreContract {
 
         List<Long> delays = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            Decision reserved = store.reserve("k", STEPPED, 1, 60 * SECOND);
+            Decision reserved = store.execute("k", Command.reserve(STEPPED, 1, 60 * SECOND));
             assertThat(reserved.allowed()).isTrue();
             delays.add(reserved.delayNanos());
         }
-        Decision tooFar = store.reserve("k", STEPPED, 1, 60 * SECOND);
+        Decision tooFar = store.execute("k", Command.reserve(STEPPED, 1, 60 * SECOND));
 
         assertThat(delays).containsExactly(40 * SECOND, 40 * SECOND, 40 * SECOND, 40 * SECOND, 40 * SECOND,
                 50 * SECOND, 50 * SECOND, 50 * SECOND, 50 * SECOND, 50 * SECOND);
         assertThat(tooFar.allowed()).isFalse();
         assertThat(tooFar.retryAfterNanos()).as("after the first reservations leave again").isEqualTo(100 * SECOND);
-        assertThat(store.reserve("k", STEPPED, 1, 100 * SECOND).delayNanos()).isEqualTo(100 * SECOND);
+        assertThat(store.execute("k", Command.reserve(STEPPED, 1, 100 * SECOND)).delayNanos()).isEqualTo(100 * SECOND);
     }
 
     @Test
     void reserve_roomNow_grantsWithoutDelay() {
-        Decision reserved = store.reserve("k", STEPPED, 4, 60 * SECOND);
+        Decision reserved = store.execute("k", Command.reserve(STEPPED, 4, 60 * SECOND));
         assertThat(reserved.allowed()).isTrue();
         assertThat(reserved.delayNanos()).isZero();
         assertThat(reserved.remaining()).isEqualTo(6);
-        assertThat(store.peek("k", STEPPED, 0).remaining()).isEqualTo(6);
+        assertThat(store.execute("k", Command.peek(STEPPED, 0)).remaining()).isEqualTo(6);
     }
 
     @Test
@@ -321,7 +324,7 @@ public abstract class CounterStoreContract {
                     start.await();
                     List<Long> delays = new ArrayList<>();
                     for (int i = 0; i < perThread; i++) {
-                        Decision reserved = store.reserve("k", STEPPED, 1, 10 * 60 * SECOND);
+                        Decision reserved = store.execute("k", Command.reserve(STEPPED, 1, 10 * 60 * SECOND));
                         assertThat(reserved.allowed()).isTrue();
                         delays.add(reserved.delayNanos());
                     }
@@ -347,30 +350,33 @@ public abstract class CounterStoreContract {
     @Test
     void reset_exhaustedKey_startsFromFullCapacity() {
         drain("k", TOKEN_BUCKET, 10);
-        store.record("s", STEPPED, 10, 0);
+        store.execute("s", Command.record(STEPPED, 10, 0));
 
-        store.reset("k");
-        store.reset("s");
+        store.execute("k", Command.reset());
+        store.execute("s", Command.reset());
 
-        assertThat(store.apply("k", TOKEN_BUCKET, 1, 0).remaining()).isEqualTo(9);
-        assertThat(store.peek("s", STEPPED, 0).remaining()).isEqualTo(10);
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0)).remaining()).isEqualTo(9);
+        assertThat(store.execute("s", Command.peek(STEPPED, 0)).remaining()).isEqualTo(10);
     }
 
     @Test
     void reset_keyWithoutState_changesNothingElse() {
         drain("other", TOKEN_BUCKET, 4);
-        store.reset("never-seen");
-        assertThat(store.peek("other", TOKEN_BUCKET, 0).remaining()).isEqualTo(6);
+        store.execute("never-seen", Command.reset());
+        assertThat(store.execute("other", Command.peek(TOKEN_BUCKET, 0)).remaining()).isEqualTo(6);
     }
 
     @Test
     void recordAsyncAndReserveAsync_completeWithTheirDecisions() throws Exception {
-        Decision recorded = store.recordAsync("k", STEPPED, 2, SECOND).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        Decision recorded = store.executeAsync("k", Command.record(STEPPED, 2, SECOND)).toCompletableFuture().get(30,
+                TimeUnit.SECONDS);
         assertThat(recorded.allowed()).isTrue();
-        Decision reserved = store.reserveAsync("k", STEPPED, 8, 0).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        Decision reserved = store.executeAsync("k", Command.reserve(STEPPED, 8, 0)).toCompletableFuture().get(30,
+                TimeUnit.SECONDS);
         assertThat(reserved.allowed()).isTrue();
         assertThat(reserved.remaining()).isZero();
-        assertThat(store.reserveAsync("k", STEPPED, 1, 0).toCompletableFuture().get(30, TimeUnit.SECONDS).allowed())
+        assertThat(store.executeAsync("k", Command.reserve(STEPPED, 1, 0)).toCompletableFuture().get(30,
+                TimeUnit.SECONDS).allowed())
                 .isFalse();
     }
 
@@ -389,76 +395,78 @@ public abstract class CounterStoreContract {
 
     @Test
     void estimate_settledBelow_givesTheDifferenceBack() {
-        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        Counted reserved = join(store.executeAsync("k", Command.estimate(TOKENS, 8, 0)));
         assertThat(reserved.decision().allowed()).isTrue();
         assertThat(reserved.decision().remaining()).isEqualTo(2);
 
         Decision after = join(reserved.settle(3));
 
         assertThat(after.remaining()).isEqualTo(givesBack() ? 7 : 2);
-        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 7 : 2);
+        assertThat(store.execute("k", Command.peek(TOKENS, 0)).remaining()).isEqualTo(givesBack() ? 7 : 2);
     }
 
     @Test
     void estimate_settledLaterInItsWindow_givesBackThereAndTheWindowStillEnds() {
         time.advanceNanos(5 * SECOND);
-        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        Counted reserved = join(store.executeAsync("k", Command.estimate(TOKENS, 8, 0)));
         time.advanceNanos(40 * SECOND);
 
         join(reserved.settle(1));
 
-        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 9 : 2);
+        assertThat(store.execute("k", Command.peek(TOKENS, 0)).remaining()).isEqualTo(givesBack() ? 9 : 2);
         time.advanceNanos(15 * SECOND);
-        assertThat(store.peek("k", TOKENS, 0).remaining()).as("the next window").isEqualTo(10);
+        assertThat(store.execute("k", Command.peek(TOKENS, 0)).remaining()).as("the next window").isEqualTo(10);
     }
 
     @Test
     void estimate_settledAbove_chargesTheExcessAsADebtPaidBackBeforeTheNextGrant() {
-        Counted reserved = join(store.estimateAsync("k", TOKEN_BUCKET_TOKENS, 4, 0));
+        Counted reserved = join(store.executeAsync("k", Command.estimate(TOKEN_BUCKET_TOKENS, 4, 0)));
 
         Decision after = join(reserved.settle(13));
 
         // 13 from a full bucket of 10 owes 3; one more token takes 4 tokens of refill (24 s).
         assertThat(after.remaining()).isZero();
-        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).retryAfterNanos()).isEqualTo(24 * SECOND);
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET_TOKENS, 1,
+                0)).retryAfterNanos()).isEqualTo(24 * SECOND);
         time.advanceNanos(24 * SECOND - 1);
-        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET_TOKENS, 1, 0)).allowed()).isFalse();
         time.advanceNanos(1);
-        assertThat(store.apply("k", TOKEN_BUCKET_TOKENS, 1, 0).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(TOKEN_BUCKET_TOKENS, 1, 0)).allowed()).isTrue();
     }
 
     @Test
     void settleAsync_byTheReservationsId_settlesAsItsGrantWould() {
-        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        Counted reserved = join(store.executeAsync("k", Command.estimate(TOKENS, 8, 0)));
         if (!givesBack()) {
             assertThat(reserved.reservation()).as("a store that cannot give back has no id to settle by").isEmpty();
             return;
         }
 
-        Decision after = join(store.settleAsync("k", TOKENS, 8, 3, reserved.reservation().orElseThrow()));
+        Decision after = join(store.executeAsync("k", Command.settle(TOKENS, 8, 3,
+                reserved.reservation().orElseThrow())));
 
         assertThat(after.remaining()).isEqualTo(7);
-        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(7);
+        assertThat(store.execute("k", Command.peek(TOKENS, 0)).remaining()).isEqualTo(7);
     }
 
     @Test
     void estimate_rejected_countsNothingAndItsSettleChangesNothing() {
-        join(store.estimateAsync("k", TOKENS, 8, 0));
-        Counted rejected = join(store.estimateAsync("k", TOKENS, 3, 0));
+        join(store.executeAsync("k", Command.estimate(TOKENS, 8, 0)));
+        Counted rejected = join(store.executeAsync("k", Command.estimate(TOKENS, 3, 0)));
 
         assertThat(rejected.decision().allowed()).isFalse();
         assertThat(rejected.reservation()).isEmpty();
         join(rejected.settle(0));
-        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(2);
+        assertThat(store.execute("k", Command.peek(TOKENS, 0)).remaining()).isEqualTo(2);
     }
 
     @Test
     void estimate_givenBackWhole_countsNothing() {
-        Counted reserved = join(store.estimateAsync("k", TOKENS, 8, 0));
+        Counted reserved = join(store.executeAsync("k", Command.estimate(TOKENS, 8, 0)));
 
         join(reserved.giveBack());
 
-        assertThat(store.peek("k", TOKENS, 0).remaining()).isEqualTo(givesBack() ? 10 : 2);
+        assertThat(store.execute("k", Command.peek(TOKENS, 0)).remaining()).isEqualTo(givesBack() ? 10 : 2);
     }
 
     @Test
@@ -466,7 +474,8 @@ public abstract class CounterStoreContract {
         Policy thousand = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000, Duration.ofMinutes(1))).inUnit("tokens");
         Settled settled = settleConcurrently(List.of(store), racingThreads(), 40, "k", thousand);
 
-        assertSettledWithinTheLimitPlusTheirDebt(settled, 1_000, store.peek("k", thousand, 0).remaining(),
+        assertSettledWithinTheLimitPlusTheirDebt(settled, 1_000, store.execute("k", Command.peek(thousand,
+                0)).remaining(),
                 givesBack());
     }
 
@@ -480,18 +489,18 @@ public abstract class CounterStoreContract {
     @EnumSource(value = Algorithm.class, names = "LEAKY_BUCKET", mode = EnumSource.Mode.EXCLUDE)
     void estimate_settledAtAHugeCost_refusesTheNextReservationsInsteadOfStartingFull(Algorithm algorithm) {
         Policy tokens = Policy.of(algorithm, Limit.of(10_000, Duration.ofHours(1))).inUnit("tokens");
-        Counted reserved = join(store.estimateAsync("k", tokens, 10_000, 0));
+        Counted reserved = join(store.executeAsync("k", Command.estimate(tokens, 10_000, 0)));
         assertThat(reserved.decision().allowed()).isTrue();
 
         join(reserved.settle(1_300_000_000_000L));
 
         for (int attempt = 0; attempt < 3; attempt++) {
-            Decision next = join(store.estimateAsync("k", tokens, 10_000, 0)).decision();
+            Decision next = join(store.executeAsync("k", Command.estimate(tokens, 10_000, 0))).decision();
             assertThat(next.allowed()).as("reservation %d after the settle", attempt + 1).isFalse();
             assertThat(next.remaining()).isZero();
             time.advance(Duration.ofSeconds(2));
         }
-        assertThat(store.peek("k", tokens, 0).remaining()).as("after the key's sweeps").isZero();
+        assertThat(store.execute("k", Command.peek(tokens, 0)).remaining()).as("after the key's sweeps").isZero();
     }
 
     /**
@@ -504,20 +513,22 @@ public abstract class CounterStoreContract {
     @EnumSource(value = Algorithm.class, names = "LEAKY_BUCKET", mode = EnumSource.Mode.EXCLUDE)
     void estimate_refusedWhileADebtIsPaidBack_saysTheRealRemainingAndWhenItGrows(Algorithm algorithm) {
         Policy tokens = Policy.of(algorithm, Limit.of(60, Duration.ofMinutes(1))).inUnit("tokens");
-        join(join(store.estimateAsync("k", tokens, 10, 0)).settle(90));
+        join(join(store.executeAsync("k", Command.estimate(tokens, 10, 0))).settle(90));
 
-        Decision refused = join(store.estimateAsync("k", tokens, 10, 0)).decision();
+        Decision refused = join(store.executeAsync("k", Command.estimate(tokens, 10, 0))).decision();
         int refusals = 0;
         while (!refused.allowed()) {
             assertThat(++refusals).as("refusals before the debt is paid back").isLessThanOrEqualTo(61);
             long remaining = refused.remaining();
-            assertThat(remaining).as("r of refusal %d", refusals).isEqualTo(store.peek("k", tokens, 0).remaining());
+            assertThat(remaining).as("r of refusal %d", refusals).isEqualTo(store.execute("k", Command.peek(tokens,
+                    0)).remaining());
             assertThat(refused.nextPermitNanos()).as("t of refusal %d, %d remaining", refusals, remaining)
                     .isPositive().isLessThanOrEqualTo(refused.retryAfterNanos());
             time.advanceNanos(refused.nextPermitNanos() - 1);
-            assertThat(store.peek("k", tokens, 0).remaining()).as("r a nanosecond before t").isEqualTo(remaining);
+            assertThat(store.execute("k", Command.peek(tokens,
+                    0)).remaining()).as("r a nanosecond before t").isEqualTo(remaining);
             time.advanceNanos(1);
-            refused = join(store.estimateAsync("k", tokens, 10, 0)).decision();
+            refused = join(store.executeAsync("k", Command.estimate(tokens, 10, 0))).decision();
             assertThat(refused.allowed() || refused.remaining() > remaining).as("r grown at t").isTrue();
         }
         assertThat(refusals).as("refused while the debt was paid back").isPositive();
@@ -549,7 +560,7 @@ public abstract class CounterStoreContract {
                     start.await();
                     for (int i = 0; i < attempts; i++) {
                         long estimate = 1 + random.nextInt(50);
-                        Counted reserved = join(on.estimateAsync(key, policy, estimate, 0));
+                        Counted reserved = join(on.executeAsync(key, Command.estimate(policy, estimate, 0)));
                         if (!reserved.decision().allowed()) {
                             refused.increment();
                             continue;
@@ -604,7 +615,8 @@ public abstract class CounterStoreContract {
 
     protected void drain(String key, Policy policy, int permits) {
         for (int i = 0; i < permits; i++) {
-            assertThat(store.apply(key, policy, 1, Long.MAX_VALUE).allowed()).as("permit %d of %d", i + 1, permits)
+            assertThat(store.execute(key, Command.decide(policy, 1, Long.MAX_VALUE)).allowed()).as("permit %d of %d",
+                    i + 1, permits)
                     .isTrue();
         }
     }

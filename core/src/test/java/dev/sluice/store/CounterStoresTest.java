@@ -24,7 +24,7 @@ class CounterStoresTest {
     void build_storeAnswers_returnsItsDecisions() {
         FailurePolicyStore store = CounterStores.of(new LocalCounterStore(time, 100)).build();
 
-        assertThat(store.apply("k", POLICY, 1, 0).remaining()).isEqualTo(2);
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).remaining()).isEqualTo(2);
         assertThat(store.failures()).isZero();
     }
 
@@ -33,9 +33,9 @@ class CounterStoresTest {
         FailurePolicyStore store = CounterStores.of(new DownStore()).timeSource(time).build();
 
         for (int i = 0; i < 3; i++) {
-            assertThat(store.apply("k", POLICY, 1, 0).allowed()).isTrue();
+            assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isTrue();
         }
-        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isFalse();
         assertThat(store.failures()).isEqualTo(4);
     }
 
@@ -43,7 +43,7 @@ class CounterStoresTest {
     void build_storeDownUnderReject_rejectsAsLimiterUnavailable() {
         FailurePolicyStore store = CounterStores.of(new DownStore()).onFailure(OnFailure.REJECT).build();
 
-        Decision decision = store.apply("k", POLICY, 1, 0);
+        Decision decision = store.execute("k", Command.decide(POLICY, 1, 0));
 
         assertThat(decision.allowed()).isFalse();
         assertThat(decision.storeUnavailable()).isTrue();
@@ -53,7 +53,7 @@ class CounterStoresTest {
     void build_storeDownUnderAllow_allowsAsLimiterUnavailable() {
         FailurePolicyStore store = CounterStores.of(new DownStore()).onFailure(OnFailure.ALLOW).build();
 
-        Decision decision = store.apply("k", POLICY, 1, 0);
+        Decision decision = store.execute("k", Command.decide(POLICY, 1, 0));
 
         assertThat(decision.allowed()).isTrue();
         assertThat(decision.storeUnavailable()).isTrue();
@@ -63,10 +63,10 @@ class CounterStoresTest {
     void build_fallbackMaxKeys_boundsTheFallbackStore() {
         FailurePolicyStore store = CounterStores.of(new DownStore()).timeSource(time).maxKeys(1).build();
 
-        store.apply("a", POLICY, 3, 0);
+        store.execute("a", Command.decide(POLICY, 3, 0));
 
-        assertThat(store.apply("b", POLICY, 1, 0).storeUnavailable()).as("no room for b").isTrue();
-        assertThat(store.peek("a", POLICY, 0).remaining()).as("a still counted")
+        assertThat(store.execute("b", Command.decide(POLICY, 1, 0)).storeUnavailable()).as("no room for b").isTrue();
+        assertThat(store.execute("a", Command.peek(POLICY, 0)).remaining()).as("a still counted")
                 .isEqualTo(POLICY.capacity() - 3);
     }
 
@@ -74,11 +74,11 @@ class CounterStoresTest {
     void build_withRejectionCache_repeatsARejectionWithoutAskingTheStore() {
         CountingStore counted = new CountingStore(new LocalCounterStore(time, 100));
         FailurePolicyStore store = CounterStores.of(counted).timeSource(time).rejectionCache(10).build();
-        store.apply("k", POLICY, 3, 0);
-        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isFalse();
+        store.execute("k", Command.decide(POLICY, 3, 0));
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isFalse();
         int asked = counted.calls.get();
 
-        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isFalse();
 
         assertThat(counted.calls).hasValue(asked);
     }
@@ -87,11 +87,11 @@ class CounterStoresTest {
     void build_withoutRejectionCache_asksTheStoreEveryTime() {
         CountingStore counted = new CountingStore(new LocalCounterStore(time, 100));
         FailurePolicyStore store = CounterStores.of(counted).timeSource(time).build();
-        store.apply("k", POLICY, 3, 0);
-        store.apply("k", POLICY, 1, 0);
+        store.execute("k", Command.decide(POLICY, 3, 0));
+        store.execute("k", Command.decide(POLICY, 1, 0));
         int asked = counted.calls.get();
 
-        store.apply("k", POLICY, 1, 0);
+        store.execute("k", Command.decide(POLICY, 1, 0));
 
         assertThat(counted.calls).hasValue(asked + 1);
     }
@@ -101,7 +101,7 @@ class CounterStoresTest {
         FailurePolicyStore store = CounterStores.of(new UnresponsiveStore()).timeout(Duration.ofMillis(1))
                 .onFailure(OnFailure.REJECT).build();
 
-        assertThat(store.apply("k", POLICY, 1, 0).storeUnavailable()).isTrue();
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).storeUnavailable()).isTrue();
 
         assertThat(store.timeouts()).isEqualTo(1);
     }
@@ -110,9 +110,9 @@ class CounterStoresTest {
     void build_withMaxPending_decidesCallsBeyondItWithoutTheStore() {
         UnresponsiveStore unanswered = new UnresponsiveStore();
         FailurePolicyStore store = CounterStores.of(unanswered).timeout(Duration.ofMillis(1)).maxPending(1).build();
-        store.apply("k", POLICY, 1, 0);
+        store.execute("k", Command.decide(POLICY, 1, 0));
 
-        store.apply("k", POLICY, 1, 0);
+        store.execute("k", Command.decide(POLICY, 1, 0));
 
         assertThat(store.shed()).isEqualTo(1);
         assertThat(unanswered.calls).hasSize(1);
@@ -123,8 +123,8 @@ class CounterStoresTest {
         List<String> failedRules = new CopyOnWriteArrayList<>();
         FailurePolicyStore store = CounterStores.of(new DownStore()).failures(failedRules::add).build();
 
-        store.apply("search@0123456789ab|203.0.113.9", POLICY, 1, 0);
-        store.apply("no rule id", POLICY, 1, 0);
+        store.execute("search@0123456789ab|203.0.113.9", Command.decide(POLICY, 1, 0));
+        store.execute("no rule id", Command.decide(POLICY, 1, 0));
 
         assertThat(failedRules).containsExactly("search", CounterKeys.NO_ID);
     }
@@ -153,11 +153,12 @@ class CounterStoresTest {
         LocalCounterStore local = new LocalCounterStore(new ManualTimeSource(), 100);
         CounterStore stack = CounterStores.of(local).leaveStoreOpen().build();
 
-        Counted counted = stack.countAsync("k", POLICY, 1, 0).toCompletableFuture().join();
+        Counted counted = stack.executeAsync("k", Command.count(POLICY, 1, 0)).toCompletableFuture().join();
         assertThat(counted.decision().remaining()).isEqualTo(2);
         counted.giveBack().toCompletableFuture().join();
 
-        assertThat(local.peek("k", POLICY, 1)).isEqualTo(local.peek("never-counted", POLICY, 1));
+        assertThat(local.execute("k", Command.peek(POLICY, 1))).isEqualTo(local.execute("never-counted",
+                Command.peek(POLICY, 1)));
     }
 
     @Test

@@ -1,13 +1,12 @@
 package dev.sluice.store;
 
-import dev.sluice.Decision;
-import dev.sluice.algorithm.Policy;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Counts the decisions and peeks that reach the store it wraps, for tests of stores and filters in front of it. */
+/** Counts the commands that reach the store it wraps, for tests of stores and filters in front of it. */
 public final class CountingStore implements CounterStore {
 
-    /** Calls to {@link #apply} and {@link #peek} so far. */
+    /** Commands executed so far. */
     public final AtomicInteger calls = new AtomicInteger();
     /** The wrapped store, to ask without counting. */
     public final CounterStore delegate;
@@ -17,15 +16,14 @@ public final class CountingStore implements CounterStore {
     }
 
     @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
         calls.incrementAndGet();
-        return delegate.apply(key, policy, cost, maxDelayNanos);
+        return delegate.executeAsync(key, command);
     }
 
     @Override
-    public Decision peek(String key, Policy policy, long cost) {
-        calls.incrementAndGet();
-        return delegate.peek(key, policy, cost);
+    public StoreServices services() {
+        return delegate.services();
     }
 
     @Override

@@ -3,10 +3,8 @@ package dev.sluice.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
-import dev.sluice.algorithm.Policy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -31,7 +29,8 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     @Test
     void acquireAsync_downStoreAllowing_grantsAPermitOfNoCounter() {
         try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
-            Decision decision = allowing.acquireAsync("k", TWO).toCompletableFuture().join().decision();
+            Decision decision = allowing.executeAsync("k",
+                    Command.acquire(TWO)).toCompletableFuture().join().decision();
 
             assertThat(decision.allowed()).isTrue();
             assertThat(decision.storeUnavailable()).isTrue();
@@ -42,7 +41,8 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     @Test
     void acquireAsync_downStoreRejecting_rejects() {
         try (FailurePolicyStore rejecting = FailurePolicyStore.rejecting(new DownStore(), Duration.ofSeconds(1))) {
-            Decision decision = rejecting.acquireAsync("k", TWO).toCompletableFuture().join().decision();
+            Decision decision = rejecting.executeAsync("k",
+                    Command.acquire(TWO)).toCompletableFuture().join().decision();
 
             assertThat(decision.allowed()).isFalse();
             assertThat(decision.storeUnavailable()).isTrue();
@@ -54,7 +54,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
         LocalCounterStore fallback = new LocalCounterStore(time, 100, Runnable::run);
         try (FailurePolicyStore falling = FailurePolicyStore.fallingBackTo(new DownStore(), Duration.ofSeconds(1),
                 fallback)) {
-            Counted held = falling.acquireAsync("k", TWO).toCompletableFuture().join();
+            Counted held = falling.executeAsync("k", Command.acquire(TWO)).toCompletableFuture().join();
 
             assertThat(held.decision().allowed()).isTrue();
             assertThat(fallback.permitsHeld()).isEqualTo(1);
@@ -68,9 +68,9 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
         LocalCounterStore fallback = new LocalCounterStore(time, 100, Runnable::run);
         try (FailurePolicyStore falling = FailurePolicyStore.fallingBackTo(new DownStore(), Duration.ofSeconds(1),
                 fallback)) {
-            Counted held = falling.acquireAsync("k", TWO).toCompletableFuture().join();
+            Counted held = falling.executeAsync("k", Command.acquire(TWO)).toCompletableFuture().join();
 
-            falling.releaseAsync("k", TWO, held.permit().orElseThrow()).toCompletableFuture().join();
+            falling.executeAsync("k", Command.release(TWO, held.permit().orElseThrow())).toCompletableFuture().join();
 
             assertThat(held.permit().orElseThrow()).startsWith("fallback:");
             assertThat(fallback.permitsHeld()).isZero();
@@ -80,7 +80,8 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     @Test
     void acquireAsync_downStoreAllowing_grantsNoPermitId() {
         try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
-            assertThat(allowing.acquireAsync("k", TWO).toCompletableFuture().join().permit()).isEmpty();
+            assertThat(allowing.executeAsync("k",
+                    Command.acquire(TWO)).toCompletableFuture().join().permit()).isEmpty();
         }
     }
 
@@ -91,26 +92,19 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
         CompletableFuture<Void> late = new CompletableFuture<>();
         CounterStore slow = new CounterStore() {
             @Override
-            public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public Decision peek(String key, Policy policy, long cost) {
-                throw new UnsupportedOperationException();
-            }
-
-            /** A call sent, as a remote store's is: cancelling it is refused, and it lands when {@code late} does. */
-            @Override
-            public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
+            @SuppressWarnings("unchecked") // an acquisition answers a Counted
+            public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+                if (!(command instanceof Command.Acquire acquire)) {
+                    throw new UnsupportedOperationException();
+                }
                 CompletableFuture<Counted> sent = new CompletableFuture<>() {
                     @Override
                     public boolean cancel(boolean mayInterruptIfRunning) {
                         return false;
                     }
                 };
-                late.thenRun(() -> local.acquireAsync(key, limit).thenAccept(sent::complete));
-                return sent;
+                late.thenRun(() -> local.executeAsync(key, acquire).thenAccept(sent::complete));
+                return (CompletionStage<R>) sent;
             }
 
             @Override
@@ -118,7 +112,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
             }
         };
         try (FailurePolicyStore allowing = FailurePolicyStore.allowing(slow, Duration.ofMillis(20))) {
-            Counted answered = allowing.acquireAsync("k", TWO).toCompletableFuture().join();
+            Counted answered = allowing.executeAsync("k", Command.acquire(TWO)).toCompletableFuture().join();
             assertThat(answered.decision().storeUnavailable()).isTrue();
 
             late.complete(null);
@@ -130,7 +124,8 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     @Test
     void releaseAsync_downStore_failsAndCountsTheFailure() {
         try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
-            CompletableFuture<Decision> release = allowing.releaseAsync("k", TWO, "any").toCompletableFuture();
+            CompletableFuture<Decision> release = allowing.executeAsync("k", Command.release(TWO,
+                    "any")).toCompletableFuture();
 
             assertThatThrownBy(release::join).hasCauseInstanceOf(IllegalStateException.class);
             assertThat(allowing.failures()).isEqualTo(1);

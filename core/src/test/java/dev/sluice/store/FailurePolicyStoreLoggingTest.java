@@ -11,8 +11,8 @@ import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.List;
 import java.util.ResourceBundle;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +37,7 @@ class FailurePolicyStoreLoggingTest {
         FailurePolicyStore store = store(FailurePolicyStore.allowing(remote, TIMEOUT));
         remote.failing = true;
 
-        store.apply(KEY, POLICY, 1, 0);
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
 
         assertThat(logger.lines).singleElement().satisfies(line -> {
             assertThat(line.level()).isEqualTo(System.Logger.Level.WARNING);
@@ -51,13 +51,13 @@ class FailurePolicyStoreLoggingTest {
         FailurePolicyStore store = store(FailurePolicyStore.rejecting(remote, TIMEOUT));
         remote.failing = true;
         for (int i = 0; i < 50; i++) {
-            store.apply(KEY, POLICY, 1, 0);
+            store.execute(KEY, Command.decide(POLICY, 1, 0));
             time.advance(Duration.ofMillis(100));
         }
         assertThat(logger.lines).hasSize(1);
 
         time.advance(INTERVAL);
-        store.apply(KEY, POLICY, 1, 0);
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
 
         assertThat(logger.lines).hasSize(2);
         assertThat(logger.lines.get(1).text()).contains("50 failed, 0 timed out, 0 shed", "refuses those requests");
@@ -67,14 +67,14 @@ class FailurePolicyStoreLoggingTest {
     void storeAnswersAgain_saidInOneLineOnceTheIntervalHasPassed() {
         FailurePolicyStore store = store(FailurePolicyStore.allowing(remote, TIMEOUT));
         remote.failing = true;
-        store.apply(KEY, POLICY, 1, 0);
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
         remote.failing = false;
 
-        store.apply(KEY, POLICY, 1, 0);
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
         assertThat(logger.lines).hasSize(1);
         time.advance(INTERVAL);
-        store.apply(KEY, POLICY, 1, 0);
-        store.apply(KEY, POLICY, 1, 0);
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
 
         assertThat(logger.lines).hasSize(2);
         assertThat(logger.lines.get(1).level()).isEqualTo(System.Logger.Level.INFO);
@@ -86,9 +86,9 @@ class FailurePolicyStoreLoggingTest {
         FailurePolicyStore store = store(FailurePolicyStore.allowing(remote, TIMEOUT));
         remote.failing = true;
 
-        store.apply(KEY, POLICY, 1, 0);
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
         time.advance(INTERVAL);
-        store.apply(KEY, POLICY, 1, 0);
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
 
         assertThat(logger.lines).hasSize(2).allSatisfy(line -> assertThat(line.text()).doesNotContain(KEY));
         assertThat(logger.lines.get(0).text()).contains("no counter for <key>");
@@ -97,10 +97,12 @@ class FailurePolicyStoreLoggingTest {
     @Test
     void allowOrRejectForFailure_isMarkedStoreUnavailable_aFallbackDecisionIsNot() {
         remote.failing = true;
-        Decision allowed = store(FailurePolicyStore.allowing(remote, TIMEOUT)).apply(KEY, POLICY, 1, 0);
-        Decision rejected = store(FailurePolicyStore.rejecting(remote, TIMEOUT)).apply(KEY, POLICY, 1, 0);
+        Decision allowed = store(FailurePolicyStore.allowing(remote, TIMEOUT)).execute(KEY, Command.decide(POLICY, 1,
+                0));
+        Decision rejected = store(FailurePolicyStore.rejecting(remote, TIMEOUT)).execute(KEY, Command.decide(POLICY,
+                1, 0));
         Decision fallback = store(FailurePolicyStore.fallingBackTo(remote, TIMEOUT, new LocalCounterStore(time, 10)))
-                .apply(KEY, POLICY, 1, 0);
+                .execute(KEY, Command.decide(POLICY, 1, 0));
 
         assertThat(allowed.allowed()).isTrue();
         assertThat(allowed.storeUnavailable()).isTrue();
@@ -108,7 +110,8 @@ class FailurePolicyStoreLoggingTest {
         assertThat(rejected.storeUnavailable()).isTrue();
         assertThat(fallback.storeUnavailable()).isFalse();
         remote.failing = false;
-        assertThat(store(FailurePolicyStore.rejecting(remote, TIMEOUT)).apply(KEY, POLICY, 1, 0).storeUnavailable())
+        assertThat(store(FailurePolicyStore.rejecting(remote, TIMEOUT)).execute(KEY, Command.decide(POLICY, 1,
+                0)).storeUnavailable())
                 .isFalse();
     }
 
@@ -119,19 +122,19 @@ class FailurePolicyStoreLoggingTest {
                 .withMaxPending(1);
         remote.failing = true;
         for (int i = 0; i < 4; i++) {
-            store.apply(KEY, POLICY, 1, 0);
-            shedding.applyAsync(KEY, POLICY, 1, 0);
+            store.execute(KEY, Command.decide(POLICY, 1, 0));
+            shedding.executeAsync(KEY, Command.decide(POLICY, 1, 0));
         }
         time.advance(Duration.ofSeconds(30));
-        store.apply(KEY, POLICY, 1, 0);
+        store.execute(KEY, Command.decide(POLICY, 1, 0));
 
-        assertThat(store.health()).isEqualTo(new StoreHealth("local", 0, 5, 0, 0));
-        assertThat(store.health().decidedByFailurePolicyLastMinute()).isEqualTo(5);
-        assertThat(shedding.health().shedLastMinute()).isEqualTo(3);
+        assertThat(store.services().health()).isEqualTo(new StoreHealth("local", 0, 5, 0, 0));
+        assertThat(store.services().health().decidedByFailurePolicyLastMinute()).isEqualTo(5);
+        assertThat(shedding.services().health().shedLastMinute()).isEqualTo(3);
         time.advance(Duration.ofSeconds(31));
-        assertThat(store.health().failedLastMinute()).isEqualTo(1);
+        assertThat(store.services().health().failedLastMinute()).isEqualTo(1);
         time.advance(Duration.ofSeconds(30));
-        assertThat(store.health().failedLastMinute()).isZero();
+        assertThat(store.services().health().failedLastMinute()).isZero();
         assertThat(store.failures()).isEqualTo(5);
     }
 
@@ -145,20 +148,11 @@ class FailurePolicyStoreLoggingTest {
         }
 
         @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            return decide(key, () -> delegate.apply(key, policy, cost, maxDelayNanos));
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            return decide(key, () -> delegate.peek(key, policy, cost));
-        }
-
-        private Decision decide(String key, Supplier<Decision> decision) {
+        public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
             if (failing) {
                 throw new IllegalStateException("no counter for " + key);
             }
-            return decision.get();
+            return delegate.executeAsync(key, command);
         }
 
         @Override

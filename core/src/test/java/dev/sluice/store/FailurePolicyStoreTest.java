@@ -29,14 +29,14 @@ class FailurePolicyStoreTest {
     @Test
     void apply_remoteAnswers_returnsItsDecision() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new LocalCounterStore(time, 100), TIMEOUT);
-        assertThat(store.apply("k", POLICY, 1, 0).remaining()).isEqualTo(2);
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).remaining()).isEqualTo(2);
         assertThat(store.failures() + store.timeouts()).isZero();
     }
 
     @Test
     void apply_remoteNeverAnswers_allowsAfterTheTimeoutAndCountsIt() {
         FailurePolicyStore store = FailurePolicyStore.allowing(new UnresponsiveStore(), TIMEOUT);
-        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isTrue();
         assertThat(store.timeouts()).isEqualTo(1);
     }
 
@@ -45,7 +45,7 @@ class FailurePolicyStoreTest {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.allowing(remote, TIMEOUT);
 
-        store.apply("k", POLICY, 1, 0);
+        store.execute("k", Command.decide(POLICY, 1, 0));
 
         assertThat(remote.cancelRequests).hasValue(1);
     }
@@ -55,7 +55,8 @@ class FailurePolicyStoreTest {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.allowing(remote, TIMEOUT);
 
-        assertThat(store.applyAsync("k", POLICY, 1, 0).toCompletableFuture().join().storeUnavailable()).isTrue();
+        assertThat(store.executeAsync("k", Command.decide(POLICY, 1,
+                0)).toCompletableFuture().join().storeUnavailable()).isTrue();
 
         assertThat(remote.cancelRequests).hasValue(1);
     }
@@ -65,12 +66,12 @@ class FailurePolicyStoreTest {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMinutes(1));
         Policy stepped = Policy.of(Algorithm.STEPPED_SLIDING_WINDOW, Limit.of(3, Duration.ofMinutes(1)));
-        Decision answer = new LocalCounterStore(time, 100).peek("k", stepped, 0);
+        Decision answer = new LocalCounterStore(time, 100).execute("k", Command.peek(stepped, 0));
 
         List<CompletableFuture<Decision>> pending = List.of(
-                store.peekAsync("k", stepped, 0).toCompletableFuture(),
-                store.recordAsync("k", stepped, 1, 0).toCompletableFuture(),
-                store.reserveAsync("k", stepped, 1, 0).toCompletableFuture());
+                store.executeAsync("k", Command.peek(stepped, 0)).toCompletableFuture(),
+                store.executeAsync("k", Command.record(stepped, 1, 0)).toCompletableFuture(),
+                store.executeAsync("k", Command.reserve(stepped, 1, 0)).toCompletableFuture());
 
         assertThat(pending).noneMatch(CompletableFuture::isDone);
         remote.calls.forEach(call -> call.complete(answer));
@@ -80,7 +81,7 @@ class FailurePolicyStoreTest {
     @Test
     void apply_remoteFails_rejectsAndCountsTheFailure() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new DownStore(), TIMEOUT);
-        Decision decision = store.apply("k", POLICY, 1, 0);
+        Decision decision = store.execute("k", Command.decide(POLICY, 1, 0));
         assertThat(decision.allowed()).isFalse();
         assertThat(decision.retryAfter()).isEqualTo(FailurePolicyStore.REJECT_RETRY_AFTER);
         assertThat(store.failures()).isEqualTo(1);
@@ -91,9 +92,9 @@ class FailurePolicyStoreTest {
         FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new DownStore(), TIMEOUT,
                 new LocalCounterStore(time, 100));
         for (int i = 0; i < 3; i++) {
-            assertThat(store.apply("k", POLICY, 1, 0).allowed()).isTrue();
+            assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isTrue();
         }
-        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isFalse();
         assertThat(store.failures()).isEqualTo(4);
     }
 
@@ -101,7 +102,8 @@ class FailurePolicyStoreTest {
     void applyAsync_remoteNeverAnswers_completesByThePolicyAfterTheTimeout() throws Exception {
         FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new UnresponsiveStore(), TIMEOUT,
                 new LocalCounterStore(time, 100));
-        Decision decision = store.applyAsync("k", POLICY, 1, 0).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        Decision decision = store.executeAsync("k", Command.decide(POLICY, 1, 0)).toCompletableFuture().get(10,
+                TimeUnit.SECONDS);
         assertThat(decision.remaining()).isEqualTo(2);
         assertThat(store.timeouts()).isEqualTo(1);
     }
@@ -109,7 +111,7 @@ class FailurePolicyStoreTest {
     @Test
     void peek_remoteNeverAnswers_reportsThePolicyOutcome() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new UnresponsiveStore(), TIMEOUT);
-        assertThat(store.peek("k", POLICY, 1).allowed()).isFalse();
+        assertThat(store.execute("k", Command.peek(POLICY, 1)).allowed()).isFalse();
         assertThat(store.timeouts()).isEqualTo(1);
     }
 
@@ -118,12 +120,13 @@ class FailurePolicyStoreTest {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMillis(1)).withMaxPending(3);
         for (int i = 0; i < 3; i++) {
-            store.apply("k", POLICY, 1, 0);
+            store.execute("k", Command.decide(POLICY, 1, 0));
         }
 
-        assertThat(store.apply("k", POLICY, 1, 0).allowed()).isFalse();
-        assertThat(store.applyAsync("k", POLICY, 1, 0).toCompletableFuture().join().allowed()).isFalse();
-        assertThat(store.peek("k", POLICY, 1).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isFalse();
+        assertThat(store.executeAsync("k", Command.decide(POLICY, 1,
+                0)).toCompletableFuture().join().allowed()).isFalse();
+        assertThat(store.execute("k", Command.peek(POLICY, 1)).allowed()).isFalse();
         assertThat(store.timeouts()).isEqualTo(3);
         assertThat(store.shed()).isEqualTo(3);
         assertThat(remote.calls).hasSize(3);
@@ -133,13 +136,13 @@ class FailurePolicyStoreTest {
     void apply_pendingCallsAnsweredLate_callsTheRemoteAgain() {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.allowing(remote, Duration.ofMillis(1)).withMaxPending(2);
-        store.apply("k", POLICY, 1, 0);
-        store.apply("k", POLICY, 1, 0);
-        remote.calls.get(0).complete(new LocalCounterStore(time, 10).apply("k", POLICY, 1, 0));
+        store.execute("k", Command.decide(POLICY, 1, 0));
+        store.execute("k", Command.decide(POLICY, 1, 0));
+        remote.calls.get(0).complete(new LocalCounterStore(time, 10).execute("k", Command.decide(POLICY, 1, 0)));
         remote.calls.get(1).completeExceptionally(new IllegalStateException("late"));
 
-        store.apply("k", POLICY, 1, 0);
-        store.apply("k", POLICY, 1, 0);
+        store.execute("k", Command.decide(POLICY, 1, 0));
+        store.execute("k", Command.decide(POLICY, 1, 0));
         assertThat(remote.calls).hasSize(4);
         assertThat(store.shed()).isZero();
     }
@@ -150,8 +153,8 @@ class FailurePolicyStoreTest {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new UnresponsiveStore(), Duration.ofMillis(1))
                 .withMaxPending(1)
                 .listeningTo((key, timedOut) -> told.add(key + (timedOut ? " timed out" : " failed")));
-        store.apply("first", POLICY, 1, 0);
-        store.apply("second", POLICY, 1, 0);
+        store.execute("first", Command.decide(POLICY, 1, 0));
+        store.execute("second", Command.decide(POLICY, 1, 0));
 
         assertThat(told).containsExactly("first timed out", "second failed");
         assertThat(store.shed()).isEqualTo(1);
@@ -161,7 +164,7 @@ class FailurePolicyStoreTest {
     void apply_remoteFailsEveryCall_freesEverySlot() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new DownStore(), TIMEOUT).withMaxPending(1);
         for (int i = 0; i < 5; i++) {
-            store.apply("k", POLICY, 1, 0);
+            store.execute("k", Command.decide(POLICY, 1, 0));
         }
         assertThat(store.failures()).isEqualTo(5);
         assertThat(store.shed()).isZero();
@@ -179,7 +182,7 @@ class FailurePolicyStoreTest {
             for (int t = 0; t < 32; t++) {
                 calls.add(threads.submit(() -> {
                     start.await();
-                    return store.applyAsync("k", POLICY, 1, 0);
+                    return store.executeAsync("k", Command.decide(POLICY, 1, 0));
                 }));
             }
             start.countDown();
@@ -198,9 +201,9 @@ class FailurePolicyStoreTest {
         FailurePolicyStore store = FailurePolicyStore.rejecting(
                 new DownStore(new StoreHealth("cluster refused: incompatible members", 2, 0, 0, 0, 0, 0, 1)), TIMEOUT);
 
-        assertThat(store.apply("k", POLICY, 1, 0).storeUnavailable()).isTrue();
+        assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).storeUnavailable()).isTrue();
 
-        assertThat(store.health()).isEqualTo(
+        assertThat(store.services().health()).isEqualTo(
                 new StoreHealth("cluster refused: incompatible members", 2, 1, 0, 0, 0, 0, 1));
     }
 }

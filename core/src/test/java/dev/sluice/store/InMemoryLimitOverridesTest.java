@@ -118,12 +118,12 @@ class InMemoryLimitOverridesTest {
     @Test
     void overrides_localStore_keepsThemAcrossCalls() {
         try (LocalCounterStore store = new LocalCounterStore(time, 100, Runnable::run)) {
-            store.overrides().set(LimitOverride.forKey("login", "k").exempt().lasting(Duration.ofMinutes(1))
-                    .reason("r").setBy("s").build(store.overrides().now()));
+            store.services().overrides().set(LimitOverride.forKey("login", "k").exempt().lasting(Duration.ofMinutes(1))
+                    .reason("r").setBy("s").build(store.services().overrides().now()));
 
-            assertThat(store.overrides().list()).hasSize(1);
-            assertThat(FailurePolicyStore.allowing(store, Duration.ofSeconds(1)).overrides())
-                    .as("a store in front passes them on").isSameAs(store.overrides());
+            assertThat(store.services().overrides().list()).hasSize(1);
+            assertThat(FailurePolicyStore.allowing(store, Duration.ofSeconds(1)).services().overrides())
+                    .as("a store in front passes them on").isSameAs(store.services().overrides());
         }
     }
 }

@@ -31,7 +31,7 @@ class LocalCounterStoreTest extends CounterStoreContract {
     void apply_floodOfDistinctKeys_staysWithinMaxKeysRefusingTheRestUntilTheyExpire() {
         LocalCounterStore bounded = new LocalCounterStore(time, 1_000, Runnable::run);
         for (int i = 0; i < 20_000; i++) {
-            Decision decision = bounded.apply("flood-" + i, TOKEN_BUCKET, 1, 0);
+            Decision decision = bounded.execute("flood-" + i, Command.decide(TOKEN_BUCKET, 1, 0));
             assertThat(decision.allowed()).as("key %d", i).isEqualTo(i < 1_000);
             assertThat(decision.storeUnavailable()).as("key %d refused as unavailable, not limited", i)
                     .isEqualTo(i >= 1_000);
@@ -39,7 +39,7 @@ class LocalCounterStoreTest extends CounterStoreContract {
         }
 
         time.advance(Duration.ofSeconds(6));
-        assertThat(bounded.apply("after-they-refilled", TOKEN_BUCKET, 1, 0).allowed()).isTrue();
+        assertThat(bounded.execute("after-they-refilled", Command.decide(TOKEN_BUCKET, 1, 0)).allowed()).isTrue();
     }
 
     @Test
@@ -47,28 +47,30 @@ class LocalCounterStoreTest extends CounterStoreContract {
         LocalCounterStore bounded = new LocalCounterStore(time, 2, Runnable::run);
         // One permit of a token bucket is back in 6 s; a fixed window's count lasts to the end of its minute.
         Policy perMinuteWindow = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE);
-        bounded.apply("soon", TOKEN_BUCKET, 1, 0);
-        bounded.apply("late", perMinuteWindow, 1, 0);
+        bounded.execute("soon", Command.decide(TOKEN_BUCKET, 1, 0));
+        bounded.execute("late", Command.decide(perMinuteWindow, 1, 0));
         time.advance(Duration.ofSeconds(1));
 
-        Decision refused = bounded.apply("new", TOKEN_BUCKET, 1, 0);
+        Decision refused = bounded.execute("new", Command.decide(TOKEN_BUCKET, 1, 0));
 
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.storeUnavailable()).isTrue();
         assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(bounded.peek("soon", TOKEN_BUCKET, 0).remaining()).as("still counted").isEqualTo(9);
-        assertThat(bounded.apply("soon", TOKEN_BUCKET, 1, 0).remaining()).as("a held key counts on").isEqualTo(8);
+        assertThat(bounded.execute("soon", Command.peek(TOKEN_BUCKET, 0)).remaining()).as("still counted").isEqualTo(9);
+        assertThat(bounded.execute("soon", Command.decide(TOKEN_BUCKET, 1,
+                0)).remaining()).as("a held key counts on").isEqualTo(8);
         time.advance(Duration.ofSeconds(11));
-        assertThat(bounded.apply("new", TOKEN_BUCKET, 1, 0).allowed()).as("once 'soon' is back to full").isTrue();
-        assertThat(bounded.peek("late", perMinuteWindow, 0).remaining()).isEqualTo(9);
+        assertThat(bounded.execute("new", Command.decide(TOKEN_BUCKET, 1,
+                0)).allowed()).as("once 'soon' is back to full").isTrue();
+        assertThat(bounded.execute("late", Command.peek(perMinuteWindow, 0)).remaining()).isEqualTo(9);
     }
 
     @Test
     void apply_sweepIntervalPassed_defaultExecutorRemovesExpiredKeysInTheBackground() throws InterruptedException {
         LocalCounterStore store = new LocalCounterStore(time, 100);
-        store.apply("a", TOKEN_BUCKET, 1, 0);
+        store.execute("a", Command.decide(TOKEN_BUCKET, 1, 0));
         time.advance(Duration.ofSeconds(10));
-        store.apply("b", TOKEN_BUCKET, 1, 0);
+        store.execute("b", Command.decide(TOKEN_BUCKET, 1, 0));
 
         // The sweep runs on the common pool: wait for it, boundedly; the bound is a timeout, not an assertion on speed.
         long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -76,15 +78,15 @@ class LocalCounterStoreTest extends CounterStoreContract {
             Thread.sleep(10);
         }
         assertThat(store.size()).as("keys left once the background sweep ran").isEqualTo(1);
-        assertThat(store.peek("b", TOKEN_BUCKET, 0).remaining()).isEqualTo(9);
+        assertThat(store.execute("b", Command.peek(TOKEN_BUCKET, 0)).remaining()).isEqualTo(9);
     }
 
     @Test
     void apply_sweepIntervalPassed_removesExpiredKeysInTheBackground() {
         LocalCounterStore store = new LocalCounterStore(time, 100, Runnable::run);
-        store.apply("a", TOKEN_BUCKET, 1, 0);
+        store.execute("a", Command.decide(TOKEN_BUCKET, 1, 0));
         time.advance(Duration.ofSeconds(10));
-        store.apply("b", TOKEN_BUCKET, 1, 0);
+        store.execute("b", Command.decide(TOKEN_BUCKET, 1, 0));
         assertThat(store.size()).isEqualTo(1);
     }
 }

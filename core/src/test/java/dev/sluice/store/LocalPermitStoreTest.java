@@ -25,8 +25,8 @@ class LocalPermitStoreTest extends PermitStoreContract {
 
     @Test
     void cleanUp_permitsPastTheirMaxHold_areDroppedWithTheirKey() {
-        store.acquireAsync("k", TWO);
-        store.acquireAsync("other", TWO);
+        store.executeAsync("k", Command.acquire(TWO));
+        store.executeAsync("other", Command.acquire(TWO));
         time.advance(Duration.ofMinutes(1));
 
         local.cleanUp();
@@ -37,11 +37,11 @@ class LocalPermitStoreTest extends PermitStoreContract {
     @Test
     void acquireAsync_maxKeysHoldingPermits_refusesANewKeyAsUnavailableUntilOneEnds() {
         try (LocalCounterStore bounded = new LocalCounterStore(time, 2, Runnable::run)) {
-            Counted a = bounded.acquireAsync("a", TWO).toCompletableFuture().join();
-            bounded.acquireAsync("b", TWO).toCompletableFuture().join();
+            Counted a = bounded.executeAsync("a", Command.acquire(TWO)).toCompletableFuture().join();
+            bounded.executeAsync("b", Command.acquire(TWO)).toCompletableFuture().join();
 
-            Decision refused = bounded.acquireAsync("c", TWO).toCompletableFuture().join().decision();
-            Counted second = bounded.acquireAsync("a", TWO).toCompletableFuture().join();
+            Decision refused = bounded.executeAsync("c", Command.acquire(TWO)).toCompletableFuture().join().decision();
+            Counted second = bounded.executeAsync("a", Command.acquire(TWO)).toCompletableFuture().join();
 
             assertThat(refused.allowed()).isFalse();
             assertThat(refused.storeUnavailable()).as("never taken for a pass, nor for the key's own limit").isTrue();
@@ -51,25 +51,29 @@ class LocalPermitStoreTest extends PermitStoreContract {
 
             a.giveBack();
             second.giveBack();
-            assertThat(bounded.acquireAsync("c", TWO).toCompletableFuture().join().decision().allowed()).isTrue();
+            assertThat(bounded.executeAsync("c",
+                    Command.acquire(TWO)).toCompletableFuture().join().decision().allowed()).isTrue();
         }
     }
 
     @Test
     void releaseAsync_idOfAnotherLocalStore_releasesNothing() {
         try (LocalCounterStore other = new LocalCounterStore(time, 100, Runnable::run)) {
-            String foreign = other.acquireAsync("k", TWO).toCompletableFuture().join().permit().orElseThrow();
-            store.acquireAsync("k", TWO);
+            String foreign = other.executeAsync("k",
+                    Command.acquire(TWO)).toCompletableFuture().join().permit().orElseThrow();
+            store.executeAsync("k", Command.acquire(TWO));
 
-            store.releaseAsync("k", TWO, foreign).toCompletableFuture().join();
+            store.executeAsync("k", Command.release(TWO, foreign)).toCompletableFuture().join();
 
             assertThat(local.permitsHeld()).isEqualTo(1);
         }
     }
 
     @Test
-    void releaseAsync_notAnId_throws() {
-        assertThatThrownBy(() -> store.releaseAsync("k", TWO, "12")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.releaseAsync("k", TWO, "store:x")).isInstanceOf(IllegalArgumentException.class);
+    void release_notAnId_throws() {
+        assertThatThrownBy(() -> store.execute("k", Command.release(TWO, "12")))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.execute("k", Command.release(TWO, "store:x")))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -117,7 +117,7 @@ class PermitQueueTest {
     @Test
     void acquire_permitReleasedElsewhere_isNoticedByRetryingAndGoesToTheFirstWaiterNotANewcomer()
             throws InterruptedException {
-        Counted holder = store.acquireAsync(KEY, ONE).toCompletableFuture().join();
+        Counted holder = store.executeAsync(KEY, Command.acquire(ONE)).toCompletableFuture().join();
         CompletableFuture<Counted> first = acquire(WAIT);
 
         holder.giveBack();  // as another node would: the queue is not told

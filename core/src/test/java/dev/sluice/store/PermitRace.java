@@ -38,7 +38,7 @@ public final class PermitRace {
                 done.add(pool.submit(() -> {
                     start.await();
                     for (int i = 0; i < rounds; i++) {
-                        Counted held = store.acquireAsync(key, limit).toCompletableFuture().join();
+                        Counted held = store.executeAsync(key, Command.acquire(limit)).toCompletableFuture().join();
                         if (held.decision().allowed()) {
                             granted.incrementAndGet();
                             mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);

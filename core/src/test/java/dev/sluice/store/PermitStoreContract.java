@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every {@link CounterStore} that holds concurrency permits ({@link CounterStore#acquireAsync}) must do. A
+ * What every {@link CounterStore} that holds concurrency permits ({@link Command.Acquire}) must do. A
  * store's test extends this class and says how to build the store on a manual clock and how many permits it holds.
  */
 public abstract class PermitStoreContract {
@@ -45,11 +45,11 @@ public abstract class PermitStoreContract {
     }
 
     private Counted acquire(String key, ConcurrencyLimit limit) {
-        return store.acquireAsync(key, limit).toCompletableFuture().join();
+        return store.executeAsync(key, Command.acquire(limit)).toCompletableFuture().join();
     }
 
     private Decision release(String key, String permit) {
-        return store.releaseAsync(key, TWO, permit).toCompletableFuture().join();
+        return store.executeAsync(key, Command.release(TWO, permit)).toCompletableFuture().join();
     }
 
     @Test
@@ -190,7 +190,7 @@ public abstract class PermitStoreContract {
         acquire("k", TWO);
         acquire("k", TWO);
 
-        store.reset("k");
+        store.execute("k", Command.reset());
 
         assertThat(acquire("k", TWO).decision().allowed()).isTrue();
     }

@@ -28,7 +28,7 @@ class RejectionCachingStoreTest {
         Decision rejected = drainThenReject(policy);
         int callsAfterRejection = remote.calls.get();
 
-        Decision cached = store.apply("k", policy, 1, Long.MAX_VALUE);
+        Decision cached = store.execute("k", Command.decide(policy, 1, Long.MAX_VALUE));
         assertThat(cached.allowed()).isFalse();
         assertThat(cached.retryAfterNanos()).isEqualTo(rejected.retryAfterNanos());
         assertThat(remote.calls.get()).isEqualTo(callsAfterRejection);
@@ -36,21 +36,21 @@ class RejectionCachingStoreTest {
 
         // Just before the deadline the remote store would reject too; at it, the cache steps aside.
         time.advanceNanos(rejected.retryAfterNanos() - 1);
-        assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isFalse();
-        assertThat(remote.delegate.peek("k", policy, 1).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(policy, 1, Long.MAX_VALUE)).allowed()).isFalse();
+        assertThat(remote.delegate.execute("k", Command.peek(policy, 1)).allowed()).isFalse();
         time.advanceNanos(1);
-        assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(policy, 1, Long.MAX_VALUE)).allowed()).isTrue();
         assertThat(remote.calls.get()).isEqualTo(callsAfterRejection + 1);
     }
 
     @Test
     void apply_cachedCostlyRejection_nextPermitIsTheStoresLessTheTimeSince() {
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofMinutes(1)));
-        store.apply("k", policy, 3, 0);
-        Decision rejected = store.apply("k", policy, 2, 0);
+        store.execute("k", Command.decide(policy, 3, 0));
+        Decision rejected = store.execute("k", Command.decide(policy, 2, 0));
         time.advance(Duration.ofSeconds(5));
 
-        Decision cached = store.apply("k", policy, 2, 0);
+        Decision cached = store.execute("k", Command.decide(policy, 2, 0));
 
         assertThat(store.hits()).isEqualTo(1);
         assertThat(rejected.nextPermit()).isEqualTo(Duration.ofSeconds(20));
@@ -63,39 +63,40 @@ class RejectionCachingStoreTest {
         RejectionCachingStore oneEntry = new RejectionCachingStore(remote, time, 1);
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1, Duration.ofSeconds(10)));
         for (String key : List.of("a", "b")) {
-            oneEntry.apply(key, policy, 1, 0);
-            assertThat(oneEntry.apply(key, policy, 1, 0).allowed()).isFalse();
+            oneEntry.execute(key, Command.decide(policy, 1, 0));
+            assertThat(oneEntry.execute(key, Command.decide(policy, 1, 0)).allowed()).isFalse();
         }
         int calls = remote.calls.get();
-        oneEntry.apply("a", policy, 1, 0);
-        oneEntry.apply("b", policy, 1, 0);
+        oneEntry.execute("a", Command.decide(policy, 1, 0));
+        oneEntry.execute("b", Command.decide(policy, 1, 0));
         assertThat(remote.calls.get()).as("a cached, b not: the cache was full").isEqualTo(calls + 1);
 
         time.advance(Duration.ofSeconds(10));
-        oneEntry.apply("c", policy, 1, 0);
-        assertThat(oneEntry.apply("c", policy, 1, 0).allowed()).isFalse();
+        oneEntry.execute("c", Command.decide(policy, 1, 0));
+        assertThat(oneEntry.execute("c", Command.decide(policy, 1, 0)).allowed()).isFalse();
         calls = remote.calls.get();
-        assertThat(oneEntry.apply("c", policy, 1, 0).allowed()).isFalse();
+        assertThat(oneEntry.execute("c", Command.decide(policy, 1, 0)).allowed()).isFalse();
         assertThat(remote.calls.get()).as("c cached once a's expired rejection was swept").isEqualTo(calls);
     }
 
     @Test
     void apply_smallerCostThanTheRejected_asksTheRemote() {
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_MINUTE);
-        store.apply("k", policy, 8, 0);
-        assertThat(store.apply("k", policy, 5, 0).allowed()).isFalse();
+        store.execute("k", Command.decide(policy, 8, 0));
+        assertThat(store.execute("k", Command.decide(policy, 5, 0)).allowed()).isFalse();
 
-        assertThat(store.apply("k", policy, 2, 0).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(policy, 2, 0)).allowed()).isTrue();
         assertThat(store.hits()).isZero();
     }
 
     @Test
     void apply_leakyBucketWithLongerMaxDelay_asksTheRemote() {
         Policy policy = Policy.of(Algorithm.LEAKY_BUCKET, TEN_PER_MINUTE);
-        assertThat(store.apply("k", policy, 1, 0).allowed()).isTrue();
-        assertThat(store.apply("k", policy, 1, 0).allowed()).as("the next slot is 6 s away").isFalse();
+        assertThat(store.execute("k", Command.decide(policy, 1, 0)).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(policy, 1,
+                0)).allowed()).as("the next slot is 6 s away").isFalse();
 
-        Decision queued = store.apply("k", policy, 1, Duration.ofSeconds(10).toNanos());
+        Decision queued = store.execute("k", Command.decide(policy, 1, Duration.ofSeconds(10).toNanos()));
         assertThat(queued.allowed()).isTrue();
         assertThat(queued.delay()).isEqualTo(Duration.ofSeconds(6));
         assertThat(store.hits()).isZero();
@@ -106,15 +107,15 @@ class RejectionCachingStoreTest {
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_MINUTE);
         drainThenReject(policy);
         int before = remote.calls.get();
-        assertThat(store.peek("k", policy, 0).remaining()).isZero();
+        assertThat(store.execute("k", Command.peek(policy, 0)).remaining()).isZero();
         assertThat(remote.calls.get()).isEqualTo(before + 1);
     }
 
     private Decision drainThenReject(Policy policy) {
         for (int i = 0; i < 10; i++) {
-            assertThat(store.apply("k", policy, 1, Long.MAX_VALUE).allowed()).isTrue();
+            assertThat(store.execute("k", Command.decide(policy, 1, Long.MAX_VALUE)).allowed()).isTrue();
         }
-        Decision rejected = store.apply("k", policy, 1, Long.MAX_VALUE);
+        Decision rejected = store.execute("k", Command.decide(policy, 1, Long.MAX_VALUE));
         assertThat(rejected.allowed()).isFalse();
         return rejected;
     }

@@ -37,10 +37,10 @@ class SharedEntriesTest {
     @Test
     void sharedEntries_localStoreAskedTwice_answersTheSameEntries() {
         try (LocalCounterStore store = new LocalCounterStore(time, 100)) {
-            store.sharedEntries("console").put("a", "one", Duration.ofSeconds(5));
+            store.services().sharedEntries("console").put("a", "one", Duration.ofSeconds(5));
 
-            assertThat(store.sharedEntries("console").entries()).isEqualTo(Map.of("a", "one"));
-            assertThat(store.sharedEntries("other").entries()).isEmpty();
+            assertThat(store.services().sharedEntries("console").entries()).isEqualTo(Map.of("a", "one"));
+            assertThat(store.services().sharedEntries("other").entries()).isEmpty();
         }
     }
 
@@ -48,9 +48,9 @@ class SharedEntriesTest {
     void sharedEntries_failurePolicyStore_passesTheQuestionToItsRemoteStore() {
         try (LocalCounterStore remote = new LocalCounterStore(time, 100)) {
             FailurePolicyStore guarded = FailurePolicyStore.allowing(remote, Duration.ofMillis(100));
-            guarded.sharedEntries("console").put("a", "one", Duration.ofSeconds(5));
+            guarded.services().sharedEntries("console").put("a", "one", Duration.ofSeconds(5));
 
-            assertThat(remote.sharedEntries("console").entries()).isEqualTo(Map.of("a", "one"));
+            assertThat(remote.services().sharedEntries("console").entries()).isEqualTo(Map.of("a", "one"));
         }
     }
 }

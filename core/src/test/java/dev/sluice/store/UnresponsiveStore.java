@@ -1,7 +1,6 @@
 package dev.sluice.store;
 
 import dev.sluice.Decision;
-import dev.sluice.algorithm.Policy;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -10,41 +9,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A remote store that never answers by itself; every call it got waits in {@code calls}, for a test to answer. Its
- * calls are sent at once, so cancelling one is refused (as the contract of {@link CounterStore#applyAsync} says), but
+ * calls are sent at once, so cancelling one is refused (as the contract of {@link Command.Decide} says), but
  * recorded in {@code cancelRequests}.
  */
 public final class UnresponsiveStore implements CounterStore {
     public final List<CompletableFuture<Decision>> calls = new CopyOnWriteArrayList<>();
     public final AtomicInteger cancelRequests = new AtomicInteger();
 
+    /** A command answering a decision waits in {@code calls}; a count's answer is made from its decision. */
     @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        return applyAsync(key, policy, cost, maxDelayNanos).toCompletableFuture().join();
-    }
-
-    @Override
-    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return call();
-    }
-
-    @Override
-    public Decision peek(String key, Policy policy, long cost) {
-        return peekAsync(key, policy, cost).toCompletableFuture().join();
-    }
-
-    @Override
-    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return call();
-    }
-
-    @Override
-    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
-        return call();
-    }
-
-    @Override
-    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        return call();
+    @SuppressWarnings("unchecked") // a decision's command answers a Decision
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+        if (command instanceof Command.Admission<R> admission && !(command instanceof Command.Decide)) {
+            return call().thenApply(admission::kept);
+        }
+        return (CompletionStage<R>) call();
     }
 
     private CompletableFuture<Decision> call() {

@@ -379,8 +379,8 @@ public final class FilterSettings {
          * {@link #storeTimeout} and {@link #rejectionCache} (their defaults unless set: {@code local}, 100 ms, 100,000)
          * and {@link #metrics}, and its start line says so. Used as it is when none of the three is set and the store
          * is already composed ({@code CounterStores.of(store)...build()}, a {@link FailurePolicyStore}) or decides in
-         * this JVM (its {@link CounterStore#health() health} mode is {@code local}, as a {@link LocalCounterStore}'s
-         * is). Excludes {@link #storeProvider}.
+         * this JVM (its {@link dev.sluice.store.StoreServices#health health} mode is {@code local}, as a {@link
+         * LocalCounterStore}'s is). Excludes {@link #storeProvider}.
          */
         public Builder store(CounterStore counterStore) {
             this.store = Objects.requireNonNull(counterStore, "store");

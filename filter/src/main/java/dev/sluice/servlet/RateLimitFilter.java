@@ -585,7 +585,7 @@ public class RateLimitFilter implements Filter {
      * @throws IllegalStateException before it started ({@link #init} or {@link #start})
      */
     public StoreHealth health() {
-        return started().store().health();
+        return started().store().services().health();
     }
 
     /**
@@ -632,8 +632,8 @@ public class RateLimitFilter implements Filter {
             DecisionMetrics.Watch healthWatch;
             try {
                 store = Stores.open(settings, namespace, storeLoader);
-                rules.followOverrides(store.overrides());
-                health = store::health;
+                rules.followOverrides(store.services().overrides());
+                health = store.services()::health;
                 healthWatch = settings.metrics().watch(health);
             } catch (RuntimeException e) {
                 closeQuietly(rules);

@@ -49,7 +49,7 @@ final class Stores {
         if (given.isPresent()) {
             CounterStore store = given.get();
             boolean asItIs = !settings.boundsSet() && (store instanceof FailurePolicyStore
-                    || store.health().mode().equals(StoreHealth.LOCAL.mode()));
+                    || store.services().health().mode().equals(StoreHealth.LOCAL.mode()));
             return asItIs ? store : bounded(store, settings).leaveStoreOpen().build();
         }
         String name = settings.storeProvider();

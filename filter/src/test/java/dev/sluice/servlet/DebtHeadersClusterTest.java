@@ -9,6 +9,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
 import dev.sluice.rules.Rule;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterKeys;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -66,7 +67,7 @@ class DebtHeadersClusterTest {
 
     /** The tokens the key has now, as its owner counts them: the rule's one (constant) key. */
     private long realRemaining() {
-        return members.get(0).peek(CounterKeys.prefix("llm", TOKENS) + "*", TOKENS, 0).remaining();
+        return members.get(0).execute(CounterKeys.prefix("llm", TOKENS) + "*", Command.peek(TOKENS, 0)).remaining();
     }
 
     @Test

@@ -7,11 +7,15 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
 import dev.sluice.internal.state.Transition;
+import dev.sluice.store.Command;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.NullMarked;
 import org.jspecify.annotations.Nullable;
@@ -22,11 +26,11 @@ import org.jspecify.annotations.Nullable;
  * (a compare-and-set loop, exact from any number of callers); the members only store strings ({@code StateText}).
  * "Now" is {@link #clusterTime(HazelcastInstance)} (a client's is its own clock: keep clocks synchronized). A grant
  * costs up to four round trips plus a retry per conflicting writer, bounded by the retry timeout
- * ({@link #DEFAULT_RETRY_TIMEOUT} unless given), after which {@code apply} throws a
+ * ({@link #DEFAULT_RETRY_TIMEOUT} unless given), after which a decision throws a
  * {@link ConcurrentModificationException} for a {@link FailurePolicyStore} to decide. Prefer
  * {@link HazelcastCounterStore} where the members can have the Sluice jar.
  *
- * <p>The asynchronous methods block (completing on the calling thread). {@link #close()} leaves the instance running.
+ * <p>{@link #executeAsync} blocks (completing on the calling thread). {@link #close()} leaves the instance running.
  * Thread-safe. Design, time, expiry and cost: {@code docs/design/compare-and-set.md}.
  */
 @NullMarked
@@ -72,8 +76,22 @@ public final class CompareAndSetCounterStore implements CounterStore {
         return () -> instance.getCluster().getClusterTime() * NANOS_PER_MILLI;
     }
 
+    /** Executes on the calling thread, completed when it returns; see {@link #execute}. */
+    @Override
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+        try {
+            return CompletableFuture.completedFuture(execute(key, command));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /**
-     * {@inheritDoc}
+     * Decides, records and reserves with one compare-and-set loop, peeks with one read; a count is kept (no way to
+     * take it back), an estimate is counted as a decision and settled as a store that cannot give back settles (an
+     * excess recorded, an estimate above the actual cost kept); a reset deletes the key's value (a decision racing
+     * with it either wrote before, and is forgotten, or decides again). Concurrency permits need the members to run
+     * Sluice's processors, and fail.
      *
      * @throws ConcurrentModificationException when other callers changed the key before every write of this decision
      *     for longer than the retry timeout; nothing was counted
@@ -81,36 +99,43 @@ public final class CompareAndSetCounterStore implements CounterStore {
      *     Sluice state)
      */
     @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        return decide(key, policy, (state, now) -> policy.apply(state, now, cost, maxDelayNanos));
+    @SuppressWarnings("unchecked") // each branch answers its command's own type
+    public <R> R execute(String key, Command<R> command) {
+        if (command instanceof Command.Admission<R> admission) {
+            Policy policy = admission.policy();
+            Decision decision = decide(key, policy, (state, now) -> policy.apply(state, now, admission.cost(),
+                    admission.maxDelayNanos()));
+            if (command instanceof Command.Estimate estimate && decision.allowed()) {
+                return (R) Counted.reservation(decision, () -> CompletableFuture.completedFuture(decision),
+                        actual -> executeAsync(key, Command.settle(policy, estimate.cost(), actual, "-")));
+            }
+            return admission.kept(decision);
+        } else if (command instanceof Command.Settle settle) {
+            return (R) (settle.actual() > settle.estimate()
+                    ? execute(key, Command.record(settle.policy(), settle.actual() - settle.estimate(), 0))
+                    : peek(key, settle.policy(), 0));
+        } else if (command instanceof Command.Peek peek) {
+            return (R) peek(key, peek.policy(), peek.cost());
+        } else if (command instanceof Command.Record record) {
+            Policy policy = record.policy();
+            return (R) decide(key, policy, (state, now) -> policy.record(state, now, record.cost(),
+                    record.ageNanos()));
+        } else if (command instanceof Command.Reserve reserve) {
+            Policy policy = reserve.policy();
+            return (R) decide(key, policy, (state, now) -> policy.reserve(state, now, reserve.cost(),
+                    reserve.maxWaitNanos()));
+        } else if (command instanceof Command.Reset) {
+            return reset(key);
+        }
+        throw new IllegalStateException("Sluice: concurrency permits need the members to run Sluice's entry"
+                + " processors");
     }
 
-    /**
-     * Counts a past request with the same compare-and-set loop as {@link #apply}; see
-     * {@link CounterStore#record}.
-     *
-     * @throws ConcurrentModificationException as {@link #apply} does; nothing was counted
-     */
-    @Override
-    public Decision record(String key, Policy policy, long cost, long ageNanos) {
-        policy.algorithm().checkRecord(cost, ageNanos);
-        return decide(key, policy, (state, now) -> policy.record(state, now, cost, ageNanos));
-    }
-
-    /**
-     * Takes the earliest slot with the same compare-and-set loop as {@link #apply}; see {@link CounterStore#reserve}.
-     *
-     * @throws ConcurrentModificationException as {@link #apply} does; nothing was counted
-     */
-    @Override
-    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        return decide(key, policy, (state, now) -> policy.reserve(state, now, cost, maxWaitNanos));
-    }
-
-    /** Deletes the key's value; a decision racing with it either wrote before (and is forgotten) or decides again. */
-    @Override
-    public void reset(String key) {
+    /** Deletes the key's value; answers nothing (a reset's answer is {@link Void}). */
+    @SuppressWarnings("NullAway")
+    private <R> R reset(String key) {
         map().delete(key);
+        return null;
     }
 
     /** One step of a policy on a key's state at a time. */
@@ -179,13 +204,8 @@ public final class CompareAndSetCounterStore implements CounterStore {
         }
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * @throws IllegalStateException when the key holds a value this store cannot read
-     */
-    @Override
-    public Decision peek(String key, Policy policy, long cost) {
+    /** A bare read of the key's value, the policy run on it counting nothing. */
+    private Decision peek(String key, Policy policy, long cost) {
         String current = map().get(key);
         return policy.apply(StateText.decode(current), time.nanos(), cost, Long.MAX_VALUE).decision();
     }

@@ -1,15 +1,16 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.Decision;
 import dev.sluice.TimeSource;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
 import dev.sluice.hazelcast.internal.cluster.MemberCompatibility;
 import dev.sluice.hazelcast.internal.cluster.MembershipWatch;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Who decides for a {@link HazelcastCounterStore}: the members' processors while every member can run them, else what
@@ -145,8 +146,7 @@ final class DeciderChoice {
     }
 
     /**
-     * The decider while the members cannot run Sluice's processors and the options say refuse: every call throws (its
-     * asynchronous forms, CounterStore's defaults, fail).
+     * The decider while the members cannot run Sluice's processors and the options say refuse: every command fails.
      */
     private static final class Refusing implements CounterStore {
 
@@ -156,28 +156,8 @@ final class DeciderChoice {
         }
 
         @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            throw refused();
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            throw refused();
-        }
-
-        @Override
-        public Decision record(String key, Policy policy, long cost, long ageNanos) {
-            throw refused();
-        }
-
-        @Override
-        public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-            throw refused();
-        }
-
-        @Override
-        public void reset(String key) {
-            throw refused();
+        public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+            return CompletableFuture.failedFuture(refused());
         }
 
         @Override

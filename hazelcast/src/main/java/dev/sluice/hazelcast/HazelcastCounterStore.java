@@ -6,8 +6,6 @@ import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import dev.sluice.ConcurrencyLimit;
-import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
@@ -21,12 +19,13 @@ import dev.sluice.hazelcast.internal.settle.Reservations;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
 import dev.sluice.metrics.DecisionMetrics;
-import dev.sluice.store.Counted;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterKeys;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverrides;
 import dev.sluice.store.SharedEntries;
 import dev.sluice.store.StoreHealth;
+import dev.sluice.store.StoreServices;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -258,115 +257,48 @@ public final class HazelcastCounterStore implements CounterStore {
         return using(instance, StoreOptions.defaults());
     }
 
-    @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        return decider().apply(mapKey(key), policy, cost, maxDelayNanos);
-    }
-
     /**
-     * Like {@link #apply}, completing when the owning member answers, on the Hazelcast thread that receives the answer:
-     * stages chained to it without an executor run there, so chain work that may block or take long with an executor
-     * ({@code thenApplyAsync(fn, executor)}).
+     * Executes on the key's owner, completing when it answers, on the Hazelcast thread that receives the answer: stages
+     * chained to it without an executor run there, so chain work that may block or take long with an executor
+     * ({@code thenApplyAsync(fn, executor)}). A count can be taken back (see {@code ProcessorDecider}); an estimate is
+     * counted on the owner, one call, and settled there, one more ({@link Reservations}), leased and synchronised
+     * policies too, exactly; a record is the caller's age of the request placed on the member's timeline; a permit is
+     * recorded as this node's (member or client), so that the permits of a node that is gone are freed
+     * ({@link PermitCalls}), and released by its id from any node; a reset deletes the key's entry (and its backup),
+     * atomically with the decisions on that key, and its permits. In compare-and-set mode and while refusing, the
+     * decider there executes it: counts are kept, an excess recorded and nothing given back, permits refused.
      */
     @Override
-    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return decider().applyAsync(mapKey(key), policy, cost, maxDelayNanos);
-    }
-
-    /**
-     * Like {@link #applyAsync}, with a way to take the count back (see {@code ProcessorDecider#countAsync}); kept
-     * ({@link Counted#kept}) in compare-and-set mode and when refused.
-     */
-    @Override
-    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return decider().countAsync(mapKey(key), policy, cost, maxDelayNanos);
-    }
-
-    /**
-     * Counts an estimate on the key's owner, one call, and settles it there, one more ({@link Reservations}); leased
-     * and synchronised policies too, exactly on the owner. In compare-and-set mode, as a store of another library: an
-     * excess recorded, nothing given back.
-     */
-    @Override
-    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
-        CounterStore now = decider();
+    @SuppressWarnings("unchecked") // each branch answers its command's own type
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+        CounterStore decider = decider();
         String mapKey = mapKey(key);
-        return now == processors ? reservations.estimateAsync(mapKey, policy, estimate, maxDelayNanos)
-                : now.estimateAsync(mapKey, policy, estimate, maxDelayNanos);
+        if (command instanceof Command.Reset) {
+            R done = decider.execute(mapKey, command);
+            permits.reset(mapKey);
+            return CompletableFuture.completedFuture(done);
+        }
+        if (decider != processors) {
+            return decider.executeAsync(mapKey, command);
+        } else if (command instanceof Command.Estimate estimate) {
+            return (CompletionStage<R>) reservations.estimateAsync(mapKey, estimate.policy(), estimate.cost(),
+                    estimate.maxDelayNanos());
+        } else if (command instanceof Command.Settle settle) {
+            return (CompletionStage<R>) reservations.settleAsync(mapKey, settle.policy(), settle.estimate(),
+                    settle.actual(), settle.id());
+        } else if (command instanceof Command.Acquire acquire) {
+            return (CompletionStage<R>) permits.acquireAsync(mapKey, acquire.limit());
+        } else if (command instanceof Command.Release release) {
+            return (CompletionStage<R>) permits.releaseAsync(mapKey, release.limit(), release.id());
+        }
+        return processors.executeAsync(mapKey, command);
     }
 
-    /** Settles a reservation by its id (the owner's time of its count) on the key's owner, from any node. */
+    /** A decision is the decider's own blocking call ({@code ProcessorDecider#execute}); anything else, joined. */
     @Override
-    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
-                                                 String reservation) {
-        CounterStore now = decider();
-        String mapKey = mapKey(key);
-        return now == processors ? reservations.settleAsync(mapKey, policy, estimate, actual, reservation)
-                : now.settleAsync(mapKey, policy, estimate, actual, reservation);
-    }
-
-    @Override
-    public Decision peek(String key, Policy policy, long cost) {
-        return decider().peek(mapKey(key), policy, cost);
-    }
-
-    @Override
-    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return decider().peekAsync(mapKey(key), policy, cost);
-    }
-
-    /** Counts a past request on the key's owner: the caller's age of the request, placed on the member's timeline. */
-    @Override
-    public Decision record(String key, Policy policy, long cost, long ageNanos) {
-        policy.algorithm().checkRecord(cost, ageNanos);
-        return decider().record(mapKey(key), policy, cost, ageNanos);
-    }
-
-    @Override
-    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
-        policy.algorithm().checkRecord(cost, ageNanos);
-        return decider().recordAsync(mapKey(key), policy, cost, ageNanos);
-    }
-
-    /** Takes the earliest slot within {@code maxWaitNanos} on the key's owner. */
-    @Override
-    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        return decider().reserve(mapKey(key), policy, cost, maxWaitNanos);
-    }
-
-    @Override
-    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        return decider().reserveAsync(mapKey(key), policy, cost, maxWaitNanos);
-    }
-
-    /**
-     * Takes a concurrency permit on the key's owner, recorded as this node's (member or client), so that the permits
-     * of a node that is gone are freed; see {@link PermitCalls}. Refused in compare-and-set mode and while refusing.
-     */
-    @Override
-    public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-        return decidedByProcessors() ? permits.acquireAsync(mapKey(key), limit) : permitsRefused();
-    }
-
-    /**
-     * Releases a permit by its id, taken through this store or another of the cluster (a member's or a client's), on
-     * the key's owner: one call. Refused in compare-and-set mode, as acquisitions are.
-     */
-    @Override
-    public CompletionStage<Decision> releaseAsync(String key, ConcurrencyLimit limit, String permit) {
-        return decidedByProcessors() ? permits.releaseAsync(mapKey(key), limit, permit) : permitsRefused();
-    }
-
-    /** Whether the members' processors decide, once the counters map's configuration is on the cluster. */
-    private boolean decidedByProcessors() {
-        decider();
-        return deciders.processorsDecide();
-    }
-
-    /** The answer to a permit call without Sluice's entry processors (compare-and-set mode, or while refusing). */
-    private static <T> CompletionStage<T> permitsRefused() {
-        return CompletableFuture.failedFuture(new IllegalStateException("Sluice: concurrency permits need the members"
-                + " to run Sluice's entry processors"));
+    public <R> R execute(String key, Command<R> command) {
+        return command instanceof Command.Decide ? decider().execute(mapKey(key), command)
+                : CounterStore.super.execute(key, command);
     }
 
     /**
@@ -380,14 +312,6 @@ public final class HazelcastCounterStore implements CounterStore {
     /** The concurrency permits this member freed because their node was gone (0 on a client). */
     public long permitsFreedFromGoneNodes() {
         return permits.freedFromGoneNodes();
-    }
-
-    /** Deletes the key's entry (and its backup), atomically with the decisions on that key, and its permits. */
-    @Override
-    public void reset(String key) {
-        String mapKey = mapKey(key);
-        decider().reset(mapKey);
-        permits.reset(mapKey);
     }
 
     /**
@@ -407,8 +331,7 @@ public final class HazelcastCounterStore implements CounterStore {
      * members its instance sees now: 0 once the instance has shut down, and for a client that lost its cluster.
      * Failure counts are kept by a {@link dev.sluice.store.FailurePolicyStore} in front of it.
      */
-    @Override
-    public StoreHealth health() {
+    private StoreHealth health() {
         int members = 0;
         if (instance.getLifecycleService().isRunning()) {
             try {
@@ -438,8 +361,7 @@ public final class HazelcastCounterStore implements CounterStore {
      * instance of the cluster within {@link ClusterOverrides#REFRESH_INTERVAL} of a change; see
      * {@code docs/design/overrides.md}.
      */
-    @Override
-    public LimitOverrides overrides() {
+    private LimitOverrides overrides() {
         return overrides;
     }
 
@@ -489,9 +411,29 @@ public final class HazelcastCounterStore implements CounterStore {
      * Entries in the map {@code <counters map>.<name>} (strings only: no Sluice class travels), seen by every node of
      * the cluster; each entry expires after its time-to-live.
      */
-    @Override
-    public SharedEntries sharedEntries(String name) {
+    private SharedEntries sharedEntries(String name) {
         return new ClusterSharedEntries(instance.getMap(options.mapName() + "." + name), keys);
+    }
+
+    /** Its overrides, shared entries and health: see the three methods above. */
+    @Override
+    public StoreServices services() {
+        return new StoreServices() {
+            @Override
+            public LimitOverrides overrides() {
+                return HazelcastCounterStore.this.overrides();
+            }
+
+            @Override
+            public SharedEntries sharedEntries(String name) {
+                return HazelcastCounterStore.this.sharedEntries(name);
+            }
+
+            @Override
+            public StoreHealth health() {
+                return HazelcastCounterStore.this.health();
+            }
+        };
     }
 
     /** The Hazelcast member or client this store talks through. */

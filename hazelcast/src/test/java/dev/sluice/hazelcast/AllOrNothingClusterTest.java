@@ -14,6 +14,7 @@ import dev.sluice.http.RateLimitResponse;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.match.ClientAddresses;
 import dev.sluice.rules.match.TestRequest;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ class AllOrNothingClusterTest {
     }
 
     private static long remaining(CounterStore store, RuleDecision outcome) {
-        return store.peek(outcome.counterKey(), (Policy) outcome.quota(), 0).remaining();
+        return store.execute(outcome.counterKey(), Command.peek((Policy) outcome.quota(), 0)).remaining();
     }
 
     @Test

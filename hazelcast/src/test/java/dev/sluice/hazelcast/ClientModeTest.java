@@ -7,6 +7,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
@@ -50,16 +51,16 @@ class ClientModeTest {
 
     @Test
     void apply_throughClient_sharesTheMembersCounters() {
-        members.get(0).apply("shared", THREE_PER_MINUTE, 2, 0);
-        assertThat(client.apply("shared", THREE_PER_MINUTE, 1, 0).remaining()).isZero();
-        assertThat(client.apply("shared", THREE_PER_MINUTE, 1, 0).allowed()).isFalse();
-        assertThat(members.get(0).peek("shared", THREE_PER_MINUTE, 0).remaining()).isZero();
+        members.get(0).execute("shared", Command.decide(THREE_PER_MINUTE, 2, 0));
+        assertThat(client.execute("shared", Command.decide(THREE_PER_MINUTE, 1, 0)).remaining()).isZero();
+        assertThat(client.execute("shared", Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isFalse();
+        assertThat(members.get(0).execute("shared", Command.peek(THREE_PER_MINUTE, 0)).remaining()).isZero();
     }
 
     @Test
     void apply_clusterDownWithRejectPolicy_rejectsWithinTheTimeout() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(client, TIMEOUT);
-        Decision decision = afterClusterLoss(store, s -> s.apply("k", THREE_PER_MINUTE, 1, 0));
+        Decision decision = afterClusterLoss(store, s -> s.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0)));
         assertThat(decision.allowed()).isFalse();
         assertThat(store.failures() + store.timeouts()).isPositive();
     }
@@ -67,7 +68,7 @@ class ClientModeTest {
     @Test
     void apply_clusterDownWithAllowPolicy_allowsWithinTheTimeout() {
         FailurePolicyStore store = FailurePolicyStore.allowing(client, TIMEOUT);
-        Decision decision = afterClusterLoss(store, s -> s.apply("k", THREE_PER_MINUTE, 1, 0));
+        Decision decision = afterClusterLoss(store, s -> s.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0)));
         assertThat(decision.allowed()).isTrue();
         assertThat(store.failures() + store.timeouts()).isPositive();
     }
@@ -75,10 +76,10 @@ class ClientModeTest {
     @Test
     void apply_clusterDownWithFallback_countsLocallyWithinTheTimeout() {
         FailurePolicyStore store = FailurePolicyStore.fallingBackTo(client, TIMEOUT, new LocalCounterStore(time, 100));
-        afterClusterLoss(store, s -> s.apply("k", THREE_PER_MINUTE, 1, 0));
-        assertThat(timed(() -> store.apply("k", THREE_PER_MINUTE, 1, 0)).remaining()).isEqualTo(1);
-        assertThat(timed(() -> store.apply("k", THREE_PER_MINUTE, 1, 0)).remaining()).isZero();
-        assertThat(timed(() -> store.apply("k", THREE_PER_MINUTE, 1, 0)).allowed()).isFalse();
+        afterClusterLoss(store, s -> s.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0)));
+        assertThat(timed(() -> store.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0))).remaining()).isEqualTo(1);
+        assertThat(timed(() -> store.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0))).remaining()).isZero();
+        assertThat(timed(() -> store.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0))).allowed()).isFalse();
         assertThat(store.failures() + store.timeouts()).isEqualTo(4);
     }
 
@@ -96,7 +97,7 @@ class ClientModeTest {
     /** The message of the client's refusal of a decision now; empty when it decides. */
     private String refusal() {
         try {
-            client.apply("k", THREE_PER_MINUTE, 1, 0);
+            client.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0));
             return "";
         } catch (RuntimeException refused) {
             return String.valueOf(refused.getMessage());

@@ -7,6 +7,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.FailurePolicyStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +39,8 @@ class ClientStartTest {
         int port = ClusterSupport.freePort();
         HazelcastCounterStore client = client(clusterName, port);
         FailurePolicyStore guarded = FailurePolicyStore.rejecting(client, FailurePolicyStore.DEFAULT_TIMEOUT);
-        assertThat(guarded.apply("k", THREE_PER_HOUR, 1, 0).allowed()).as("rejected while there is no cluster")
+        assertThat(guarded.execute("k", Command.decide(THREE_PER_HOUR, 1,
+                0)).allowed()).as("rejected while there is no cluster")
                 .isFalse();
         assertThat(guarded.failures() + guarded.timeouts()).isEqualTo(1);
 
@@ -50,7 +52,7 @@ class ClientStartTest {
         ClusterSupport.await(() -> ClusterSupport.decidesRemotely(guarded), Duration.ofSeconds(60),
                 "the client to connect");
 
-        assertThat(guarded.apply("shared", THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
+        assertThat(guarded.execute("shared", Command.decide(THREE_PER_HOUR, 1, 0)).remaining()).isEqualTo(2);
         assertThat(member.instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME)
                 .containsKey(client.mapKey("shared")))
                 .as("counted on the member").isTrue();
@@ -68,10 +70,11 @@ class ClientStartTest {
         HazelcastCounterStore stranger = client(ClusterSupport.newClusterName(), port);
         FailurePolicyStore guarded = FailurePolicyStore.allowing(stranger, FailurePolicyStore.DEFAULT_TIMEOUT);
         for (int i = 0; i < 5; i++) {
-            assertThat(guarded.apply("k", THREE_PER_HOUR, 1, 0).allowed()).isTrue();
+            assertThat(guarded.execute("k", Command.decide(THREE_PER_HOUR, 1, 0)).allowed()).isTrue();
         }
         assertThat(guarded.failures() + guarded.timeouts()).isEqualTo(5);
-        assertThat(member.peek("k", THREE_PER_HOUR, 0).remaining()).as("nothing reached the cluster").isEqualTo(3);
+        assertThat(member.execute("k", Command.peek(THREE_PER_HOUR,
+                0)).remaining()).as("nothing reached the cluster").isEqualTo(3);
     }
 
     private HazelcastCounterStore client(String clusterName, int port) {

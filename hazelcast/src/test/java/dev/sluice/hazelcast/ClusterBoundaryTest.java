@@ -16,6 +16,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.calls.ProcessorDecider;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
+import dev.sluice.store.Command;
 import dev.sluice.store.LimitOverride;
 import dev.sluice.store.SharedEntries;
 import java.io.ObjectInputStream;
@@ -104,7 +105,7 @@ class ClusterBoundaryTest {
         members.get(0).instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME).put(members.get(0).mapKey(key),
                 "not a counter");
 
-        assertThatThrownBy(() -> members.get(0).apply(key, THREE_PER_HOUR, 1, 0))
+        assertThatThrownBy(() -> members.get(0).execute(key, Command.decide(THREE_PER_HOUR, 1, 0)))
                 .isInstanceOf(ClassCastException.class);
     }
 
@@ -117,8 +118,8 @@ class ClusterBoundaryTest {
 
         assertThat(stranger.instance().getCluster().getMembers()).hasSize(1);
         assertThat(members.get(0).instance().getCluster().getMembers()).hasSize(2);
-        members.get(0).apply("shared-name", THREE_PER_HOUR, 3, 0);
-        assertThat(stranger.apply("shared-name", THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
+        members.get(0).execute("shared-name", Command.decide(THREE_PER_HOUR, 3, 0));
+        assertThat(stranger.execute("shared-name", Command.decide(THREE_PER_HOUR, 1, 0)).remaining()).isEqualTo(2);
     }
 
     /**
@@ -131,15 +132,17 @@ class ClusterBoundaryTest {
     void maps_readThroughAPlainClient_holdNoKeyValueInClear() {
         HazelcastCounterStore store = members.get(0);
         String scope = "api@0123456789ab|";
-        store.apply(scope + CANARY + "rule", THREE_PER_HOUR, 1, 0);
-        store.apply(CANARY + "plain", THREE_PER_HOUR, 1, 0);
-        store.estimateAsync(scope + CANARY + "reserved", THREE_PER_HOUR.inUnit("tokens"), 2, 0)
+        store.execute(scope + CANARY + "rule", Command.decide(THREE_PER_HOUR, 1, 0));
+        store.execute(CANARY + "plain", Command.decide(THREE_PER_HOUR, 1, 0));
+        store.executeAsync(scope + CANARY + "reserved", Command.estimate(THREE_PER_HOUR.inUnit("tokens"), 2, 0))
                 .toCompletableFuture().join();
-        store.apply(scope + CANARY + "synced", THREE_PER_HOUR.synchronised(), 1, 0);
-        store.acquireAsync(scope + CANARY + "permit", ConcurrencyLimit.of(2)).toCompletableFuture().join();
-        store.overrides().set(LimitOverride.forKey("api", CANARY + "override").blocked()
-                .lasting(Duration.ofMinutes(10)).reason("ticket").setBy("ops").build(store.overrides().now()));
-        SharedEntries console = store.sharedEntries("console");
+        store.execute(scope + CANARY + "synced", Command.decide(THREE_PER_HOUR.synchronised(), 1, 0));
+        store.executeAsync(scope + CANARY + "permit",
+                Command.acquire(ConcurrencyLimit.of(2))).toCompletableFuture().join();
+        store.services().overrides().set(LimitOverride.forKey("api", CANARY + "override").blocked()
+                .lasting(Duration.ofMinutes(10)).reason("ticket").setBy("ops").build(store.services().overrides().now(
+                        )));
+        SharedEntries console = store.services().sharedEntries("console");
         console.put("instance-1", "{\"keys\":[\"" + CANARY + "console\"]}", Duration.ofMinutes(1));
         IMap<String, Object> shards = store.instance().getMap(ProcessorDecider.SYNCED_MAP_PREFIX
                 + HazelcastCounterStore.DEFAULT_MAP_NAME);
@@ -157,7 +160,8 @@ class ClusterBoundaryTest {
         assertThat(read).as("the rule's scope stays readable, for the per-rule figures")
                 .anyMatch(line -> line.startsWith(counters + ": " + scope));
         assertThat(console.entries()).containsValue("{\"keys\":[\"" + CANARY + "console\"]}");
-        ClusterSupport.await(() -> members.get(1).overrides().active().find("api", CANARY + "override").isPresent(),
+        ClusterSupport.await(() -> members.get(1).services().overrides().active().find("api",
+                CANARY + "override").isPresent(),
                 Duration.ofSeconds(30), "the override on the other member");
     }
 
@@ -179,7 +183,7 @@ class ClusterBoundaryTest {
 
         assertThatThrownBy(() -> counters.put(members.get(0).mapKey(key), new HeapData(bytes.array())))
                 .hasStackTraceContaining(message);
-        assertThat(members.get(0).apply(key, THREE_PER_HOUR, 1, 0).remaining()).isEqualTo(2);
+        assertThat(members.get(0).execute(key, Command.decide(THREE_PER_HOUR, 1, 0)).remaining()).isEqualTo(2);
     }
 
     private void assertGadgetRefused(IMap<String, Object> counters, String key) {
@@ -189,9 +193,9 @@ class ClusterBoundaryTest {
         assertThat(Gadget.READS).as("gadget code run on deserialization").hasValue(0);
         assertThat(counters.containsKey(mapKey)).isFalse();
         for (int i = 0; i < 3; i++) {
-            assertThat(members.get(0).apply(key, THREE_PER_HOUR, 1, 0).allowed()).isTrue();
+            assertThat(members.get(0).execute(key, Command.decide(THREE_PER_HOUR, 1, 0)).allowed()).isTrue();
         }
-        assertThat(members.get(1).apply(key, THREE_PER_HOUR, 1, 0).allowed()).isFalse();
+        assertThat(members.get(1).execute(key, Command.decide(THREE_PER_HOUR, 1, 0)).allowed()).isFalse();
     }
 
     /** Stands for a deserialization gadget: counts every time Java deserialization runs its code. */

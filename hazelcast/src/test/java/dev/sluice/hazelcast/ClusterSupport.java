@@ -13,6 +13,7 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import java.io.IOException;
@@ -143,7 +144,7 @@ public final class ClusterSupport {
     /** Whether {@code store} decides a request on {@code key} remotely, neither failing nor timing out. */
     static boolean decidesRemotely(FailurePolicyStore store, String key) {
         long failures = store.failures() + store.timeouts();
-        store.apply(key, PROBE, 1, 0);
+        store.execute(key, Command.decide(PROBE, 1, 0));
         return store.failures() + store.timeouts() == failures;
     }
 
@@ -352,7 +353,7 @@ public final class ClusterSupport {
                         start.await();
                         for (int i = 0; i < attemptsPerKey * keys; i++) {
                             int key = order.nextInt(keys);
-                            if (store.apply(prefix + key, policy, 1, Long.MAX_VALUE).allowed()) {
+                            if (store.execute(prefix + key, Command.decide(policy, 1, Long.MAX_VALUE)).allowed()) {
                                 admitted.incrementAndGet(key);
                             }
                         }
@@ -386,7 +387,7 @@ public final class ClusterSupport {
                         start.await();
                         int granted = 0;
                         for (int i = 0; i < attempts; i++) {
-                            if (store.apply(key, policy, 1, maxDelayNanos).allowed()) {
+                            if (store.execute(key, Command.decide(policy, 1, maxDelayNanos)).allowed()) {
                                 granted++;
                             }
                         }

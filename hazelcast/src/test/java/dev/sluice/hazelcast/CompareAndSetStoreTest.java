@@ -16,6 +16,7 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.FailurePolicyStore;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
@@ -57,7 +58,8 @@ class CompareAndSetStoreTest {
     @Test
     void apply_grant_storesAPlainStringThatAPlainClientReads() {
         String map = newMapName();
-        new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time).apply("k", TEN_PER_MINUTE, 1, 0);
+        new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time).execute("k",
+                Command.decide(TEN_PER_MINUTE, 1, 0));
 
         ClientConfig config = new ClientConfig().setClusterName(member.getConfig().getClusterName());
         config.getNetworkConfig().addAddress(ClusterSupport.address(members.get(0)));
@@ -76,17 +78,17 @@ class CompareAndSetStoreTest {
         CompareAndSetCounterStore store = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);
         IMap<String, String> counters = member.getMap(map);
 
-        store.apply("k", TEN_PER_MINUTE, 1, 0);
+        store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0));
         // One token refills in 6 s: whole seconds, plus one for Hazelcast's truncation.
         assertThat(counters.getEntryView("k").getTtl()).isEqualTo(7_000);
 
-        store.apply("k", TEN_PER_MINUTE, 1, 0);
+        store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0));
         EntryView<String, String> replaced = counters.getEntryView("k");
         assertThat(replaced.getTtl()).as("a replace resets the TTL; the store sets it again").isEqualTo(13_000);
         assertThat(replaced.getExpirationTime()).isLessThan(Long.MAX_VALUE);
 
-        store.apply("k", TEN_PER_MINUTE, 8, 0);
-        store.apply("k", TEN_PER_MINUTE, 1, 0);
+        store.execute("k", Command.decide(TEN_PER_MINUTE, 8, 0));
+        store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0));
         assertThat(counters.getEntryView("k").getTtl()).as("a rejection writes nothing").isEqualTo(61_000);
     }
 
@@ -94,39 +96,39 @@ class CompareAndSetStoreTest {
     void apply_keyChangedBetweenReadAndWrite_decidesAgainOnTheNewValue() {
         String map = newMapName();
         CompareAndSetCounterStore other = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);
-        InterferingClock clock = new InterferingClock(() -> other.apply("k", TEN_PER_MINUTE, 1, 0));
+        InterferingClock clock = new InterferingClock(() -> other.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)));
         CompareAndSetCounterStore store = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), clock);
-        store.apply("k", TEN_PER_MINUTE, 1, 0);
+        store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0));
 
         clock.interfere(1);
-        Decision decision = store.apply("k", TEN_PER_MINUTE, 1, 0);
+        Decision decision = store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0));
 
         assertThat(decision.allowed()).isTrue();
         assertThat(decision.remaining()).as("decided on the other caller's write").isEqualTo(7);
-        assertThat(store.peek("k", TEN_PER_MINUTE, 0).remaining()).isEqualTo(7);
+        assertThat(store.execute("k", Command.peek(TEN_PER_MINUTE, 0)).remaining()).isEqualTo(7);
     }
 
     @Test
     void apply_keyChangedBeforeEveryWrite_givesUpAfterTheRetryTimeoutAndCountsNothing() {
         String map = newMapName();
         CompareAndSetCounterStore other = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);
-        InterferingClock clock = new InterferingClock(() -> other.apply("k", TEN_PER_MINUTE, 1, 0));
+        InterferingClock clock = new InterferingClock(() -> other.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)));
         CompareAndSetCounterStore store = new CompareAndSetCounterStore(member, map, Duration.ZERO, clock);
-        store.apply("k", TEN_PER_MINUTE, 1, 0);
+        store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0));
 
         clock.interfere(Integer.MAX_VALUE);
-        assertThatThrownBy(() -> store.apply("k", TEN_PER_MINUTE, 1, 0))
+        assertThatThrownBy(() -> store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)))
                 .isInstanceOf(ConcurrentModificationException.class)
                 .hasMessage("gave up a decision on map \"" + map + "\" after 1 attempts, past the retry timeout of 0 "
                         + "ms: other callers changed the key before each write; nothing was counted");
 
         FailurePolicyStore rejecting = FailurePolicyStore.rejecting(store, Duration.ofSeconds(30));
-        assertThat(rejecting.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).isFalse();
+        assertThat(rejecting.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)).allowed()).isFalse();
         assertThat(rejecting.failures()).isEqualTo(1);
 
         clock.interfere(0);
         // 10 - 1 (first grant) - 2 (the other caller's writes); the two given-up decisions counted nothing.
-        assertThat(store.peek("k", TEN_PER_MINUTE, 0).remaining()).isEqualTo(7);
+        assertThat(store.execute("k", Command.peek(TEN_PER_MINUTE, 0)).remaining()).isEqualTo(7);
     }
 
     @Test
@@ -136,7 +138,8 @@ class CompareAndSetStoreTest {
         counters.put("k", "2;whatever a newer writer wrote");
         CompareAndSetCounterStore store = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);
 
-        assertThatThrownBy(() -> store.apply("k", TEN_PER_MINUTE, 1, 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> store.execute("k", Command.decide(TEN_PER_MINUTE, 1,
+                0))).isInstanceOf(IllegalStateException.class);
         assertThat(counters.get("k")).isEqualTo("2;whatever a newer writer wrote");
     }
 
@@ -168,9 +171,10 @@ class CompareAndSetStoreTest {
         CompareAndSetCounterStore store = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);
 
         for (int i = 0; i < 10; i++) {
-            assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).as("permit %d", i + 1).isTrue();
+            assertThat(store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)).allowed()).as("permit %d",
+                    i + 1).isTrue();
         }
-        assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).isFalse();
+        assertThat(store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)).allowed()).isFalse();
     }
 
     private String newMapName() {

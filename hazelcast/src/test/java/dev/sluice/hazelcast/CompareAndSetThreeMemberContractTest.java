@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -39,6 +40,6 @@ class CompareAndSetThreeMemberContractTest extends CompareAndSetContract {
 
         assertThat(total).as("admitted by %d threads on %d members x %d attempts", THREADS_PER_MEMBER,
                 members.size(), ATTEMPTS_PER_THREAD).isEqualTo(10);
-        assertThat(store.peek("hot", policy, 0).remaining()).isZero();
+        assertThat(store.execute("hot", Command.peek(policy, 0)).remaining()).isZero();
     }
 }

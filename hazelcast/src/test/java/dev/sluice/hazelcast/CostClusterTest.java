@@ -11,6 +11,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStoreContract;
 import java.lang.reflect.InvocationTargetException;
@@ -69,7 +70,7 @@ class CostClusterTest {
                     thousand);
 
             assertSettledWithinTheLimitPlusTheirDebt(settled, 1_000,
-                    members.get(window).peek("windows", thousand, 0).remaining(), true);
+                    members.get(window).execute("windows", Command.peek(thousand, 0)).remaining(), true);
             time.advance(Duration.ofMinutes(1));
         }
     }
@@ -96,7 +97,7 @@ class CostClusterTest {
             for (int i = 0; i < 30; i++) {
                 long actual = new long[] {15, 60, 40}[i % 3];
                 int before = calls.get();
-                Counted reserved = join(store.estimateAsync("two-calls-" + i, tokens, 40, 0));
+                Counted reserved = join(store.executeAsync("two-calls-" + i, Command.estimate(tokens, 40, 0)));
                 join(reserved.settle(actual));
 
                 assertThat(calls.get() - before).as("key %d, actual %d", i, actual).isEqualTo(2);
@@ -123,13 +124,13 @@ class CostClusterTest {
     @Test
     void settleAsync_byIdThroughAnotherMember_settlesOnTheOwner() throws Exception {
         Policy tokens = Policy.of(Algorithm.GCRA, Limit.of(100, Duration.ofMinutes(1))).inUnit("tokens");
-        Counted reserved = join(members.get(0).estimateAsync("by-id", tokens, 40, 0));
+        Counted reserved = join(members.get(0).executeAsync("by-id", Command.estimate(tokens, 40, 0)));
 
-        Decision after = join(members.get(1).settleAsync("by-id", tokens, 40, 15, reserved.reservation()
-                .orElseThrow()));
+        Decision after = join(members.get(1).executeAsync("by-id", Command.settle(tokens, 40, 15, reserved.reservation()
+                .orElseThrow())));
 
         assertThat(after.remaining()).isEqualTo(85);
-        assertThat(members.get(2).peek("by-id", tokens, 0).remaining()).isEqualTo(85);
+        assertThat(members.get(2).execute("by-id", Command.peek(tokens, 0)).remaining()).isEqualTo(85);
     }
 
     @Test
@@ -140,14 +141,15 @@ class CostClusterTest {
                 .synchronised();
         for (Policy policy : List.of(leased, synced)) {
             String key = policy.leased() ? "leased" : "synced";
-            Counted reserved = join(members.get(0).estimateAsync(key, policy, 30, 0));
-            assertThat(members.get(1).peek(key, policy, 0).remaining()).as(key).isEqualTo(70);
+            Counted reserved = join(members.get(0).executeAsync(key, Command.estimate(policy, 30, 0)));
+            assertThat(members.get(1).execute(key, Command.peek(policy, 0)).remaining()).as(key).isEqualTo(70);
 
             join(reserved.settle(110));
 
             // 30 reserved, 110 used: the owner holds the 80 beyond, a debt of 10.
-            assertThat(members.get(2).peek(key, policy, 0).remaining()).as(key).isZero();
-            assertThat(join(members.get(2).estimateAsync(key, policy, 1, 0)).decision().allowed()).as(key)
+            assertThat(members.get(2).execute(key, Command.peek(policy, 0)).remaining()).as(key).isZero();
+            assertThat(join(members.get(2).executeAsync(key, Command.estimate(policy, 1,
+                    0))).decision().allowed()).as(key)
                     .isFalse();
         }
     }

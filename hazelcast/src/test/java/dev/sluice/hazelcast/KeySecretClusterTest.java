@@ -11,6 +11,7 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.cluster.KeySecret;
 import dev.sluice.hazelcast.internal.cluster.KeySecretCheck;
+import dev.sluice.store.Command;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,8 @@ class KeySecretClusterTest {
                 StoreOptions.defaults()))))
                 .as("none configured").isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("none is configured here");
-        assertThat(first.apply("k", TEN_PER_HOUR, 1, 0).allowed()).as("the cluster's own instance counts on")
+        assertThat(first.execute("k", Command.decide(TEN_PER_HOUR, 1,
+                0)).allowed()).as("the cluster's own instance counts on")
                 .isTrue();
     }
 
@@ -100,7 +102,7 @@ class KeySecretClusterTest {
                 member.instance().getConfig().getClusterName(), ClusterSupport.address(member))
                 .store(secret(SECRET)).build());
         stores.add(agreeing);
-        assertThat(agreeing.apply("k", TEN_PER_HOUR, 1, 0).remaining()).isEqualTo(9);
+        assertThat(agreeing.execute("k", Command.decide(TEN_PER_HOUR, 1, 0)).remaining()).isEqualTo(9);
     }
 
     /**
@@ -111,23 +113,24 @@ class KeySecretClusterTest {
     @Test
     void memberJoins_clusterHoldsAnotherSecretsFingerprint_everyCallFailsUntilItIsTheSameAgain() {
         HazelcastCounterStore store = cluster(1, StoreOptions.defaults()).get(0);
-        assertThat(store.apply("k", TEN_PER_HOUR, 1, 0).allowed()).isTrue();
+        assertThat(store.execute("k", Command.decide(TEN_PER_HOUR, 1, 0)).allowed()).isTrue();
         String ours = StoreOptions.defaults().keySecret().fingerprint();
         store.instance().<String, String>getMap(FINGERPRINTS).put("fingerprint",
                 KeySecret.configured("the other side's secret").fingerprint());
 
         plainMembers.add(Hazelcast.newHazelcastInstance(joining(store, StoreOptions.defaults()).toConfig()));
 
-        ClusterSupport.await(() -> store.health().mode().endsWith("refused: key secret differs"),
+        ClusterSupport.await(() -> store.services().health().mode().endsWith("refused: key secret differs"),
                 Duration.ofSeconds(30), "the store to find the other fingerprint");
-        assertThatThrownBy(() -> store.apply("k", TEN_PER_HOUR, 1, 0)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> store.execute("k", Command.decide(TEN_PER_HOUR, 1,
+                0))).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("key secret differs from the cluster's");
 
         store.instance().<String, String>getMap(FINGERPRINTS).put("fingerprint", ours);
         plainMembers.add(Hazelcast.newHazelcastInstance(joining(store, StoreOptions.defaults()).toConfig()));
 
-        ClusterSupport.await(() -> store.health().mode().equals("hazelcast-member"), Duration.ofSeconds(30),
+        ClusterSupport.await(() -> store.services().health().mode().equals("hazelcast-member"), Duration.ofSeconds(30),
                 "the store to find its own fingerprint again");
-        assertThat(store.apply("k", TEN_PER_HOUR, 1, 0).remaining()).isEqualTo(8);
+        assertThat(store.execute("k", Command.decide(TEN_PER_HOUR, 1, 0)).remaining()).isEqualTo(8);
     }
 }

@@ -9,6 +9,7 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.state.Lease;
 import dev.sluice.internal.state.Transition;
+import dev.sluice.store.Command;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,7 +131,7 @@ class LeasingClusterTest {
         for (int i = 0; i < 300; i++) {
             Transition unleased = exact.apply(state, time.nanos(), 1, 0);
             state = unleased.state();
-            Decision leased = node.apply(key, exact.leasing(), 1, 0);
+            Decision leased = node.execute(key, Command.decide(exact.leasing(), 1, 0));
 
             assertThat(leased.allowed()).as("request %d", i).isEqualTo(unleased.decision().allowed());
             assertThat(leased.remaining()).as("request %d", i).isEqualTo(unleased.decision().remaining());
@@ -148,7 +149,7 @@ class LeasingClusterTest {
             int before = 0;
             for (HazelcastCounterStore member : cluster) {
                 for (int i = 0; i < 20; i++) {
-                    before += member.apply(key, policy, 1, 0).allowed() ? 1 : 0;
+                    before += member.execute(key, Command.decide(policy, 1, 0)).allowed() ? 1 : 0;
                 }
             }
             ClusterSupport.await(() -> !doomed.leases().taking(), Duration.ofSeconds(10),
@@ -176,20 +177,20 @@ class LeasingClusterTest {
             String key = ClusterSupport.keyOwnedBy(cluster.get(0), "closed-holder-");
             HazelcastCounterStore leaving = cluster.get(1);
             for (int i = 0; i < 20; i++) {
-                leaving.apply(key, policy, 1, 0);
+                leaving.execute(key, Command.decide(policy, 1, 0));
             }
             ClusterSupport.await(() -> !leaving.leases().taking(), Duration.ofSeconds(10),
                 "the slices on their way");
             long held = leaving.leases().heldPermits();
             assertThat(held).isPositive();
-            assertThat(cluster.get(0).peek(key, policy, 0).remaining()).isEqualTo(300 - 20 - held);
-            assertThat(leaving.health().leasedPermitsHeld()).isEqualTo(held);
-            assertThat(leaving.health().leasedGrants()).isEqualTo(leaving.leases().grantedFromSlices())
+            assertThat(cluster.get(0).execute(key, Command.peek(policy, 0)).remaining()).isEqualTo(300 - 20 - held);
+            assertThat(leaving.services().health().leasedPermitsHeld()).isEqualTo(held);
+            assertThat(leaving.services().health().leasedGrants()).isEqualTo(leaving.leases().grantedFromSlices())
                 .isPositive();
 
             leaving.close();
 
-            assertThat(cluster.get(0).peek(key, policy, 0).remaining()).isEqualTo(300 - 20);
+            assertThat(cluster.get(0).execute(key, Command.peek(policy, 0)).remaining()).isEqualTo(300 - 20);
         } finally {
             ClusterSupport.closeAll(cluster);
         }
@@ -218,7 +219,7 @@ class LeasingClusterTest {
                     running.add(pool.submit(() -> {
                         for (int phase = 0; phase < phases; phase++) {
                             for (int i = 0; i < attempts; i++) {
-                                if (member.apply(key, policy, 1, 0).allowed()) {
+                                if (member.execute(key, Command.decide(policy, 1, 0)).allowed()) {
                                     admitted.incrementAndGet(phase);
                                 }
                             }

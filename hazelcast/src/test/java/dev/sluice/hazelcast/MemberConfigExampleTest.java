@@ -10,6 +10,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -66,10 +67,10 @@ class MemberConfigExampleTest {
                 ClusterSupport.client(clusterName, ClusterSupport.LOOPBACK + ":" + port).build())) {
             Policy policy = Policy.of(Algorithm.SLIDING_WINDOW_LOG, Limit.of(3, Duration.ofMinutes(1)));
             for (int i = 0; i < 3; i++) {
-                assertThat(client.apply("documented", policy, 1, 0).allowed()).isTrue();
+                assertThat(client.execute("documented", Command.decide(policy, 1, 0)).allowed()).isTrue();
             }
-            assertThat(client.apply("documented", policy, 1, 0).allowed()).isFalse();
-            assertThat(client.health().membersSeen()).isEqualTo(1);
+            assertThat(client.execute("documented", Command.decide(policy, 1, 0)).allowed()).isFalse();
+            assertThat(client.services().health().membersSeen()).isEqualTo(1);
         } finally {
             member.shutdown();
         }

@@ -8,6 +8,7 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -127,12 +128,12 @@ public final class MemberProcess {
                     Policy policy = Policy.of(Algorithm.valueOf(words[2]), TEN_PER_HOUR);
                     long remaining = -1;
                     for (int i = 0; i < Integer.parseInt(words[4]); i++) {
-                        remaining = store.apply(words[3], policy, 1, Long.MAX_VALUE).remaining();
+                        remaining = store.execute(words[3], Command.decide(policy, 1, Long.MAX_VALUE)).remaining();
                     }
                     yield String.valueOf(remaining);
                 }
-                case "peek" -> String.valueOf(store.peek(words[3],
-                        Policy.of(Algorithm.valueOf(words[2]), TEN_PER_HOUR), 0).remaining());
+                case "peek" -> String.valueOf(store.execute(words[3],
+                        Command.peek(Policy.of(Algorithm.valueOf(words[2]), TEN_PER_HOUR), 0)).remaining());
                 case "join" -> {
                     config.getNetworkConfig().getJoin().getTcpIpConfig()
                             .addMember(ClusterSupport.LOOPBACK + ":" + words[2]);
@@ -142,14 +143,16 @@ public final class MemberProcess {
                     ConcurrencyLimit limit = ConcurrencyLimit.of(Long.parseLong(words[3]), Duration.ofDays(1));
                     int got = 0;
                     for (int i = 0; i < Integer.parseInt(words[4]); i++) {
-                        got += store.acquireAsync(words[2], limit).toCompletableFuture().join().decision().allowed()
+                        got += store.executeAsync(words[2],
+                                Command.acquire(limit)).toCompletableFuture().join().decision().allowed()
                                 ? 1 : 0;
                     }
                     yield String.valueOf(got);
                 }
                 case "try" -> {
-                    Counted held = store.acquireAsync(words[2],
-                            ConcurrencyLimit.of(Long.parseLong(words[3]), Duration.ofDays(1))).toCompletableFuture()
+                    Counted held = store.executeAsync(words[2],
+                            Command.acquire(ConcurrencyLimit.of(Long.parseLong(words[3]),
+                                    Duration.ofDays(1)))).toCompletableFuture()
                             .join();
                     held.giveBack().toCompletableFuture().join();
                     yield held.decision().allowed() ? "granted" : "rejected";
@@ -182,7 +185,7 @@ public final class MemberProcess {
                 counts.add(pool.submit(() -> {
                     int admitted = 0;
                     for (int i = 0; i < attempts; i++) {
-                        admitted += store.apply(HOT_KEY, policy, 1, 0).allowed() ? 1 : 0;
+                        admitted += store.execute(HOT_KEY, Command.decide(policy, 1, 0)).allowed() ? 1 : 0;
                     }
                     return admitted;
                 }));

@@ -9,6 +9,7 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
@@ -188,7 +189,7 @@ class MemberProcessFaultTest {
         for (FailurePolicyStore app : List.of(first, second)) {
             for (int i = 0; i < 5; i++) {
                 long start = System.nanoTime();
-                admittedWhileDown += app.apply("while-down", THREE, 1, 0).allowed() ? 1 : 0;
+                admittedWhileDown += app.execute("while-down", Command.decide(THREE, 1, 0)).allowed() ? 1 : 0;
                 slowestWhileDown = Math.max(slowestWhileDown, System.nanoTime() - start);
             }
         }
@@ -352,7 +353,8 @@ class MemberProcessFaultTest {
      */
     private static long consumed(HazelcastCounterStore observer, List<String> keys, Policy policy) {
         try {
-            return keys.stream().mapToLong(key -> 100 - observer.peek(key, policy, 0).remaining()).sum();
+            return keys.stream().mapToLong(key -> 100 - observer.execute(key, Command.peek(policy,
+                    0)).remaining()).sum();
         } catch (RuntimeException stillFailingOver) {
             return -1;
         }
@@ -365,7 +367,8 @@ class MemberProcessFaultTest {
     /** The permits the cluster has counted on {@code keys}, or -1 while it cannot tell (failing over). */
     private static long consumed(HazelcastCounterStore client, List<String> keys) {
         try {
-            return keys.stream().mapToLong(key -> 100 - client.peek(key, HUNDRED, 1).remaining()).sum();
+            return keys.stream().mapToLong(key -> 100 - client.execute(key, Command.peek(HUNDRED,
+                    1)).remaining()).sum();
         } catch (RuntimeException stillFailingOver) {
             return -1;
         }
@@ -398,7 +401,7 @@ class MemberProcessFaultTest {
     private static int admittedAlternately(CounterStore first, CounterStore second, String key, int attempts) {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {
-            admitted += (i % 2 == 0 ? first : second).apply(key, THREE, 1, 0).allowed() ? 1 : 0;
+            admitted += (i % 2 == 0 ? first : second).execute(key, Command.decide(THREE, 1, 0)).allowed() ? 1 : 0;
         }
         return admitted;
     }
@@ -426,7 +429,7 @@ class MemberProcessFaultTest {
                         int k = i % keys.size();
                         inFlight.incrementAndGet();
                         long start = System.nanoTime();
-                        Decision decision = store.apply(keys.get(k), policy, 1, 0);
+                        Decision decision = store.execute(keys.get(k), Command.decide(policy, 1, 0));
                         slowestNanos.accumulateAndGet(System.nanoTime() - start, Math::max);
                         inFlight.decrementAndGet();
                         decisions.incrementAndGet();

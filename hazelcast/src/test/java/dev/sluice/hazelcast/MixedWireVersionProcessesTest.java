@@ -12,6 +12,7 @@ import dev.sluice.hazelcast.internal.calls.Batcher;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.store.Command;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -62,7 +63,7 @@ class MixedWireVersionProcessesTest {
                     .isInstanceOf(HazelcastSerializationException.class)
                     .hasMessageContaining("wire format version " + NEXT)
                     .hasMessageContaining("reads versions 1 to 1");
-            assertThat(client.peek(untouched, HUNDRED_PER_HOUR, 0).remaining()).isEqualTo(100);
+            assertThat(client.execute(untouched, Command.peek(HUNDRED_PER_HOUR, 0)).remaining()).isEqualTo(100);
         }
     }
 

@@ -68,7 +68,7 @@ class OverridesClusterTest {
     }
 
     private static void awaitOverride(CounterStore member, String key, boolean present) {
-        ClusterSupport.await(() -> member.overrides().active().find("api", key).isPresent() == present,
+        ClusterSupport.await(() -> member.services().overrides().active().find("api", key).isPresent() == present,
                 PROPAGATION_BOUND, "the override of " + key + (present ? " to arrive" : " to leave"));
     }
 
@@ -84,7 +84,7 @@ class OverridesClusterTest {
         }
         assertThat(admitted).isZero();
         assertThat(admittedAcrossBoth("other", 10)).isEqualTo(3);
-        assertThat(members.get(1).overrides().list()).singleElement()
+        assertThat(members.get(1).services().overrides().list()).singleElement()
                 .satisfies(o -> assertThat(o.setBy()).isEqualTo("alice"));
     }
 
@@ -119,7 +119,8 @@ class OverridesClusterTest {
 
         time.advance(Duration.ofMinutes(5));
 
-        assertThat(members.get(1).overrides().active().find("api", "k")).as("checked at decision time").isEmpty();
+        assertThat(members.get(1).services().overrides().active().find("api",
+                "k")).as("checked at decision time").isEmpty();
         assertThat(admittedAcrossBoth("k", 10)).isEqualTo(3);
     }
 
@@ -132,17 +133,17 @@ class OverridesClusterTest {
         // Three of the copy's half-second re-reads, each failing now.
         Thread.sleep(1_500);
 
-        assertThat(members.get(1).overrides().active().find("api", "k")).isPresent();
+        assertThat(members.get(1).services().overrides().active().find("api", "k")).isPresent();
         assertThat(admitted(1, "k")).as("still blocked, with no store call").isFalse();
         assertThatThrownBy(() -> overridesOf(1).set(forKey("other").blocked())).isInstanceOf(RuntimeException.class);
         assertThatThrownBy(() -> overridesOf(1).remove(LimitOverride.Target.key("api", "k"), "bob"))
                 .isInstanceOf(RuntimeException.class);
-        assertThat(members.get(1).overrides().active().find("api", "k")).isPresent();
+        assertThat(members.get(1).services().overrides().active().find("api", "k")).isPresent();
     }
 
     @Test
     void refresh_sealedEntryWrittenStraightIntoTheMap_arrivesOnBothMembers() {
-        LimitOverride written = forKey("k").blocked().build(members.get(0).overrides().now());
+        LimitOverride written = forKey("k").blocked().build(members.get(0).services().overrides().now());
         // Straight into the map, as another instance of the cluster writes it: no set() on any member's copy.
         KeySecret secret = StoreOptions.defaults().keySecret();
         String entry = "api|" + secret.hash("k");
@@ -150,7 +151,7 @@ class OverridesClusterTest {
 
         awaitOverride(members.get(0), "k", true);
         awaitOverride(members.get(1), "k", true);
-        assertThat(members.get(1).overrides().list()).containsExactly(written);
+        assertThat(members.get(1).services().overrides().list()).containsExactly(written);
     }
 
     /**
@@ -160,7 +161,7 @@ class OverridesClusterTest {
      */
     @Test
     void refresh_entriesWrittenWithoutTheKeySecret_areNotApplied() {
-        LimitOverride exempt = forKey("k").exempt().build(members.get(0).overrides().now());
+        LimitOverride exempt = forKey("k").exempt().build(members.get(0).services().overrides().now());
         overridesMap().set("api|k", exempt.toJson());
         KeySecret other = KeySecret.configured("not this cluster's secret");
         String entry = "api|" + other.hash("k");
@@ -169,7 +170,7 @@ class OverridesClusterTest {
         overridesOf(0).set(forKey("marker").blocked());
         awaitOverride(members.get(1), "marker", true);
 
-        assertThat(members.get(1).overrides().active().find("api", "k")).isEmpty();
+        assertThat(members.get(1).services().overrides().active().find("api", "k")).isEmpty();
         assertThat(admittedAcrossBoth("k", 10)).isEqualTo(3);
         assertThat(overridesMap().keySet()).as("no key in clear but the forger's own").noneMatch(key ->
                 key.contains("marker"));

@@ -6,6 +6,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,7 +69,7 @@ class OwnerLossTest {
         loadThroughOwnerLoss(survivors, 16, (via, worker, attempt) -> {
             int key = ThreadLocalRandom.current().nextInt(keys.size());
             try {
-                if (via.apply(keys.get(key), fifty, 1, 0).allowed()) {
+                if (via.execute(keys.get(key), Command.decide(fifty, 1, 0)).allowed()) {
                     admitted.incrementAndGet(key);
                     total.incrementAndGet();
                 }
@@ -103,7 +104,8 @@ class OwnerLossTest {
             String key = ClusterSupport.keyOwnedBy(owner, "skewed-" + algorithm + "-");
             keys.add(key);
             for (int i = 0; i < 30; i++) {
-                admitted += members.get(i % 3).apply(key, policy, 1, Long.MAX_VALUE).allowed() ? 1 : 0;
+                admitted += members.get(i % 3).execute(key, Command.decide(policy, 1,
+                        Long.MAX_VALUE)).allowed() ? 1 : 0;
             }
         }
         assertThat(admitted).isEqualTo(10 * Algorithm.values().length);
@@ -114,7 +116,8 @@ class OwnerLossTest {
             Policy policy = Policy.of(algorithm, Limit.of(10, Duration.ofMinutes(1)));
             String key = keys.get(algorithm.ordinal());
             for (HazelcastCounterStore survivor : survivors) {
-                assertThat(survivor.apply(key, policy, 1, Long.MAX_VALUE).allowed()).as("%s after the move", algorithm)
+                assertThat(survivor.execute(key, Command.decide(policy, 1,
+                        Long.MAX_VALUE)).allowed()).as("%s after the move", algorithm)
                         .isFalse();
             }
         }
@@ -129,13 +132,13 @@ class OwnerLossTest {
         AtomicInteger admitted = new AtomicInteger();
 
         loadThroughOwnerLoss(survivors, 4, (via, worker, attempt) -> {
-            via.apply("background-" + worker + "-" + attempt % 50, TEN_PER_MINUTE, 1, 0);
-            if (via.apply(hotKey, TEN_PER_MINUTE, 1, 0).allowed()) {
+            via.execute("background-" + worker + "-" + attempt % 50, Command.decide(TEN_PER_MINUTE, 1, 0));
+            if (via.execute(hotKey, Command.decide(TEN_PER_MINUTE, 1, 0)).allowed()) {
                 admitted.incrementAndGet();
             }
         }, () -> admitted.get() >= 10, "the hot key to be drained", () -> loseMember.accept(owner), 200);
         assertThat(admitted.get()).as("admitted on the hot key before and after its owner left").isEqualTo(10);
-        assertThat(survivors.get(0).peek(hotKey, TEN_PER_MINUTE, 0).remaining()).isZero();
+        assertThat(survivors.get(0).execute(hotKey, Command.peek(TEN_PER_MINUTE, 0)).remaining()).isZero();
     }
 
     /** One attempt of a load thread: {@code worker} numbers the thread, {@code attempt} its attempts. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.TimeSource;
 import dev.sluice.hazelcast.internal.permits.PermitCalls;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +32,7 @@ class PermitClientTest {
     }
 
     private static Counted acquire(HazelcastCounterStore store, ConcurrencyLimit limit) {
-        return store.acquireAsync("k", limit).toCompletableFuture().join();
+        return store.executeAsync("k", Command.acquire(limit)).toCompletableFuture().join();
     }
 
     @Test

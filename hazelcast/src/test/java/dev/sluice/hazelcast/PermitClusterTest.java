@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.TimeSource;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.PermitRace;
 import java.time.Duration;
@@ -30,7 +31,7 @@ class PermitClusterTest {
     }
 
     private static Counted acquire(HazelcastCounterStore member, String key, ConcurrencyLimit limit) {
-        return member.acquireAsync(key, limit).toCompletableFuture().join();
+        return member.executeAsync(key, Command.acquire(limit)).toCompletableFuture().join();
     }
 
     @Test
@@ -58,7 +59,8 @@ class PermitClusterTest {
                 + members.get(1).permitsFreedFromGoneNodes() == 2, Duration.ofSeconds(60),
                 "the permits of the member that left to be freed");
         assertThat(members.get(0).permitsHeld()).isZero();
-        assertThat(members.get(0).health().permitsFreed() + members.get(1).health().permitsFreed()).isEqualTo(2);
+        assertThat(members.get(0).services().health().permitsFreed() + members.get(1).services().health(
+                ).permitsFreed()).isEqualTo(2);
         assertThat(acquire(members.get(0), "k", two).decision().allowed()).isTrue();
         assertThat(acquire(members.get(1), "k", two).decision().allowed()).isTrue();
     }
@@ -71,7 +73,7 @@ class PermitClusterTest {
     @Test
     void acquireAsync_answerCancelled_isRefusedAndTheGrantStillComesToBeReleased() {
         ConcurrencyLimit one = ConcurrencyLimit.of(1, Duration.ofDays(1));
-        java.util.concurrent.CompletableFuture<Counted> answer = members.get(0).acquireAsync("k", one)
+        java.util.concurrent.CompletableFuture<Counted> answer = members.get(0).executeAsync("k", Command.acquire(one))
                 .toCompletableFuture();
 
         assertThat(answer.cancel(false)).isFalse();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import dev.sluice.store.StoreHealth;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,7 +79,7 @@ class PlainMemberJoinProcessTest {
     @Test
     void plainMemberJoins_refusing_logsItsAddressCountsItAndRefusesUntilItLeaves() throws Exception {
         HazelcastCounterStore client = startCluster(StoreOptions.defaults());
-        assertThat(client.apply("before", THREE_PER_HOUR, 1, 0).allowed()).isTrue();
+        assertThat(client.execute("before", Command.decide(THREE_PER_HOUR, 1, 0)).allowed()).isTrue();
 
         int plainPort = joinPlainMember();
 
@@ -88,14 +89,14 @@ class PlainMemberJoinProcessTest {
                 .contains("dev.sluice:sluice-hazelcast and dev.sluice:sluice-core")
                 .contains("hazelcast-incompatible-members=compare-and-set")
                 .contains("Every call fails until they can; the failure policy decides.");
-        StoreHealth health = client.health();
+        StoreHealth health = client.services().health();
         assertThat(health.mode()).isEqualTo("hazelcast-client refused: incompatible members");
         assertThat(health.membersSeen()).isEqualTo(2);
         assertThat(health.incompatibleMembersSeen()).isEqualTo(1);
         int refused = 0;
         for (int i = 0; i < 10; i++) {
             try {
-                client.apply("during-" + i, THREE_PER_HOUR, 1, 0);
+                client.execute("during-" + i, Command.decide(THREE_PER_HOUR, 1, 0));
             } catch (IllegalStateException e) {
                 assertThat(e).hasMessageContaining("cannot run Sluice's entry processors");
                 refused++;
@@ -105,8 +106,8 @@ class PlainMemberJoinProcessTest {
 
         leavePlainMember(client);
 
-        assertThat(client.health().mode()).isEqualTo("hazelcast-client");
-        assertThat(client.health().incompatibleMembersSeen()).as("seen since the start").isEqualTo(1);
+        assertThat(client.services().health().mode()).isEqualTo("hazelcast-client");
+        assertThat(client.services().health().incompatibleMembersSeen()).as("seen since the start").isEqualTo(1);
         assertThat(admitted(client, "after", 5)).as("exact again, on the processors").isEqualTo(3);
     }
 
@@ -120,13 +121,13 @@ class PlainMemberJoinProcessTest {
         assertThat(errors).singleElement().asString()
                 .contains("member [" + ClusterSupport.LOOPBACK + "]:" + plainPort + ", uuid ")
                 .contains("Deciding with compare-and-set writes in map '");
-        assertThat(client.health().mode()).isEqualTo("hazelcast-client compare-and-set");
-        assertThat(client.health().incompatibleMembersSeen()).isEqualTo(1);
+        assertThat(client.services().health().mode()).isEqualTo("hazelcast-client compare-and-set");
+        assertThat(client.services().health().incompatibleMembersSeen()).isEqualTo(1);
         assertThat(admitted(client, "during", 5)).as("exact, with compare-and-set writes").isEqualTo(3);
 
         leavePlainMember(client);
 
-        assertThat(client.health().mode()).isEqualTo("hazelcast-client");
+        assertThat(client.services().health().mode()).isEqualTo("hazelcast-client");
         assertThat(admitted(client, "after", 5)).as("exact again, on the processors").isEqualTo(3);
     }
 
@@ -140,7 +141,7 @@ class PlainMemberJoinProcessTest {
         HazelcastCounterStore client = HazelcastCounterStore.connectClient(ClusterSupport.client(clusterName,
                 ClusterSupport.address(member)).store(options).build());
         stores.add(client);
-        assertThat(client.health().incompatibleMembersSeen()).isZero();
+        assertThat(client.services().health().incompatibleMembersSeen()).isZero();
         assertThat(errors).isEmpty();
         return client;
     }
@@ -153,8 +154,8 @@ class PlainMemberJoinProcessTest {
         plain = PlainMembers.start(dir, member.instance().getConfig().getClusterName(), port, List.of(memberPort),
                 PlainMembers.hazelcastJarOnly());
         HazelcastCounterStore client = stores.get(1);
-        ClusterSupport.await(() -> client.health().incompatibleMembersSeen() == 1
-                        && member.health().incompatibleMembersSeen() == 1, JOIN_WAIT,
+        ClusterSupport.await(() -> client.services().health().incompatibleMembersSeen() == 1
+                        && member.services().health().incompatibleMembersSeen() == 1, JOIN_WAIT,
                 "both stores to find the plain member incompatible");
         // One ERROR from each store: keep the client's.
         assertThat(errors).hasSize(2);
@@ -165,8 +166,8 @@ class PlainMemberJoinProcessTest {
     private void leavePlainMember(HazelcastCounterStore client) throws InterruptedException {
         PlainMembers.stop(plain);
         plain = null;
-        ClusterSupport.await(() -> client.health().membersSeen() == 1
-                        && client.health().mode().equals("hazelcast-client"), JOIN_WAIT,
+        ClusterSupport.await(() -> client.services().health().membersSeen() == 1
+                        && client.services().health().mode().equals("hazelcast-client"), JOIN_WAIT,
                 "the plain member to leave and the client to go back to the processors");
     }
 
@@ -174,7 +175,7 @@ class PlainMemberJoinProcessTest {
     private static int admitted(HazelcastCounterStore store, String key, int attempts) {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {
-            if (store.apply(key, THREE_PER_HOUR, 1, 0).allowed()) {
+            if (store.execute(key, Command.decide(THREE_PER_HOUR, 1, 0)).allowed()) {
                 admitted++;
             }
         }

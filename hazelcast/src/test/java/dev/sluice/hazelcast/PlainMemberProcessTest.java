@@ -15,6 +15,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.SluiceSerializerHook;
+import dev.sluice.store.Command;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -68,10 +69,11 @@ class PlainMemberProcessTest {
         CompareAndSetCounterStore store = new CompareAndSetCounterStore(client, "counters", Duration.ofSeconds(30),
                 new ManualTimeSource());
         for (int i = 0; i < 10; i++) {
-            assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).as("permit %d", i + 1).isTrue();
+            assertThat(store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)).allowed()).as("permit %d",
+                    i + 1).isTrue();
         }
-        assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).isFalse();
-        assertThat(store.peek("k", TEN_PER_MINUTE, 0).remaining()).isZero();
+        assertThat(store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)).allowed()).isFalse();
+        assertThat(store.execute("k", Command.peek(TEN_PER_MINUTE, 0)).remaining()).isZero();
         assertThat(client.getMap("counters").getEntryView("k").getTtl()).isEqualTo(61_000);
     }
 
@@ -103,11 +105,12 @@ class PlainMemberProcessTest {
 
         try (HazelcastCounterStore store = HazelcastCounterStore.connectClient(options)) {
             for (int i = 0; i < 10; i++) {
-                assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).as("permit %d", i + 1).isTrue();
+                assertThat(store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)).allowed()).as("permit %d",
+                        i + 1).isTrue();
             }
-            assertThat(store.apply("k", TEN_PER_MINUTE, 1, 0).allowed()).isFalse();
-            assertThat(store.health().mode()).isEqualTo("hazelcast-client compare-and-set");
-            assertThat(store.health().membersSeen()).isEqualTo(1);
+            assertThat(store.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)).allowed()).isFalse();
+            assertThat(store.services().health().mode()).isEqualTo("hazelcast-client compare-and-set");
+            assertThat(store.services().health().membersSeen()).isEqualTo(1);
         }
     }
 

@@ -9,6 +9,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,10 +47,10 @@ class SerializationTest {
             Policy policy = Policy.of(algorithm, Limit.of(3, Duration.ofMinutes(1)), Limit.of(5, Duration.ofHours(1)));
             String key = ClusterSupport.keyOwnedBy(members.get(1), "remote-" + algorithm + "-");
             for (int i = 0; i < 3; i++) {
-                assertThat(caller.apply(key, policy, 1, Long.MAX_VALUE).allowed()).isTrue();
+                assertThat(caller.execute(key, Command.decide(policy, 1, Long.MAX_VALUE)).allowed()).isTrue();
             }
-            assertThat(caller.apply(key, policy, 1, Long.MAX_VALUE).allowed()).isFalse();
-            assertThat(caller.peek(key, policy, 1).allowed()).isFalse();
+            assertThat(caller.execute(key, Command.decide(policy, 1, Long.MAX_VALUE)).allowed()).isFalse();
+            assertThat(caller.execute(key, Command.peek(policy, 1)).allowed()).isFalse();
         }
     }
 }

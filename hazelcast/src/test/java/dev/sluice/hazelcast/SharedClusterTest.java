@@ -10,6 +10,7 @@ import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.CounterState;
+import dev.sluice.store.Command;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.RejectionCachingStore;
 import java.lang.management.ManagementFactory;
@@ -57,9 +58,9 @@ class SharedClusterTest {
         long startedBefore = threads.getTotalStartedThreadCount();
         for (int i = 0; i < 1_000; i++) {
             FailurePolicyStore store = stores.get(i % 3);
-            store.apply("async-" + i % 20, policy, 1, 0);
-            store.applyAsync("async-" + i % 20, policy, 1, 0).toCompletableFuture().join();
-            store.peek("async-" + i % 20, policy, 1);
+            store.execute("async-" + i % 20, Command.decide(policy, 1, 0));
+            store.executeAsync("async-" + i % 20, Command.decide(policy, 1, 0)).toCompletableFuture().join();
+            store.execute("async-" + i % 20, Command.peek(policy, 1));
         }
         assertThat(threads.getTotalStartedThreadCount() - startedBefore).as("threads started by 3,000 calls")
                 .isLessThan(100);
@@ -83,10 +84,10 @@ class SharedClusterTest {
             for (int i = 0; i < 100; i++) {
                 HazelcastCounterStore member = members.get(i % 3);
                 String key = "answering-" + i % 10;
-                CompletableFuture.allOf(member.applyAsync(key, policy, 1, 0).toCompletableFuture(),
-                        member.peekAsync(key, policy, 1).toCompletableFuture(),
-                        member.recordAsync(key, policy, 1, 0).toCompletableFuture(),
-                        member.reserveAsync(key, policy, 1, 0).toCompletableFuture()).join();
+                CompletableFuture.allOf(member.executeAsync(key, Command.decide(policy, 1, 0)).toCompletableFuture(),
+                        member.executeAsync(key, Command.peek(policy, 1)).toCompletableFuture(),
+                        member.executeAsync(key, Command.record(policy, 1, 0)).toCompletableFuture(),
+                        member.executeAsync(key, Command.reserve(policy, 1, 0)).toCompletableFuture()).join();
             }
         } finally {
             ConcurrencyUtil.setDefaultAsyncExecutor(before);
@@ -106,7 +107,7 @@ class SharedClusterTest {
     void apply_grantedKey_livesAtLeastUntilItsStateIsFull() {
         HazelcastCounterStore store = members.get(1);
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofHours(1)));
-        Decision decision = store.apply("ttl", policy, 3, 0);
+        Decision decision = store.execute("ttl", Command.decide(policy, 3, 0));
 
         EntryView<String, CounterState> entry = store.instance().<String, CounterState>getMap(
                 HazelcastCounterStore.DEFAULT_MAP_NAME).getEntryView(store.mapKey("ttl"));
@@ -121,7 +122,7 @@ class SharedClusterTest {
                 StoreOptions.builder().mapName("bounded").maxKeysPerMember(200).build());
         Policy policy = Policy.of(Algorithm.GCRA, TEN_PER_MINUTE);
         for (int i = 0; i < 3_000; i++) {
-            assertThat(bounded.apply("flood-" + i, policy, 1, 0).allowed()).isTrue();
+            assertThat(bounded.execute("flood-" + i, Command.decide(policy, 1, 0)).allowed()).isTrue();
         }
         assertThat(bounded.size()).isLessThanOrEqualTo(3 * 200);
     }
@@ -131,28 +132,29 @@ class SharedClusterTest {
         Policy policy = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE);
         RejectionCachingStore cached = new RejectionCachingStore(members.get(0), TIME, 1_000);
         for (int i = 0; i < 10; i++) {
-            members.get(1).apply("cached", policy, 1, 0);
+            members.get(1).execute("cached", Command.decide(policy, 1, 0));
         }
-        Decision rejected = cached.apply("cached", policy, 1, 0);
+        Decision rejected = cached.execute("cached", Command.decide(policy, 1, 0));
         assertThat(rejected.allowed()).isFalse();
 
         TIME.advanceNanos(rejected.retryAfterNanos() - 1);
-        assertThat(cached.apply("cached", policy, 1, 0).allowed()).isFalse();
+        assertThat(cached.execute("cached", Command.decide(policy, 1, 0)).allowed()).isFalse();
         assertThat(cached.hits()).isEqualTo(1);
-        assertThat(members.get(2).apply("cached", policy, 1, 0).allowed()).as("the cluster's answer").isFalse();
+        assertThat(members.get(2).execute("cached", Command.decide(policy, 1,
+                0)).allowed()).as("the cluster's answer").isFalse();
 
         TIME.advanceNanos(1);
-        assertThat(cached.apply("cached", policy, 1, 0).allowed()).isTrue();
+        assertThat(cached.execute("cached", Command.decide(policy, 1, 0)).allowed()).isTrue();
         assertThat(cached.hits()).isEqualTo(1);
     }
 
     @Test
     void peek_fromEveryMember_seesTheSameStateAndCountsNothing() {
         Policy policy = Policy.of(Algorithm.SLIDING_WINDOW_LOG, TEN_PER_MINUTE);
-        members.get(0).apply("peeked", policy, 4, 0);
+        members.get(0).execute("peeked", Command.decide(policy, 4, 0));
         for (HazelcastCounterStore member : members) {
-            assertThat(member.peek("peeked", policy, 0).remaining()).isEqualTo(6);
+            assertThat(member.execute("peeked", Command.peek(policy, 0)).remaining()).isEqualTo(6);
         }
-        assertThat(members.get(2).apply("peeked", policy, 1, 0).remaining()).isEqualTo(5);
+        assertThat(members.get(2).execute("peeked", Command.decide(policy, 1, 0)).remaining()).isEqualTo(5);
     }
 }

@@ -7,6 +7,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -47,24 +48,24 @@ class SplitBrainTest {
         assertThat(members.get(1).instance().getCluster().getMembers()).hasSize(1);
 
         // Whichever side merges into the other, one of these keys has its more consumed copy on the merging side.
-        members.get(0).apply("more-on-first", TEN_PER_HOUR, 8, 0);
-        members.get(1).apply("more-on-first", TEN_PER_HOUR, 6, 0);
-        members.get(0).apply("more-on-second", TEN_PER_HOUR, 6, 0);
-        members.get(1).apply("more-on-second", TEN_PER_HOUR, 8, 0);
-        members.get(1).apply("only-on-second", TEN_PER_HOUR, 3, 0);
+        members.get(0).execute("more-on-first", Command.decide(TEN_PER_HOUR, 8, 0));
+        members.get(1).execute("more-on-first", Command.decide(TEN_PER_HOUR, 6, 0));
+        members.get(0).execute("more-on-second", Command.decide(TEN_PER_HOUR, 6, 0));
+        members.get(1).execute("more-on-second", Command.decide(TEN_PER_HOUR, 8, 0));
+        members.get(1).execute("only-on-second", Command.decide(TEN_PER_HOUR, 3, 0));
         // Every algorithm: one key drawn unevenly on the two sides; what each side had left is the bound after merging.
         Map<Algorithm, Long> leftOnEitherSide = new EnumMap<>(Algorithm.class);
         for (Algorithm algorithm : Algorithm.values()) {
             Policy policy = tenPerHour(algorithm);
             String key = "drawn-apart-" + algorithm;
             for (int i = 0; i < 7; i++) {
-                members.get(0).apply(key, policy, 1, Long.MAX_VALUE);
+                members.get(0).execute(key, Command.decide(policy, 1, Long.MAX_VALUE));
             }
             for (int i = 0; i < 4; i++) {
-                members.get(1).apply(key, policy, 1, Long.MAX_VALUE);
+                members.get(1).execute(key, Command.decide(policy, 1, Long.MAX_VALUE));
             }
-            leftOnEitherSide.put(algorithm, Math.min(members.get(0).peek(key, policy, 0).remaining(),
-                    members.get(1).peek(key, policy, 0).remaining()));
+            leftOnEitherSide.put(algorithm, Math.min(members.get(0).execute(key, Command.peek(policy, 0)).remaining(),
+                    members.get(1).execute(key, Command.peek(policy, 0)).remaining()));
         }
         // Fired on the merging member once its entries have been merged into the other cluster.
         CountDownLatch merged = new CountDownLatch(1);
@@ -83,11 +84,12 @@ class SplitBrainTest {
             ClusterSupport.awaitClusterSize(member.instance(), 2);
         }
         for (HazelcastCounterStore member : members) {
-            assertThat(member.peek("more-on-first", TEN_PER_HOUR, 0).remaining()).isEqualTo(2);
-            assertThat(member.peek("more-on-second", TEN_PER_HOUR, 0).remaining()).isEqualTo(2);
-            assertThat(member.peek("only-on-second", TEN_PER_HOUR, 0).remaining()).isEqualTo(7);
+            assertThat(member.execute("more-on-first", Command.peek(TEN_PER_HOUR, 0)).remaining()).isEqualTo(2);
+            assertThat(member.execute("more-on-second", Command.peek(TEN_PER_HOUR, 0)).remaining()).isEqualTo(2);
+            assertThat(member.execute("only-on-second", Command.peek(TEN_PER_HOUR, 0)).remaining()).isEqualTo(7);
             for (Algorithm algorithm : Algorithm.values()) {
-                assertThat(member.peek("drawn-apart-" + algorithm, tenPerHour(algorithm), 0).remaining())
+                assertThat(member.execute("drawn-apart-" + algorithm, Command.peek(tenPerHour(algorithm),
+                        0)).remaining())
                         .as("%s after the merge", algorithm).isLessThanOrEqualTo(leftOnEitherSide.get(algorithm));
             }
         }

@@ -6,6 +6,7 @@ import dev.sluice.Limit;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.store.Command;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +67,7 @@ class SyncClusterTest {
         long ownerBefore = node.syncs().ownerDecisions();
 
         for (int i = 0; i < 9; i++) {
-            assertThat(node.apply(key, policy, 1, 0).remaining()).isEqualTo(100 - 1 - i);
+            assertThat(node.execute(key, Command.decide(policy, 1, 0)).remaining()).isEqualTo(100 - 1 - i);
         }
         assertThat(node.syncs().localDecisions() - localBefore).isEqualTo(9);
         assertThat(node.syncs().ownerDecisions() - ownerBefore).isZero();
@@ -75,7 +76,7 @@ class SyncClusterTest {
 
         assertThat(node.syncs().hitsWaiting()).isZero();
         // asked of the owner: this member has no view of the key
-        assertThat(members.get(2).peek(key, policy, 0).remaining()).isEqualTo(91);
+        assertThat(members.get(2).execute(key, Command.peek(policy, 0)).remaining()).isEqualTo(91);
     }
 
     @Test
@@ -85,7 +86,7 @@ class SyncClusterTest {
                 .synchronised(20);
         for (HazelcastCounterStore member : members) {
             for (int i = 0; i < 5; i++) {
-                assertThat(member.apply(key, policy, 1, 0).allowed()).isTrue();
+                assertThat(member.execute(key, Command.decide(policy, 1, 0)).allowed()).isTrue();
             }
         }
         for (HazelcastCounterStore member : members) {
@@ -93,11 +94,11 @@ class SyncClusterTest {
         }
 
         // The last node to flush adopted every hit; the first adopts the others' with the answer to its next call.
-        assertThat(members.get(2).peek(key, policy, 0).remaining()).isEqualTo(1_000 - 15);
-        assertThat(members.get(0).peek(key, policy, 0).remaining()).isEqualTo(1_000 - 5);
-        assertThat(members.get(0).apply(key, policy, 1, 0).allowed()).isTrue();
+        assertThat(members.get(2).execute(key, Command.peek(policy, 0)).remaining()).isEqualTo(1_000 - 15);
+        assertThat(members.get(0).execute(key, Command.peek(policy, 0)).remaining()).isEqualTo(1_000 - 5);
+        assertThat(members.get(0).execute(key, Command.decide(policy, 1, 0)).allowed()).isTrue();
         members.get(0).syncs().flush();
-        assertThat(members.get(0).peek(key, policy, 0).remaining()).isEqualTo(1_000 - 16);
+        assertThat(members.get(0).execute(key, Command.peek(policy, 0)).remaining()).isEqualTo(1_000 - 16);
     }
 
     @Test
@@ -166,7 +167,7 @@ class SyncClusterTest {
         int later = 0;
         for (HazelcastCounterStore member : members) {
             for (int i = 0; i < 20; i++) {
-                later += member.apply(key, policy, 1, Long.MAX_VALUE).allowed() ? 1 : 0;
+                later += member.execute(key, Command.decide(policy, 1, Long.MAX_VALUE)).allowed() ? 1 : 0;
             }
             member.syncs().flush();
         }
@@ -194,7 +195,7 @@ class SyncClusterTest {
         time.advance(Duration.ofSeconds(1));
         long localBefore = node.syncs().localDecisions();
         for (int i = 0; i < 3; i++) {
-            assertThat(node.apply(key, policy, 1, 0).allowed()).isTrue();
+            assertThat(node.execute(key, Command.decide(policy, 1, 0)).allowed()).isTrue();
         }
         assertThat(node.syncs().localDecisions() - localBefore).as("decided from the view once cool").isPositive();
         node.syncs().flush();
@@ -215,15 +216,15 @@ class SyncClusterTest {
                 .build());
         try {
             for (int i = 0; i < 7; i++) {
-                assertThat(client.apply(key, policy, 1, 0).allowed()).isTrue();
+                assertThat(client.execute(key, Command.decide(policy, 1, 0)).allowed()).isTrue();
             }
             assertThat(client.syncs().hitsWaiting()).isEqualTo(7);
-            assertThat(client.health().syncHitsWaiting()).isEqualTo(7);
+            assertThat(client.services().health().syncHitsWaiting()).isEqualTo(7);
         } finally {
             client.close();
         }
 
-        assertThat(members.get(1).peek(key, policy, 0).remaining()).isEqualTo(100 - 7);
+        assertThat(members.get(1).execute(key, Command.peek(policy, 0)).remaining()).isEqualTo(100 - 7);
     }
 
     @Test
@@ -236,12 +237,12 @@ class SyncClusterTest {
             Policy policy = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(1_000, Duration.ofSeconds(10)))
                     .synchronised(20);
             for (int i = 0; i < 6; i++) {
-                assertThat(node.apply(key, policy, 1, 0).allowed()).isTrue();
+                assertThat(node.execute(key, Command.decide(policy, 1, 0)).allowed()).isTrue();
             }
             node.syncs().flush();
             assertThat(node.syncs().hitsWaiting()).isZero();
             for (int i = 0; i < 3; i++) {
-                assertThat(node.apply(key, policy, 1, 0).allowed()).isTrue();
+                assertThat(node.execute(key, Command.decide(policy, 1, 0)).allowed()).isTrue();
             }
 
             doomed.instance().getLifecycleService().terminate();
@@ -261,7 +262,7 @@ class SyncClusterTest {
     /** What {@code key}'s owner says remains: asked through a store on {@code member} with no view of the key. */
     private static long ownerRemaining(HazelcastCounterStore member, String key, Policy policy) {
         try (HazelcastCounterStore viewless = HazelcastCounterStore.using(member.instance(), SYNCING)) {
-            return viewless.peek(key, policy, 0).remaining();
+            return viewless.execute(key, Command.peek(policy, 0)).remaining();
         }
     }
 
@@ -284,7 +285,7 @@ class SyncClusterTest {
                         start.await();
                         int granted = 0;
                         for (int i = 0; i < attempts; i++) {
-                            if (member.apply(key, policy, 1, Long.MAX_VALUE).allowed()) {
+                            if (member.execute(key, Command.decide(policy, 1, Long.MAX_VALUE)).allowed()) {
                                 granted++;
                             }
                         }

@@ -1,8 +1,7 @@
 package dev.sluice.hazelcast;
 
-import dev.sluice.Decision;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.store.Counted;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import java.util.concurrent.CompletionStage;
 
@@ -23,69 +22,35 @@ final class SynchronisingStore implements CounterStore {
         return cluster;
     }
 
-    private static Policy synced(Policy policy) {
-        return policy.synchronised();
+    /** The command on its policy synchronised; a command with no policy as it is. */
+    @SuppressWarnings("unchecked") // each command rebuilt is of its own type
+    private static <R> Command<R> synced(Command<R> command) {
+        if (command instanceof Command.Decide c) {
+            return (Command<R>) Command.decide(c.policy().synchronised(), c.cost(), c.maxDelayNanos());
+        } else if (command instanceof Command.Count c) {
+            return (Command<R>) Command.count(c.policy().synchronised(), c.cost(), c.maxDelayNanos());
+        } else if (command instanceof Command.Estimate c) {
+            return (Command<R>) Command.estimate(c.policy().synchronised(), c.cost(), c.maxDelayNanos());
+        } else if (command instanceof Command.Settle c) {
+            return (Command<R>) Command.settle(c.policy().synchronised(), c.estimate(), c.actual(), c.id());
+        } else if (command instanceof Command.Peek c) {
+            return (Command<R>) Command.peek(c.policy().synchronised(), c.cost());
+        } else if (command instanceof Command.Record c) {
+            return (Command<R>) Command.record(c.policy().synchronised(), c.cost(), c.ageNanos());
+        } else if (command instanceof Command.Reserve c) {
+            return (Command<R>) Command.reserve(c.policy().synchronised(), c.cost(), c.maxWaitNanos());
+        }
+        return command;
     }
 
-    private <T> T flushed(T answer) {
-        cluster.syncs().flush();
-        return answer;
-    }
-
+    /** Executes on the synchronised policy; a command that counts flushes this node's hits before it answers. */
     @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        return flushed(cluster.apply(key, synced(policy), cost, maxDelayNanos));
-    }
-
-    @Override
-    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return cluster.applyAsync(key, synced(policy), cost, maxDelayNanos).thenApplyAsync(this::flushed);
-    }
-
-    @Override
-    public Decision peek(String key, Policy policy, long cost) {
-        return cluster.peek(key, synced(policy), cost);
-    }
-
-    @Override
-    public CompletionStage<Decision> peekAsync(String key, Policy policy, long cost) {
-        return cluster.peekAsync(key, synced(policy), cost);
-    }
-
-    @Override
-    public Decision record(String key, Policy policy, long cost, long ageNanos) {
-        return flushed(cluster.record(key, synced(policy), cost, ageNanos));
-    }
-
-    @Override
-    public CompletionStage<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
-        return cluster.recordAsync(key, synced(policy), cost, ageNanos).thenApplyAsync(this::flushed);
-    }
-
-    @Override
-    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        return flushed(cluster.reserve(key, synced(policy), cost, maxWaitNanos));
-    }
-
-    @Override
-    public CompletionStage<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
-        return cluster.reserveAsync(key, synced(policy), cost, maxWaitNanos).thenApplyAsync(this::flushed);
-    }
-
-    @Override
-    public CompletionStage<Counted> estimateAsync(String key, Policy policy, long estimate, long maxDelayNanos) {
-        return cluster.estimateAsync(key, synced(policy), estimate, maxDelayNanos).thenApplyAsync(this::flushed);
-    }
-
-    @Override
-    public CompletionStage<Decision> settleAsync(String key, Policy policy, long estimate, long actual,
-                                                 String reservation) {
-        return cluster.settleAsync(key, synced(policy), estimate, actual, reservation).thenApplyAsync(this::flushed);
-    }
-
-    @Override
-    public void reset(String key) {
-        cluster.reset(key);
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+        CompletionStage<R> answer = cluster.executeAsync(key, synced(command));
+        return command instanceof Command.Peek ? answer : answer.thenApplyAsync(done -> {
+            cluster.syncs().flush();
+            return done;
+        });
     }
 
     @Override

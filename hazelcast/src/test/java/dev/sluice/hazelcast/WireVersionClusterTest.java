@@ -14,6 +14,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.WireFormat;
+import dev.sluice.store.Command;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -59,9 +60,9 @@ class WireVersionClusterTest {
     @Test
     void apply_version1AcrossMembers_decidesExactlyAndBacksUpTheState() {
         for (int i = 0; i < 3; i++) {
-            assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
+            assertThat(caller.execute(key, Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isTrue();
         }
-        assertThat(caller.peek(key, THREE_PER_MINUTE, 1).allowed()).isFalse();
+        assertThat(caller.execute(key, Command.peek(THREE_PER_MINUTE, 1)).allowed()).isFalse();
         CounterState stored = (CounterState) countersOf(caller).get(caller.mapKey(key));
         assertThat(stored.algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
 
@@ -69,7 +70,7 @@ class WireVersionClusterTest {
         owner.instance().getLifecycleService().terminate();
         ClusterSupport.awaitClusterSize(caller.instance(), 1);
 
-        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isFalse();
+        assertThat(caller.execute(key, Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isFalse();
         assertThat(((CounterState) countersOf(caller).get(caller.mapKey(key))).state()).isEqualTo(stored.state());
     }
 
@@ -105,13 +106,13 @@ class WireVersionClusterTest {
     }
 
     private void spendTwoOfThree() {
-        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
-        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
+        assertThat(caller.execute(key, Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isTrue();
+        assertThat(caller.execute(key, Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isTrue();
     }
 
     private void assertLastPermitThenRejected() {
-        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isTrue();
-        assertThat(caller.apply(key, THREE_PER_MINUTE, 1, 0).allowed()).isFalse();
+        assertThat(caller.execute(key, Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isTrue();
+        assertThat(caller.execute(key, Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isFalse();
     }
 
     private static IMap<String, Object> countersOf(HazelcastCounterStore member) {

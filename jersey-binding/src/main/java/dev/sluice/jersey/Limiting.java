@@ -129,7 +129,7 @@ final class Limiting implements ContainerLifecycleListener {
         }
         ReloadingRuleSet loaded = rules;
         if (loaded != null) {
-            loaded.followOverrides(store().overrides());
+            loaded.followOverrides(store().services().overrides());
         }
         LOG.log(System.Logger.Level.INFO, status().startLine() + "; it counts in " + storeOrigin);
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.SoftAssertions.assertSoftly;
 
-import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
@@ -14,6 +13,7 @@ import dev.sluice.limiter.RateLimitExceededException;
 import dev.sluice.servlet.CanaryKeys;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.LogCapture;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import jakarta.ws.rs.client.Client;
@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,16 +68,11 @@ class KeysNotInClearJerseyTest {
         private volatile boolean failing;
 
         @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            if (failing) {
+        public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+            if (failing && !(command instanceof Command.Peek)) {
                 throw new IllegalStateException("no counter for " + key);
             }
-            return delegate.apply(key, policy, cost, maxDelayNanos);
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            return delegate.peek(key, policy, cost);
+            return delegate.executeAsync(key, command);
         }
 
         @Override

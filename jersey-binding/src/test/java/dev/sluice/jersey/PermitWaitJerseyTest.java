@@ -2,13 +2,11 @@ package dev.sluice.jersey;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.ConcurrencyLimit;
-import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.servlet.JettyServer;
 import dev.sluice.servlet.JettyServers;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
@@ -143,23 +141,16 @@ class PermitWaitJerseyTest {
         }
 
         @Override
-        public CompletionStage<Counted> acquireAsync(String key, ConcurrencyLimit limit) {
-            return delegate.acquireAsync(key, limit).thenApply(held -> {
-                if (!held.decision().allowed()) {
+        public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+            if (!(command instanceof Command.Acquire)) {
+                return delegate.executeAsync(key, command);
+            }
+            return delegate.executeAsync(key, command).thenApply(held -> {
+                if (!((Counted) held).decision().allowed()) {
                     refused.incrementAndGet();
                 }
                 return held;
             });
-        }
-
-        @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            return delegate.apply(key, policy, cost, maxDelayNanos);
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            return delegate.peek(key, policy, cost);
         }
 
         @Override

@@ -91,7 +91,7 @@ public final class LimiterService implements Feature {
      * 60000 ms}.
      */
     String startLine() {
-        StoreHealth health = store.health();
+        StoreHealth health = store.services().health();
         int members = health.membersSeen();
         String seen = health.mode().equals(StoreHealth.LOCAL.mode()) ? "this instance only"
                 : members + (members == 1 ? " member" : " members");

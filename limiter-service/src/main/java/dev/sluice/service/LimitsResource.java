@@ -9,6 +9,7 @@ import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.internal.Durations;
 import dev.sluice.internal.json.JsonObject;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
@@ -44,23 +45,24 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /*
- * Each endpoint is one store call, so that an answer costs one round trip to the key's owner:
- * - delay is a peek for the request's cost: rejected, its retry-after is when the cost fits (exact for every limit of a
- *   policy: the most restrictive rejection has the longest wait), allowed, it fits now;
- * - increment is CounterStore.record with the request's age, measured on this service's clock: the store reads its own
+ * Each endpoint is one store command, so that an answer costs one round trip to the key's owner:
+ * - delay is Command.peek for the request's cost: rejected, its retry-after is when the cost fits (exact for every
+ *   limit of a policy: the most restrictive rejection has the longest wait), allowed, it fits now;
+ * - increment is Command.record with the request's age, measured on this service's clock: the store reads its own
  *   time, so an instant would mix two clocks. Its decision is what the next one-permit request gets;
- * - acquire is CounterStore.reserve: the slot and its count are taken in one atomic step, so two workers never get one
+ * - acquire is Command.reserve: the slot and its count are taken in one atomic step, so two workers never get one
  *   slot, where two that both asked /delay and both heard "now" would both send;
- * - permits is CounterStore.acquireAsync with the lease as the permit's maximum hold, and its release releaseAsync by
- *   the permit's id, which the signed token carries with the store key: any instance can release it.
- * - reservations count a request (countAsync, when the id limits requests) and the estimate (estimateAsync) at once,
- *   giving back the one granted when the other refuses: two calls, in parallel. A settle takes a one-permit mark under
- *   the reservation's nonce first (acquireAsync: a second settle finds it held and changes nothing, which is what makes
- *   it idempotent), then settleAsync by the store's reservation id: two calls. The mark is held until the token's
- *   lifetime ends (and a minute beyond, for clocks); past it, a settle only charges an excess. A difference is given
- *   back only when the mark and the reservation are both the store's own (not a failure policy's fallback, which holds
- *   them in one instance only), and a give-back that failed or timed out keeps its mark: it may have been given back,
- *   so a retry gives nothing back again. An excess that failed releases its mark: charged twice at worst.
+ * - permits is Command.acquire with the lease as the permit's maximum hold, and its release Command.release by the
+ *   permit's id, which the signed token carries with the store key: any instance can release it.
+ * - reservations count a request (Command.count, when the id limits requests) and the estimate (Command.estimate) at
+ *   once, giving back the one granted when the other refuses: two calls, in parallel. A settle takes a one-permit
+ *   mark under the reservation's nonce first (Command.acquire: a second settle finds it held and changes nothing,
+ *   which is what makes it idempotent), then Command.settle by the store's reservation id: two calls. The mark is
+ *   held until the token's lifetime ends (and a minute beyond, for clocks); past it, a settle only charges an excess.
+ *   A difference is given back only when the mark and the reservation are both the store's own (not a failure
+ *   policy's fallback, which holds them in one instance only), and a give-back that failed or timed out keeps its
+ *   mark: it may have been given back, so a retry gives nothing back again. An excess that failed releases its mark:
+ *   charged twice at worst.
  * Instants in answers are this service's clock plus the store's wait, rounded up to the millisecond: never early.
  */
 
@@ -78,6 +80,7 @@ public final class LimitsResource {
     private static final String OPENAPI = "openapi.json";
     private static final String PERMITS = "permits";
     private static final String RESERVATIONS = "reservations";
+
     /** How far apart the clocks of the service's instances may be for a settle's mark to outlive its token: 1 min. */
     private static final long CLOCK_MARGIN_NANOS = Duration.ofMinutes(1).toNanos();
 
@@ -142,7 +145,7 @@ public final class LimitsResource {
         Policy policy = rates(entry);
         long permits = Parameters.cost(cost, entry);
         long now = time.nanos();
-        Decision decision = call(() -> store.peek(entry.counterKey(keyOf(key)), policy, permits));
+        Decision decision = call(() -> store.execute(entry.counterKey(keyOf(key)), Command.peek(policy, permits)));
         if (!decision.allowed() && decision.storeUnavailable()) {
             throw rejected(entry, key, decision, now, "The rate limiter is unavailable.");
         }
@@ -165,7 +168,7 @@ public final class LimitsResource {
         long permits = Parameters.cost(cost, entry);
         long now = time.nanos();
         long age = Parameters.ageNanos(at, entry, now, maxFutureSkewNanos);
-        Decision next = call(() -> store.record(entry.counterKey(keyOf(key)), policy, permits, age));
+        Decision next = call(() -> store.execute(entry.counterKey(keyOf(key)), Command.record(policy, permits, age)));
         if (next.storeUnavailable()) {
             throw Problems.unavailable();
         }
@@ -189,7 +192,8 @@ public final class LimitsResource {
         long permits = Parameters.cost(cost, entry);
         long wait = Parameters.maxWaitNanos(maxWaitMs, maxWaitNanos);
         long now = time.nanos();
-        Decision decision = call(() -> store.reserve(entry.counterKey(keyOf(key)), policy, permits, wait));
+        Decision decision = call(() -> store.execute(entry.counterKey(keyOf(key)), Command.reserve(policy, permits,
+                wait)));
         if (!decision.allowed()) {
             throw rejected(entry, key, decision, now, null);
         }
@@ -228,7 +232,8 @@ public final class LimitsResource {
             String counterKey = entry.counterKey(keyOf(batch.requests().get(i).key()));
             long cost = costs.get(i);
             Policy policy = rates(entry);
-            decisions.add(call(() -> store.reserveAsync(counterKey, policy, cost, wait).toCompletableFuture()));
+            decisions.add(call(() -> store.executeAsync(counterKey, Command.reserve(policy, cost,
+                    wait)).toCompletableFuture()));
         }
         List<String> results = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
@@ -259,7 +264,7 @@ public final class LimitsResource {
         Policy policy = entry.policy().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no"
                 + " rate limits to read"));
         long now = time.nanos();
-        Decision state = call(() -> store.peek(entry.counterKey(keyOf(key)), policy, 0));
+        Decision state = call(() -> store.execute(entry.counterKey(keyOf(key)), Command.peek(policy, 0)));
         if (state.storeUnavailable()) {
             // A failure policy's answer describes no counter: an operator reading a key must not be shown one.
             throw Problems.unavailable();
@@ -289,13 +294,13 @@ public final class LimitsResource {
         LimitsFile.Entry entry = entry(id, key);
         try {
             if (entry.policy().isPresent()) {
-                store.reset(entry.counterKey(keyOf(key)));
+                store.execute(entry.counterKey(keyOf(key)), Command.reset());
             }
             if (entry.metered().isPresent()) {
-                store.reset(entry.meteredKey(keyOf(key)));
+                store.execute(entry.meteredKey(keyOf(key)), Command.reset());
             }
             if (entry.concurrency().isPresent()) {
-                store.reset(entry.permitKey(keyOf(key)));
+                store.execute(entry.permitKey(keyOf(key)), Command.reset());
             }
         } catch (UnsupportedOperationException e) {
             throw Problems.notSupported("The application's counter store cannot reset keys.");
@@ -327,7 +332,7 @@ public final class LimitsResource {
                 : ConcurrencyLimit.of(limit.permits(), Duration.ofNanos(lease)).named(limit.name());
         String storeKey = entry.permitKey(keyOf(key));
         long now = time.nanos();
-        Counted held = call(() -> store.acquireAsync(storeKey, leased).toCompletableFuture().join());
+        Counted held = call(() -> store.executeAsync(storeKey, Command.acquire(leased)).toCompletableFuture().join());
         Decision decision = held.decision();
         if (!decision.allowed()) {
             throw permitRefused(entry, key, decision);
@@ -365,7 +370,8 @@ public final class LimitsResource {
                 ? "expected the token of the permit, as its grant gave it" : "not a permit token of this service:"
                 + " malformed, altered, or signed with another key (give every instance the same permitSigningKey)"));
         requireThisPath(PERMIT_HEADER, "a permit", held.id(), held.key(), entry, key);
-        held.storePermit().ifPresent(storePermit -> call(() -> store.releaseAsync(held.storeKey(), limit, storePermit)
+        held.storePermit().ifPresent(storePermit -> call(() -> store.executeAsync(held.storeKey(),
+                Command.release(limit, storePermit))
                 .toCompletableFuture().join()));
         return Response.noContent().build();
     }
@@ -390,10 +396,10 @@ public final class LimitsResource {
         long cost = Parameters.estimate(estimate, entry, units);
         String unitKey = entry.meteredKey(keyOf(key));
         long now = time.nanos();
-        CompletableFuture<Counted> reserving = call(() -> store.estimateAsync(unitKey, units, cost, 0)
+        CompletableFuture<Counted> reserving = call(() -> store.executeAsync(unitKey, Command.estimate(units, cost, 0))
                 .toCompletableFuture());
         Optional<CompletableFuture<Counted>> counting = entry.policy().map(requests -> call(() -> store
-                .countAsync(entry.counterKey(keyOf(key)), requests, 1, 0).toCompletableFuture()));
+                .executeAsync(entry.counterKey(keyOf(key)), Command.count(requests, 1, 0)).toCompletableFuture()));
         Counted reserved = call(reserving::join);
         Optional<Counted> request = counting.map(pending -> call(pending::join));
         Decision refused = Decision.mostRestrictive(reserved.decision(),
@@ -462,8 +468,8 @@ public final class LimitsResource {
             Decision after = chargeOnly(held, units, actual);
             return settledAnswer(answer.put("expired", true), held, actual, after);
         }
-        Counted mark = call(() -> store.acquireAsync(held.storeKey() + "|settled|" + held.nonce(), settledMark(entry,
-                leftNanos)).toCompletableFuture().join());
+        Counted mark = call(() -> store.executeAsync(held.storeKey() + "|settled|" + held.nonce(),
+                Command.acquire(settledMark(entry, leftNanos))).toCompletableFuture().join());
         Decision marked = mark.decision();
         if (!marked.allowed() && !marked.storeUnavailable()) {
             return answer.put("alreadySettled", true).toString();
@@ -472,8 +478,8 @@ public final class LimitsResource {
         Decision after;
         try {
             if (guarded) {
-                after = call(() -> store.settleAsync(held.storeKey(), units, held.estimate(), actual,
-                        held.storeReservation().orElseThrow()).toCompletableFuture().join());
+                after = call(() -> store.executeAsync(held.storeKey(), Command.settle(units, held.estimate(), actual,
+                        held.storeReservation().orElseThrow())).toCompletableFuture().join());
             } else if (actual < held.estimate() && storesOwn(held.storeReservation())) {
                 // The mark is not where the reservation is (the store failed): a give-back now could come twice.
                 throw Problems.unavailable();
@@ -492,28 +498,6 @@ public final class LimitsResource {
         return settledAnswer(answer, held, actual, after);
     }
 
-    /** The settle's answer: not settled before, the debt, and the limit and remaining after it. */
-    private static String settledAnswer(JsonObject answer, Tokens.Reservation held, long actual, Decision after) {
-        return counts(answer.put("alreadySettled", false).put("debt", Math.max(0, actual - held.estimate())), after,
-                after.remaining()).toString();
-    }
-
-    /**
-     * Charges what {@code actual} exceeds the estimate by, as a request made now; then a bare look at the key (what a
-     * record answers is a one-permit request's view).
-     */
-    private Decision chargeOnly(Tokens.Reservation held, Policy units, long actual) {
-        if (actual > held.estimate()) {
-            call(() -> store.record(held.storeKey(), units, actual - held.estimate(), 0));
-        }
-        return call(() -> store.peek(held.storeKey(), units, 0));
-    }
-
-    /** Whether the store named {@code id} as its own: not empty (a grant that counted nothing), not a fallback's. */
-    private static boolean storesOwn(Optional<String> id) {
-        return id.isPresent() && !FailurePolicyStore.isFallbackId(id.get());
-    }
-
     /** A 400 naming {@code parameter} unless the token's limit id and key, {@code what}'s, are those of the path. */
     private static void requireThisPath(String parameter, String what, String heldId, Optional<String> heldKey,
                                         LimitsFile.Entry entry, @Nullable String key) {
@@ -521,15 +505,6 @@ public final class LimitsResource {
             throw Problems.invalid(parameter, what + " of limit '" + heldId + "'" + heldKey.map(k -> k.startsWith("/")
                     ? " and another key" : " and key '" + k + "'").orElse("") + ", not of this path");
         }
-    }
-
-    /**
-     * The mark of a settled reservation: one permit, held while its token can still settle ({@code leftNanos}) and
-     * {@link #CLOCK_MARGIN_NANOS} beyond, so that an instance whose clock runs that much behind still finds it.
-     */
-    private static ConcurrencyLimit settledMark(LimitsFile.Entry entry, long leftNanos) {
-        long hold = Math.min(Durations.saturatedAdd(leftNanos, CLOCK_MARGIN_NANOS), Limit.MAX_PERIOD.toNanos());
-        return ConcurrencyLimit.of(1, Duration.ofNanos(hold)).named(entry.id() + ":settled");
     }
 
     /**
@@ -580,6 +555,37 @@ public final class LimitsResource {
 
     private static String keyOf(@Nullable String key) {
         return key == null ? "" : key;
+    }
+
+    /** The settle's answer: not settled before, the debt, and the limit and remaining after it. */
+    private static String settledAnswer(JsonObject answer, Tokens.Reservation held, long actual, Decision after) {
+        return counts(answer.put("alreadySettled", false).put("debt", Math.max(0, actual - held.estimate())), after,
+                after.remaining()).toString();
+    }
+
+    /**
+     * Charges what {@code actual} exceeds the estimate by, as a request made now; then a bare look at the key (what a
+     * record answers is a one-permit request's view).
+     */
+    private Decision chargeOnly(Tokens.Reservation held, Policy units, long actual) {
+        if (actual > held.estimate()) {
+            call(() -> store.execute(held.storeKey(), Command.record(units, actual - held.estimate(), 0)));
+        }
+        return call(() -> store.execute(held.storeKey(), Command.peek(units, 0)));
+    }
+
+    /** Whether the store named {@code id} as its own: not empty (a grant that counted nothing), not a fallback's. */
+    private static boolean storesOwn(Optional<String> id) {
+        return id.isPresent() && !FailurePolicyStore.isFallbackId(id.get());
+    }
+
+    /**
+     * The mark of a settled reservation: one permit, held while its token can still settle ({@code leftNanos}) and
+     * {@link #CLOCK_MARGIN_NANOS} beyond, so that an instance whose clock runs that much behind still finds it.
+     */
+    private static ConcurrencyLimit settledMark(LimitsFile.Entry entry, long leftNanos) {
+        long hold = Math.min(Durations.saturatedAdd(leftNanos, CLOCK_MARGIN_NANOS), Limit.MAX_PERIOD.toNanos());
+        return ConcurrencyLimit.of(1, Duration.ofNanos(hold)).named(entry.id() + ":settled");
     }
 
     /**

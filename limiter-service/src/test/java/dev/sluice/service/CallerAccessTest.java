@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.service.client.LimiterServiceException;
+import dev.sluice.store.Command;
 import dev.sluice.store.LocalCounterStore;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -60,7 +61,7 @@ class CallerAccessTest {
     /** The permits partner-api has left, read from the store: what a refused request must not have taken. */
     private long partnerApiRemaining() {
         LimitsFile.Entry entry = LimitsFile.parse("limits.json", LIMITS).find("partner-api").orElseThrow();
-        return store.peek(entry.counterKey(""), entry.policy().orElseThrow(), 0).remaining();
+        return store.execute(entry.counterKey(""), Command.peek(entry.policy().orElseThrow(), 0)).remaining();
     }
 
     private HttpResponse<String> call(String method, String path, String body, String... headers) throws Exception {

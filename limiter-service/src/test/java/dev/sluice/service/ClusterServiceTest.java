@@ -170,7 +170,8 @@ class ClusterServiceTest {
                 .store(FailurePolicyStore.allowing(members.get(0), Duration.ofSeconds(1))).build();
 
         assertThat(service.startLine()).isEqualTo("Sluice limiter service started: store "
-                + members.get(0).health().mode() + " (2 members), 4 limit ids from limits.json, failure policy allow,"
+                + members.get(0).services().health().mode() + " (2 members), 4 limit ids from limits.json,"
+                + " failure policy allow,"
                 + " timeout 1s, callers open, operations off, longest wait 60000 ms");
     }
 

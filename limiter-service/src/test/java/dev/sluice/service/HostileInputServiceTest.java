@@ -3,6 +3,7 @@ package dev.sluice.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ManualTimeSource;
+import dev.sluice.store.Command;
 import dev.sluice.store.LocalCounterStore;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -54,7 +55,7 @@ class HostileInputServiceTest {
 
     private long partnerApiRemaining() {
         LimitsFile.Entry entry = LimitsFile.parse("limits.json", LIMITS).find("partner-api").orElseThrow();
-        return store.peek(entry.counterKey(""), entry.policy().orElseThrow(), 0).remaining();
+        return store.execute(entry.counterKey(""), Command.peek(entry.policy().orElseThrow(), 0)).remaining();
     }
 
     /** The batch padded with blanks to {@code bytes} bytes: still one valid JSON object. */

@@ -3,11 +3,11 @@ package dev.sluice.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.Decision;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.service.client.LimiterServiceException;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -19,6 +19,8 @@ import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -113,7 +115,8 @@ class LimiterServiceTest {
         }
         assertThat(last.remaining()).hasValue(0);
         assertThat(last.delay()).isEqualTo(Duration.ofMinutes(1));
-        assertThat(store.peek(counterKey("partner-api", ""), policy("partner-api"), 0).remaining()).isZero();
+        assertThat(store.execute(counterKey("partner-api", ""), Command.peek(policy("partner-api"),
+                0)).remaining()).isZero();
         assertThat(client.acquire("partner-api", null, 1, Duration.ZERO).granted()).isFalse();
     }
 
@@ -289,13 +292,11 @@ class LimiterServiceTest {
     void storeFailure_is503WithoutTheStoresMessage() throws Exception {
         CounterStore failing = new CounterStore() {
             @Override
-            public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-                throw new IllegalStateException("cluster down while deciding " + key);
-            }
-
-            @Override
-            public Decision peek(String key, Policy policy, long cost) {
-                throw new IllegalStateException("cluster down while deciding " + key);
+            public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+                if (command instanceof Command.Record) {
+                    return CompletableFuture.failedFuture(new UnsupportedOperationException("no record"));
+                }
+                return CompletableFuture.failedFuture(new IllegalStateException("cluster down while deciding " + key));
             }
 
             @Override

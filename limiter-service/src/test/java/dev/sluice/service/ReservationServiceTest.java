@@ -7,13 +7,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.ManualTimeSource;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.service.client.LimiterServiceException;
+import dev.sluice.store.Command;
+import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LocalCounterStore;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -121,17 +122,26 @@ class ReservationServiceTest {
      */
     @Test
     void settle_storeWithoutReservationIds_stillChargesTheExcess() throws Exception {
-        CounterStore noIds = (CounterStore) Proxy.newProxyInstance(CounterStore.class.getClassLoader(),
-                new Class<?>[] {CounterStore.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("estimateAsync") || method.getName().equals("settleAsync")) {
-                        return InvocationHandler.invokeDefault(proxy, method, args);
-                    }
-                    try {
-                        return method.invoke(store, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        CounterStore noIds = new CounterStore() {
+            @Override
+            @SuppressWarnings("unchecked") // an estimate answers a Counted
+            public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+                if (command instanceof Command.Estimate estimate) {
+                    return (CompletionStage<R>) store.executeAsync(key, Command.decide(estimate.policy(),
+                            estimate.cost(), 0)).thenApply(decision -> decision.allowed()
+                                    ? Counted.reservation(decision, () -> CompletableFuture.completedFuture(decision),
+                                            actual -> store.executeAsync(key, actual > estimate.cost()
+                                                    ? Command.record(estimate.policy(), actual - estimate.cost(), 0)
+                                                    : Command.peek(estimate.policy(), 0)))
+                                    : Counted.kept(decision));
+                }
+                return store.executeAsync(key, command);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
         server.close();
         server = serving(SIGNING_KEY, noIds);
 
@@ -280,10 +290,10 @@ class ReservationServiceTest {
         assertThat(answer.body()).contains("limit 'llm' counts tokens beside requests",
                 "reserve a call's estimate with POST limits/llm/{key}/reservations?estimate=");
         LimitsFile.Entry llm = LimitsFile.parse("limits.json", LIMITS).find("llm").orElseThrow();
-        assertThat(store.peek(llm.counterKey("acct"), llm.policy().orElseThrow(), 0).remaining())
+        assertThat(store.execute(llm.counterKey("acct"), Command.peek(llm.policy().orElseThrow(), 0)).remaining())
                 .as("the one reservation's request, nothing more").isEqualTo(2);
         LimitsFile.Entry partner = LimitsFile.parse("limits.json", LIMITS).find("partner-api").orElseThrow();
-        assertThat(store.peek(partner.counterKey(""), partner.policy().orElseThrow(), 0).remaining())
+        assertThat(store.execute(partner.counterKey(""), Command.peek(partner.policy().orElseThrow(), 0)).remaining())
                 .as("a batch counts none of its items").isEqualTo(10);
     }
 }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.ManualTimeSource;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import dev.sluice.store.LocalCounterStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import dev.sluice.store.StoreServices;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,7 +80,7 @@ class SettleBoundsServiceTest {
     /** The tokens the key has left, as a look at the shared store sees them. */
     private long left(String id) {
         LimitsFile.Entry entry = LimitsFile.parse("limits.json", LIMITS).find(id).orElseThrow();
-        return cluster.peek(entry.meteredKey("acct"), entry.metered().orElseThrow(), 0).remaining();
+        return cluster.execute(entry.meteredKey("acct"), Command.peek(entry.metered().orElseThrow(), 0)).remaining();
     }
 
     @Test
@@ -217,29 +217,35 @@ class SettleBoundsServiceTest {
         }
 
         CounterStore asStore() {
-            return (CounterStore) Proxy.newProxyInstance(CounterStore.class.getClassLoader(),
-                    new Class<?>[] {CounterStore.class}, (proxy, method, args) -> {
-                        if (down && !method.getName().equals("close") && !method.getName().equals("health")) {
-                            throw new IllegalStateException("cluster down");
-                        }
-                        boolean settling = method.getName().equals("settleAsync");
-                        if (settling && failTheNextSettle) {
-                            failTheNextSettle = false;
-                            return CompletableFuture.failedFuture(new IllegalStateException("settle lost on its way"));
-                        }
-                        Object result;
-                        try {
-                            result = method.invoke(store, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                        if (settling && loseTheNextSettlesAnswer) {
-                            loseTheNextSettlesAnswer = false;
-                            return ((CompletionStage<?>) result).thenCompose(settled -> CompletableFuture
-                                    .failedFuture(new IllegalStateException("answer lost after the settle")));
-                        }
-                        return result;
-                    });
+            return new CounterStore() {
+                @Override
+                public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+                    if (down) {
+                        return CompletableFuture.failedFuture(new IllegalStateException("cluster down"));
+                    }
+                    boolean settling = command instanceof Command.Settle;
+                    if (settling && failTheNextSettle) {
+                        failTheNextSettle = false;
+                        return CompletableFuture.failedFuture(new IllegalStateException("settle lost on its way"));
+                    }
+                    CompletionStage<R> result = store.executeAsync(key, command);
+                    if (settling && loseTheNextSettlesAnswer) {
+                        loseTheNextSettlesAnswer = false;
+                        return result.thenCompose(settled -> CompletableFuture.failedFuture(
+                                new IllegalStateException("answer lost after the settle")));
+                    }
+                    return result;
+                }
+
+                @Override
+                public StoreServices services() {
+                    return store.services();
+                }
+
+                @Override
+                public void close() {
+                }
+            };
         }
     }
 }

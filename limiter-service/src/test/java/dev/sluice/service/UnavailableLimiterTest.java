@@ -3,15 +3,16 @@ package dev.sluice.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.Decision;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.service.client.LimiterClient;
 import dev.sluice.service.client.LimiterServiceException;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.FailurePolicyStore;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -160,23 +161,8 @@ class UnavailableLimiterTest {
     /** A store whose every call fails, as one whose cluster is gone. */
     private static final class FailingStore implements CounterStore {
         @Override
-        public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-            throw new IllegalStateException("cluster down");
-        }
-
-        @Override
-        public Decision peek(String key, Policy policy, long cost) {
-            throw new IllegalStateException("cluster down");
-        }
-
-        @Override
-        public Decision record(String key, Policy policy, long cost, long ageNanos) {
-            throw new IllegalStateException("cluster down");
-        }
-
-        @Override
-        public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-            throw new IllegalStateException("cluster down");
+        public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+            return CompletableFuture.failedFuture(new IllegalStateException("cluster down"));
         }
 
         @Override

@@ -5,6 +5,7 @@ import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
+import dev.sluice.store.Command;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
 import java.util.Map;
@@ -41,7 +42,8 @@ final class RemotePauses {
 
     /** The key's pause now: allowed when not paused, otherwise rejected with the remaining pause as retry-after. */
     Decision check(String counterKey, String ruleId) {
-        return store.peek(pauseKey(counterKey), checkPolicies.computeIfAbsent(ruleId, id -> policy(1, id)), 1);
+        return store.execute(pauseKey(counterKey), Command.peek(checkPolicies.computeIfAbsent(ruleId, id -> policy(1,
+                id)), 1));
     }
 
     /** Pauses the key for every worker until at least {@code pause} from now; a longer pause in force stays. */
@@ -53,7 +55,8 @@ final class RemotePauses {
             if (remaining >= ticks) {
                 return;
             }
-            if (store.apply(pauseKey(counterKey), policy(ticks + 1, ruleId), ticks - remaining, 0).allowed()) {
+            if (store.execute(pauseKey(counterKey), Command.decide(policy(ticks + 1, ruleId), ticks - remaining,
+                    0)).allowed()) {
                 return;
             }
         }

@@ -19,6 +19,7 @@ import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
 import dev.sluice.hazelcast.internal.wire.SliceResult;
+import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import java.time.Duration;
@@ -26,7 +27,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -110,21 +110,44 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         }
     }
 
-    @Override
-    public Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
-        if (syncs(policy) || leases(policy) || batches()) {
-            return await(route(key, policy, cost, maxDelayNanos));
-        }
-        return map().executeOnKey(key, CounterCommand.apply(policy, cost, maxDelayNanos)).decision();
-    }
-
     /**
-     * Completes when the owning member answers, on the Hazelcast thread that receives the answer (or at once when
-     * decided here: from a synchronised key's view, or a leased slice).
+     * Decides, counts, peeks, records, reserves and resets; completes when the owning member answers, on the Hazelcast
+     * thread that receives the answer (or at once when decided here: from a synchronised key's view, or a leased
+     * slice). A reset deletes the key's entry (and its backup), atomically with the processors on that key, and
+     * forgets it as a synchronised key (its views on this node, its counters in its shard). Estimates, settles and
+     * permits are the Hazelcast store's (reservations and permit calls), and fail here.
      */
     @Override
-    public CompletionStage<Decision> applyAsync(String key, Policy policy, long cost, long maxDelayNanos) {
-        return route(key, policy, cost, maxDelayNanos);
+    @SuppressWarnings("unchecked") // each branch answers its command's own type
+    public <R> CompletionStage<R> executeAsync(String key, Command<R> command) {
+        if (command instanceof Command.Decide decide) {
+            return (CompletionStage<R>) route(key, decide.policy(), decide.cost(), decide.maxDelayNanos());
+        } else if (command instanceof Command.Count count) {
+            return (CompletionStage<R>) count(key, count.policy(), count.cost(), count.maxDelayNanos());
+        } else if (command instanceof Command.Peek peek) {
+            return (CompletionStage<R>) peek(key, peek.policy(), peek.cost());
+        } else if (command instanceof Command.Record record) {
+            return (CompletionStage<R>) record(key, record.policy(), record.cost(), record.ageNanos());
+        } else if (command instanceof Command.Reserve reserve) {
+            return (CompletionStage<R>) reserve(key, reserve.policy(), reserve.cost(), reserve.maxWaitNanos());
+        } else if (command instanceof Command.Reset) {
+            map().delete(key);
+            return (CompletionStage<R>) syncs.forget(key).thenRun(() -> { });
+        }
+        return CompletableFuture.failedFuture(new IllegalArgumentException("the Hazelcast store executes "
+                + command.getClass().getSimpleName() + " itself"));
+    }
+
+    /** A decision not batched, leased nor synchronised is one blocking call on the owner, not a future joined. */
+    @Override
+    @SuppressWarnings("unchecked") // a decision answers a Decision
+    public <R> R execute(String key, Command<R> command) {
+        if (command instanceof Command.Decide decide && !(syncs(decide.policy()) || leases(decide.policy())
+                || batches())) {
+            return (R) map().executeOnKey(key, CounterCommand.apply(decide.policy(), decide.cost(),
+                    decide.maxDelayNanos())).decision();
+        }
+        return CounterStore.super.execute(key, command);
     }
 
     /**
@@ -237,16 +260,15 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     }
 
     /**
-     * Like {@link #applyAsync}, on the key's owner ({@link CounterCommand#count}), answering the owner's time of the
-     * count, by which a grant is taken back there ({@link CounterCommand#undo}, {@link Policy#undo}), whichever member
-     * owns the key by then. Counted as {@link #applyAsync} counts, and kept ({@link Counted#kept}), for a leased
+     * Decides as {@link Command.Decide} does, on the key's owner ({@link CounterCommand#count}), answering the owner's
+     * time of the count, by which a grant is taken back there ({@link CounterCommand#undo}, {@link Policy#undo}),
+     * whichever member owns the key by then. Counted as a decision is, and kept ({@link Counted#kept}), for a leased
      * policy (its grants come from this node's slices): a request one rule rejects then stays counted by the others.
      * Never batched. See {@code docs/design/all-or-nothing.md}.
      */
-    @Override
-    public CompletionStage<Counted> countAsync(String key, Policy policy, long cost, long maxDelayNanos) {
+    private CompletableFuture<Counted> count(String key, Policy policy, long cost, long maxDelayNanos) {
         if (policy.leased() || policy.synced() || cost == 0) {
-            return applyAsync(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
+            return route(key, policy, cost, maxDelayNanos).thenApply(Counted::kept);
         }
         return calls().submit(key, CounterCommand.count(policy, cost, maxDelayNanos)).thenApply(answer ->
                 !answer.decision().allowed() ? Counted.kept(answer.decision())
@@ -268,54 +290,21 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return syncs(policy) ? syncs.onOwner(key, giveBack, DecisionResult.class) : calls().submit(key, giveBack);
     }
 
-    /** Waits for an asynchronous decision, throwing what the call threw, as a synchronous call does. */
-    private static <T> T await(CompletableFuture<T> answer) {
-        try {
-            return answer.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException thrown) {
-                throw thrown;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
-        }
-    }
-
-    @Override
-    public Decision peek(String key, Policy policy, long cost) {
-        return await(peekAsync(key, policy, cost));
-    }
-
     /** A synchronised key's peek is its view's, when this node has one (its hits not yet counted included). */
-    @Override
-    public CompletableFuture<Decision> peekAsync(String key, Policy policy, long cost) {
+    private CompletableFuture<Decision> peek(String key, Policy policy, long cost) {
         Optional<Decision> viewed = syncs(policy) ? syncs.peek(key, policy, cost) : Optional.empty();
         return viewed.map(CompletableFuture::completedFuture)
                 .orElseGet(() -> onOwner(key, policy, new PeekProcessor(policy, cost)));
     }
 
-    @Override
-    public Decision record(String key, Policy policy, long cost, long ageNanos) {
-        return await(recordAsync(key, policy, cost, ageNanos));
-    }
-
     /** A synchronised key's record is a hit of this node's view; any other key's, a call on its owner. */
-    @Override
-    public CompletableFuture<Decision> recordAsync(String key, Policy policy, long cost, long ageNanos) {
+    private CompletableFuture<Decision> record(String key, Policy policy, long cost, long ageNanos) {
         return syncs(policy) ? syncs.record(key, policy, cost, ageNanos)
                 : onOwner(key, policy, CounterCommand.record(policy, cost, ageNanos));
     }
 
-    @Override
-    public Decision reserve(String key, Policy policy, long cost, long maxWaitNanos) {
-        return await(reserveAsync(key, policy, cost, maxWaitNanos));
-    }
-
     /** A synchronised key's reservation is made on its owner once this node's hits of the key are counted there. */
-    @Override
-    public CompletableFuture<Decision> reserveAsync(String key, Policy policy, long cost, long maxWaitNanos) {
+    private CompletableFuture<Decision> reserve(String key, Policy policy, long cost, long maxWaitNanos) {
         return syncs(policy) ? syncs.reserve(key, policy, cost, maxWaitNanos)
                 : onOwner(key, policy, CounterCommand.reserve(policy, cost, maxWaitNanos));
     }
@@ -329,16 +318,6 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         CompletableFuture<DecisionResult> answer = syncs(policy)
                 ? syncs.onOwner(key, processor, DecisionResult.class) : calls().submit(key, processor);
         return answer.thenApply(DecisionResult::decision);
-    }
-
-    /**
-     * Deletes the key's entry (and its backup), atomically with the processors on that key, and forgets it as a
-     * synchronised key (its views on this node, its counters in its shard).
-     */
-    @Override
-    public void reset(String key) {
-        map().delete(key);
-        await(syncs.forget(key));
     }
 
     /** The counters map; made on first use. */

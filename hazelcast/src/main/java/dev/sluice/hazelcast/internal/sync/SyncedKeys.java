@@ -108,7 +108,7 @@ public final class SyncedKeys implements AutoCloseable {
 
     /**
      * Takes the earliest slot within {@code maxWaitNanos} for {@code cost} permits on {@code key}'s owner, once this
-     * node's hits of the key are counted there (see {@link dev.sluice.store.CounterStore#reserve}): never here, since a
+     * node's hits of the key are counted there (see {@link dev.sluice.store.Command.Reserve}): never here, since a
      * slot ahead is the owner's to give.
      */
     public CompletableFuture<Decision> reserve(String key, Policy policy, long cost, long maxWaitNanos) {
@@ -123,7 +123,7 @@ public final class SyncedKeys implements AutoCloseable {
     /**
      * Counts a request made {@code ageNanos} ago as a hit of this node, whether or not it fits (it was made), and
      * answers what a request of one permit would get right after, from the view; see
-     * {@link dev.sluice.store.CounterStore#record}.
+     * {@link dev.sluice.store.Command.Record}.
      */
     public CompletableFuture<Decision> record(String key, Policy policy, long cost, long ageNanos) {
         Optional<View> view = view(key, policy);
