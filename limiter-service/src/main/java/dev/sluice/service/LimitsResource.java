@@ -1,18 +1,32 @@
 package dev.sluice.service;
 
+import static dev.sluice.service.Answers.answer;
+import static dev.sluice.service.Answers.counts;
+import static dev.sluice.service.Answers.describe;
+import static dev.sluice.service.Answers.epochMillisCeil;
+import static dev.sluice.service.Answers.millisCeil;
+import static dev.sluice.service.Answers.next;
+import static dev.sluice.service.Answers.permitRefused;
+import static dev.sluice.service.Answers.prefixed;
+import static dev.sluice.service.Answers.refusal;
+import static dev.sluice.service.Answers.rejected;
+import static dev.sluice.service.Answers.rfc3339;
+import static dev.sluice.service.Answers.slot;
+import static dev.sluice.service.Parameters.concurrency;
+import static dev.sluice.service.Parameters.metered;
+import static dev.sluice.service.Parameters.rates;
+import static dev.sluice.service.Parameters.requireThisPath;
+import static dev.sluice.service.Problems.call;
+
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Decision;
-import dev.sluice.Limit;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
-import dev.sluice.http.ProblemDetails;
-import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.internal.Durations;
 import dev.sluice.internal.json.JsonObject;
 import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
-import dev.sluice.store.FailurePolicyStore;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -37,11 +51,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -55,15 +66,7 @@ import org.jspecify.annotations.Nullable;
  * - permits is Command.acquire with the lease as the permit's maximum hold, and its release Command.release by the
  *   permit's id, which the signed token carries with the store key: any instance can release it.
  * - reservations count a request (Command.count, when the id limits requests) and the estimate (Command.estimate) at
- *   once, giving back the one granted when the other refuses: two calls, in parallel. A settle takes a one-permit
- *   mark under the reservation's nonce first (Command.acquire: a second settle finds it held and changes nothing,
- *   which is what makes it idempotent), then Command.settle by the store's reservation id: two calls. The mark is
- *   held until the token's lifetime ends (and a minute beyond, for clocks); past it, a settle only charges an excess.
- *   A difference is given back only when the mark and the reservation are both the store's own (not a failure
- *   policy's fallback, which holds them in one instance only), and a give-back that failed or timed out keeps its
- *   mark: it may have been given back, so a retry gives nothing back again. An excess that failed releases its mark:
- *   charged twice at worst.
- * Instants in answers are this service's clock plus the store's wait, rounded up to the millisecond: never early.
+ *   once, giving back the one granted when the other refuses: two calls, in parallel. Settles: Settlements.
  */
 
 /**
@@ -78,11 +81,8 @@ public final class LimitsResource {
     static final String PATH = "limits";
 
     private static final String OPENAPI = "openapi.json";
-    private static final String PERMITS = "permits";
-    private static final String RESERVATIONS = "reservations";
-
-    /** How far apart the clocks of the service's instances may be for a settle's mark to outlive its token: 1 min. */
-    private static final long CLOCK_MARGIN_NANOS = Duration.ofMinutes(1).toNanos();
+    static final String PERMITS = "permits";
+    static final String RESERVATIONS = "reservations";
 
     /** The header that carries a permit's token to its release. */
     static final String PERMIT_HEADER = "Sluice-Permit";
@@ -97,6 +97,7 @@ public final class LimitsResource {
     private final long maxFutureSkewNanos;
     private final OperationsAccess operations;
     private final Tokens tokens;
+    private final Settlements settlements;
     private final long reservationLifetimeNanos;
     private final String openApi;
     private final String list;
@@ -110,6 +111,7 @@ public final class LimitsResource {
         this.maxFutureSkewNanos = maxFutureSkewNanos;
         this.operations = operations;
         this.tokens = tokens;
+        this.settlements = new Settlements(store, time);
         this.reservationLifetimeNanos = reservationLifetimeNanos;
         this.openApi = readOpenApi();
         this.list = describe(limits, maxWaitNanos);
@@ -462,49 +464,7 @@ public final class LimitsResource {
         long actual = Parameters.actualCost(cost, entry, units);
         JsonObject answer = answer(entry, key).put("settled", true).put("estimate", held.estimate())
                 .put("cost", actual).put("unit", units.unit());
-        long leftNanos = held.expiresAtNanos() - time.nanos();
-        if (leftNanos <= 0) {
-            // No mark outlives the token: an excess is charged (a repeat charges it again), nothing is given back.
-            Decision after = chargeOnly(held, units, actual);
-            return settledAnswer(answer.put("expired", true), held, actual, after);
-        }
-        Counted mark = call(() -> store.executeAsync(held.storeKey() + "|settled|" + held.nonce(),
-                Command.acquire(settledMark(entry, leftNanos))).toCompletableFuture().join());
-        Decision marked = mark.decision();
-        if (!marked.allowed() && !marked.storeUnavailable()) {
-            return answer.put("alreadySettled", true).toString();
-        }
-        boolean guarded = marked.allowed() && storesOwn(mark.permit()) && storesOwn(held.storeReservation());
-        Decision after;
-        try {
-            if (guarded) {
-                after = call(() -> store.executeAsync(held.storeKey(), Command.settle(units, held.estimate(), actual,
-                        held.storeReservation().orElseThrow())).toCompletableFuture().join());
-            } else if (actual < held.estimate() && storesOwn(held.storeReservation())) {
-                // The mark is not where the reservation is (the store failed): a give-back now could come twice.
-                throw Problems.unavailable();
-            } else {
-                // A reservation that counted nothing or only in one instance's fallback gives nothing back.
-                after = chargeOnly(held, units, actual);
-            }
-        } catch (WebApplicationException e) {
-            // A difference may have been given back before the failure: the mark stays, a retry gives none back. An
-            // excess not charged must be, on a retry: the mark goes (a late first charge makes it twice, never less).
-            if (marked.allowed() && !(guarded && actual < held.estimate())) {
-                mark.giveBack();
-            }
-            throw e;
-        }
-        return settledAnswer(answer, held, actual, after);
-    }
-
-    /** A 400 naming {@code parameter} unless the token's limit id and key, {@code what}'s, are those of the path. */
-    private static void requireThisPath(String parameter, String what, String heldId, Optional<String> heldKey,
-                                        LimitsFile.Entry entry, @Nullable String key) {
-        if (!heldId.equals(entry.id()) || !heldKey.equals(Tokens.keyOf(key))) {
-            throw Problems.invalid(parameter, what + " of limit '" + heldId + "'" + heldKey.map(k -> k.startsWith("/")
-                    ? " and another key" : " and key '" + k + "'").orElse("") + ", not of this path");
-        }
+        return settlements.settle(entry, held, units, actual, answer);
     }
 
     /**
@@ -522,219 +482,8 @@ public final class LimitsResource {
         return entry;
     }
 
-    /**
-     * The id's rate limits, for the endpoints that count requests alone (delay, increment, acquire, batches); 400
-     * naming {@code id} for an id of a concurrency limit alone, and for an id with limits in a unit: those endpoints
-     * know no cost in the unit, so that their answers would leave its limits and debts out (a delay saying "now" while
-     * a reservation waits a minute). Such an id is reserved.
-     */
-    private static Policy rates(LimitsFile.Entry entry) {
-        entry.metered().ifPresent(units -> {
-            throw Problems.invalid("id", "limit '" + entry.id() + "' counts " + units.unit() + " beside requests,"
-                    + " which this endpoint cannot account for; reserve a call's estimate with POST limits/"
-                    + entry.id() + (entry.perKey() ? "/{key}" : "") + "/" + RESERVATIONS + "?estimate= and settle"
-                    + " what it cost");
-        });
-        return entry.policy().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no rate"
-                + " limits, only a concurrency limit; take its permits with POST limits/" + entry.id() + "/"
-                + PERMITS));
-    }
-
-    /** The id's limits in a unit other than requests; 400 naming {@code id} for an id without them. */
-    private static Policy metered(LimitsFile.Entry entry) {
-        return entry.metered().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no limits"
-                + " in a unit other than requests to reserve; take a slot with POST limits/" + entry.id()
-                + "/acquire"));
-    }
-
-    /** The id's concurrency limit; 400 naming {@code id} for an id without one. */
-    private static ConcurrencyLimit concurrency(LimitsFile.Entry entry) {
-        return entry.concurrency().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no"
-                + " concurrency limit and holds no permits"));
-    }
-
     private static String keyOf(@Nullable String key) {
         return key == null ? "" : key;
-    }
-
-    /** The settle's answer: not settled before, the debt, and the limit and remaining after it. */
-    private static String settledAnswer(JsonObject answer, Tokens.Reservation held, long actual, Decision after) {
-        return counts(answer.put("alreadySettled", false).put("debt", Math.max(0, actual - held.estimate())), after,
-                after.remaining()).toString();
-    }
-
-    /**
-     * Charges what {@code actual} exceeds the estimate by, as a request made now; then a bare look at the key (what a
-     * record answers is a one-permit request's view).
-     */
-    private Decision chargeOnly(Tokens.Reservation held, Policy units, long actual) {
-        if (actual > held.estimate()) {
-            call(() -> store.execute(held.storeKey(), Command.record(units, actual - held.estimate(), 0)));
-        }
-        return call(() -> store.execute(held.storeKey(), Command.peek(units, 0)));
-    }
-
-    /** Whether the store named {@code id} as its own: not empty (a grant that counted nothing), not a fallback's. */
-    private static boolean storesOwn(Optional<String> id) {
-        return id.isPresent() && !FailurePolicyStore.isFallbackId(id.get());
-    }
-
-    /**
-     * The mark of a settled reservation: one permit, held while its token can still settle ({@code leftNanos}) and
-     * {@link #CLOCK_MARGIN_NANOS} beyond, so that an instance whose clock runs that much behind still finds it.
-     */
-    private static ConcurrencyLimit settledMark(LimitsFile.Entry entry, long leftNanos) {
-        long hold = Math.min(Durations.saturatedAdd(leftNanos, CLOCK_MARGIN_NANOS), Limit.MAX_PERIOD.toNanos());
-        return ConcurrencyLimit.of(1, Duration.ofNanos(hold)).named(entry.id() + ":settled");
-    }
-
-    /**
-     * A store call; its failures become problems (nothing about them, such as a key, reaches the caller). Every
-     * argument a Sluice store refuses is checked before the call, so a store that refuses one
-     * ({@link IllegalArgumentException}) cannot do what the service asks, as one that does not support it.
-     */
-    private static <T> T call(Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (UnsupportedOperationException | IllegalArgumentException e) {
-            throw Problems.notSupported("The application's counter store cannot do this: " + e.getMessage());
-        } catch (CompletionException e) {
-            throw Problems.unavailable();
-        } catch (WebApplicationException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw Problems.unavailable();
-        }
-    }
-
-    private static JsonObject answer(LimitsFile.Entry entry, @Nullable String key) {
-        JsonObject answer = new JsonObject().put("id", entry.id());
-        return key == null ? answer : answer.put("key", key);
-    }
-
-    /**
-     * The limit, and the permits {@code remaining} when a counter decided; when none did (the store failed and its
-     * failure policy answered), {@code limiterUnavailable} instead, since the policy's numbers count nothing.
-     */
-    private static JsonObject counts(JsonObject answer, Decision decision, long remaining) {
-        answer.put("limit", decision.limit());
-        return decision.storeUnavailable() ? answer.put("limiterUnavailable", true)
-                : answer.put("remaining", remaining);
-    }
-
-    /**
-     * The members of a peek for {@code cost} permits: the limit, the permits remaining now, and when a request of that
-     * cost fits (the delay from now, and the instant).
-     */
-    private static JsonObject next(JsonObject answer, Decision decision, long cost, long now) {
-        long delay = decision.allowed() ? 0 : decision.retryAfterNanos();
-        long remaining = decision.allowed() ? decision.remaining() + cost : decision.remaining();
-        return counts(answer, decision, Math.min(decision.limit(), remaining)).put("delayMs", millisCeil(delay))
-                .put("nextAt", epochMillisCeil(now + delay)).put("nextAtTime", rfc3339(now + delay));
-    }
-
-    /** A granted slot: wait {@code delayMs}, then send at {@code sendAt}. */
-    private static JsonObject slot(LimitsFile.Entry entry, @Nullable String key, Decision decision, long now) {
-        long delay = decision.delayNanos();
-        return counts(answer(entry, key).put("granted", true), decision, decision.remaining())
-                .put("delayMs", millisCeil(delay)).put("sendAt", epochMillisCeil(now + delay))
-                .put("sendAtTime", rfc3339(now + delay));
-    }
-
-    /** A refused acquire's members: nothing counted, and when the same request would be granted. */
-    private static JsonObject refusal(JsonObject answer, Decision decision, long now) {
-        counts(answer.put("granted", false), decision, decision.remaining());
-        if (decision.canSucceed()) {
-            long retry = decision.retryAfterNanos();
-            answer.put("retryAfterMs", millisCeil(retry)).put("nextAt", epochMillisCeil(now + retry))
-                    .put("nextAtTime", rfc3339(now + retry));
-        }
-        return answer;
-    }
-
-    /** 429 (or 503 when the limiter could not decide) with {@code Retry-After} and a problem document. */
-    private static WebApplicationException rejected(LimitsFile.Entry entry, @Nullable String key, Decision decision,
-                                                    long now, @Nullable String message) {
-        ProblemDetails problem = ProblemDetails.of(List.of(decision), ProblemDetails.TOO_MANY_REQUESTS, message);
-        String detail = problem.detail();
-        if (message == null && decision.canSucceed() && !decision.storeUnavailable()) {
-            detail = "No slot of limit '" + entry.id() + "' within the longest wait; the next is in "
-                    + millisCeil(decision.retryAfterNanos()) + " ms. Nothing was counted.";
-        }
-        JsonObject extra = refusal(answer(entry, key), decision, now)
-                .putRaw("policies", JsonObject.strings(problem.policies()));
-        Response response = Problems.response(problem.status(), problem.type(), problem.title(), detail, extra);
-        Response.ResponseBuilder builder = Response.fromResponse(response);
-        if (decision.canSucceed()) {
-            builder.header(HttpHeaders.RETRY_AFTER, RateLimitHeaders.retryAfterSeconds(decision));
-        }
-        return new WebApplicationException(builder.build());
-    }
-
-    /**
-     * 429 when every permit is held (or 503 when the limiter could not decide), a problem document without
-     * {@code Retry-After}: a permit returns when a holder releases it, which nobody knows.
-     */
-    private static WebApplicationException permitRefused(LimitsFile.Entry entry, @Nullable String key,
-                                                         Decision decision) {
-        ProblemDetails problem = ProblemDetails.of(List.of(decision), false, ProblemDetails.TOO_MANY_REQUESTS,
-                decision.storeUnavailable() ? null : "All " + decision.limit() + " permits of limit '" + entry.id()
-                        + "' are held. Retry when a holder has released one. Nothing was taken.");
-        JsonObject extra = counts(answer(entry, key).put("granted", false), decision, decision.remaining())
-                .putRaw("policies", JsonObject.strings(problem.policies()));
-        return new WebApplicationException(Problems.response(problem.status(), problem.type(), problem.title(),
-                problem.detail(), extra));
-    }
-
-    /** The same problem with {@code prefix} before its detail, for an item of a batch. */
-    private static Response prefixed(Response response, String prefix) {
-        String body = String.valueOf(response.getEntity());
-        return Response.fromResponse(response).entity(body.replaceFirst("\"detail\":\"", "\"detail\":\""
-                + java.util.regex.Matcher.quoteReplacement(prefix))).build();
-    }
-
-    private static long millisCeil(long nanos) {
-        return nanos == Decision.NEVER ? Long.MAX_VALUE : Durations.ceilDiv(nanos, Parameters.NANOS_PER_MILLI);
-    }
-
-    private static long epochMillisCeil(long nanos) {
-        return Math.floorDiv(nanos + Parameters.NANOS_PER_MILLI - 1, Parameters.NANOS_PER_MILLI);
-    }
-
-    private static String rfc3339(long nanos) {
-        return Instant.ofEpochMilli(epochMillisCeil(nanos)).toString();
-    }
-
-    private static String algorithm(Policy policy) {
-        return policy.algorithm().name().toLowerCase(Locale.ROOT);
-    }
-
-    private static String describe(LimitsFile limits, long maxWaitNanos) {
-        List<String> ids = new ArrayList<>();
-        for (LimitsFile.Entry entry : limits.entries()) {
-            JsonObject id = new JsonObject().put("id", entry.id()).put("perKey", entry.perKey());
-            // One algorithm counts every limit of an id, in requests and in its unit: named once.
-            entry.policy().or(entry::metered).ifPresent(policy -> id.put("algorithm", algorithm(policy)));
-            entry.policy().ifPresent(policy -> id.putRaw("limits", limitsOf(policy)));
-            entry.metered().ifPresent(units -> id.putRaw("metered", new JsonObject().put("unit", units.unit())
-                    .putRaw("limits", limitsOf(units)).toString()));
-            entry.concurrency().ifPresent(limit -> id.putRaw("concurrency", new JsonObject()
-                    .put("name", limit.name()).put("permits", limit.permits())
-                    .put("maxHoldMs", millisCeil(limit.maxHoldNanos())).toString()));
-            ids.add(id.toString());
-        }
-        return new JsonObject().putRaw("limits", JsonObject.array(ids))
-                .put("maxWaitMs", maxWaitNanos / Parameters.NANOS_PER_MILLI).toString();
-    }
-
-    /** {@code policy}'s limits as a JSON array: name, permits, period in milliseconds. */
-    private static String limitsOf(Policy policy) {
-        List<String> each = new ArrayList<>();
-        for (Limit limit : policy.limits()) {
-            each.add(new JsonObject().put("name", limit.name()).put("permits", limit.permits())
-                    .put("periodMs", millisCeil(limit.periodNanos())).toString());
-        }
-        return JsonObject.array(each);
     }
 
     private static String readOpenApi() {

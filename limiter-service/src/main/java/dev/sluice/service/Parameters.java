@@ -9,12 +9,14 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the request parameters the service takes, strictly: a value it cannot take is a 400 naming the parameter,
- * what was expected and what came, before anything is counted. Stateless.
+ * Reads the request parameters the service takes, strictly: a value it cannot take (an id without the limits an
+ * endpoint counts, a token of another path, a cost out of range) is a 400 naming the parameter, what was expected and
+ * what came, before anything is counted. Stateless.
  */
 final class Parameters {
 
@@ -23,6 +25,46 @@ final class Parameters {
     private static final int SHOWN = 64;
 
     private Parameters() {
+    }
+
+    /**
+     * The id's rate limits, for the endpoints that count requests alone (delay, increment, acquire, batches); 400
+     * naming {@code id} for an id of a concurrency limit alone, and for an id with limits in a unit: those endpoints
+     * know no cost in the unit, so that their answers would leave its limits and debts out (a delay saying "now" while
+     * a reservation waits a minute). Such an id is reserved.
+     */
+    static Policy rates(LimitsFile.Entry entry) {
+        entry.metered().ifPresent(units -> {
+            throw Problems.invalid("id", "limit '" + entry.id() + "' counts " + units.unit() + " beside requests,"
+                    + " which this endpoint cannot account for; reserve a call's estimate with POST limits/"
+                    + entry.id() + (entry.perKey() ? "/{key}" : "") + "/" + LimitsResource.RESERVATIONS
+                    + "?estimate= and settle what it cost");
+        });
+        return entry.policy().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no rate"
+                + " limits, only a concurrency limit; take its permits with POST limits/" + entry.id() + "/"
+                + LimitsResource.PERMITS));
+    }
+
+    /** The id's limits in a unit other than requests; 400 naming {@code id} for an id without them. */
+    static Policy metered(LimitsFile.Entry entry) {
+        return entry.metered().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no limits"
+                + " in a unit other than requests to reserve; take a slot with POST limits/" + entry.id()
+                + "/acquire"));
+    }
+
+    /** The id's concurrency limit; 400 naming {@code id} for an id without one. */
+    static ConcurrencyLimit concurrency(LimitsFile.Entry entry) {
+        return entry.concurrency().orElseThrow(() -> Problems.invalid("id", "limit '" + entry.id() + "' has no"
+                + " concurrency limit and holds no permits"));
+    }
+
+    /** A 400 naming {@code parameter} unless the token's limit id and key, {@code what}'s, are those of the path. */
+    static void requireThisPath(String parameter, String what, String heldId, Optional<String> heldKey,
+                                        LimitsFile.Entry entry, @Nullable String key) {
+        if (!heldId.equals(entry.id()) || !heldKey.equals(Tokens.keyOf(key))) {
+            throw Problems.invalid(parameter, what + " of limit '" + heldId + "'" + heldKey.map(k -> k.startsWith("/")
+                    ? " and another key" : " and key '" + k + "'").orElse("") + ", not of this path");
+        }
     }
 
     /** {@code cost}: an integer from 1 to the limit's capacity; 1 when absent. */

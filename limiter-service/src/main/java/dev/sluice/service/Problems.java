@@ -4,6 +4,8 @@ import dev.sluice.http.ProblemDetails;
 import dev.sluice.internal.json.JsonObject;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 /**
  * The service's errors: RFC 9457 problem documents ({@value ProblemDetails#MEDIA_TYPE}) with a type, a title, the
@@ -87,6 +89,25 @@ final class Problems {
         /** The same problem for an item of a batch, such as {@code requests[1]}: parameter {@code requests[1].cost}. */
         InvalidRequest inItem(String item) {
             return new InvalidRequest(item + "." + parameter, reason);
+        }
+    }
+
+    /**
+     * A store call; its failures become problems (nothing about them, such as a key, reaches the caller). Every
+     * argument a Sluice store refuses is checked before the call, so a store that refuses one
+     * ({@link IllegalArgumentException}) cannot do what the service asks, as one that does not support it.
+     */
+    static <T> T call(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            throw Problems.notSupported("The application's counter store cannot do this: " + e.getMessage());
+        } catch (CompletionException e) {
+            throw Problems.unavailable();
+        } catch (WebApplicationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw Problems.unavailable();
         }
     }
 }
