@@ -10,11 +10,11 @@ import java.util.function.Consumer;
  * Composes the stack a remote store is used through, the one way the servlet filter and applications build it:
  * outermost first, the failure policy ({@link FailurePolicyStore}: timeout, calls in flight, what decides when the
  * store fails, failures logged and counted in metrics), an optional rejection cache ({@link RejectionCachingStore}),
- * the store. Under {@link OnFailure#FALLBACK} (the default) the builder makes the fallback {@link LocalCounterStore}.
+ * the store. Under {@link OnFailure#LOCAL} (the default) the builder makes the fallback {@link LocalCounterStore}.
  *
  * <pre>{@code
  * FailurePolicyStore store = CounterStores.of(hazelcastStore).rejectionCache(10_000)
- *         .timeout(Duration.ofMillis(100)).onFailure(OnFailure.FALLBACK).failures(metrics::storeFailed).build();
+ *         .timeout(Duration.ofMillis(100)).onFailure(OnFailure.LOCAL).failures(metrics::storeFailed).build();
  * }</pre>
  *
  * <p>Closing the built store closes the fallback and the given store (unless {@link Builder#leaveStoreOpen}).
@@ -36,7 +36,7 @@ public final class CounterStores {
         private TimeSource time = TimeSource.system();
         private int rejectionCache;
         private Duration timeout = FailurePolicyStore.DEFAULT_TIMEOUT;
-        private OnFailure onFailure = OnFailure.FALLBACK;
+        private OnFailure onFailure = OnFailure.LOCAL;
         private long maxKeys = LocalCounterStore.DEFAULT_MAX_KEYS;
         private int maxPending = FailurePolicyStore.DEFAULT_MAX_PENDING;
         private Consumer<String> failures = id -> { };
@@ -80,7 +80,7 @@ public final class CounterStores {
         }
 
         /**
-         * What decides a call the store fails or does not answer in time; default {@link OnFailure#FALLBACK}, so a
+         * What decides a call the store fails or does not answer in time; default {@link OnFailure#LOCAL}, so a
          * limit keeps holding on each instance while the store fails.
          */
         public Builder onFailure(OnFailure policy) {
@@ -137,7 +137,7 @@ public final class CounterStores {
             FailurePolicyStore guarded = switch (onFailure) {
                 case ALLOW -> FailurePolicyStore.allowing(cached, timeout);
                 case REJECT -> FailurePolicyStore.rejecting(cached, timeout);
-                case FALLBACK -> FailurePolicyStore.fallingBackTo(cached, timeout,
+                case LOCAL -> FailurePolicyStore.fallingBackTo(cached, timeout,
                         new LocalCounterStore(time, maxKeys));
             };
             Consumer<String> told = failures;

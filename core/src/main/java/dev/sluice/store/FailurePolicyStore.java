@@ -48,19 +48,19 @@ public final class FailurePolicyStore implements CounterStore {
         ALLOW,
         /** Reject the request, with a {@link #REJECT_RETRY_AFTER} retry-after: enforcement over availability. */
         REJECT,
-        /** Decide on the fallback store, which then counts this node's requests on its own. */
-        FALLBACK;
+        /** Decide on a local store (the fallback), which then counts this node's requests on its own. */
+        LOCAL;
 
         /** The name adapters' settings give this rule by: {@code allow}, {@code reject}, or {@code local}. */
         public String settingName() {
-            return this == FALLBACK ? "local" : name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
     private final CounterStore remote;
     private final long timeoutNanos;
     private final OnFailure onFailure;
-    /** Asked when the remote store fails, under {@link OnFailure#FALLBACK} only. */
+    /** Asked when the remote store fails, under {@link OnFailure#LOCAL} only. */
     private final @Nullable CounterStore fallback;
     private final FailureListener listener;
     private final int maxPending;
@@ -113,7 +113,7 @@ public final class FailurePolicyStore implements CounterStore {
         return switch (rule) {
             case ALLOW -> "the failure policy 'allow' lets those requests through unlimited";
             case REJECT -> "the failure policy 'reject' refuses those requests";
-            case FALLBACK -> "the failure policy 'local' counts those requests on this instance alone";
+            case LOCAL -> "the failure policy 'local' counts those requests on this instance alone";
         };
     }
 
@@ -202,7 +202,7 @@ public final class FailurePolicyStore implements CounterStore {
      */
     public static FailurePolicyStore fallingBackTo(CounterStore remote, Duration timeout, CounterStore fallback) {
         Objects.requireNonNull(fallback, "fallback");
-        return new FailurePolicyStore(remote, timeout, OnFailure.FALLBACK, fallback);
+        return new FailurePolicyStore(remote, timeout, OnFailure.LOCAL, fallback);
     }
 
     /** What decides a call the remote store fails or does not answer in time. */
@@ -298,7 +298,7 @@ public final class FailurePolicyStore implements CounterStore {
             String lost = command instanceof Command.ById<?> byId ? byId.whenLost() : "answer";
             return CompletableFuture.failedFuture(new IllegalStateException("Sluice: the store did not " + lost));
         }
-        if (onFailure != OnFailure.FALLBACK) {
+        if (onFailure != OnFailure.LOCAL) {
             return CompletableFuture.completedFuture(ruled.get());
         }
         return fallback().executeAsync(key, command).thenApply(answer -> answer instanceof Counted counted
@@ -354,9 +354,9 @@ public final class FailurePolicyStore implements CounterStore {
         }
     }
 
-    /** The fallback store, which only the {@link OnFailure#FALLBACK} rule asks, and which that rule always has. */
+    /** The fallback store, which only the {@link OnFailure#LOCAL} rule asks, and which that rule always has. */
     private CounterStore fallback() {
-        return Objects.requireNonNull(fallback, "the FALLBACK rule is built with a fallback store");
+        return Objects.requireNonNull(fallback, "the LOCAL rule is built with a fallback store");
     }
 
     private static Throwable unwrap(Throwable error) {

@@ -341,7 +341,7 @@ public final class FilterSettings {
         private boolean storeProviderSet;
         private Function<String, @Nullable String> storeSettings = name -> null;
         private TimeSource timeSource = TimeSource.system();
-        private FailurePolicyStore.OnFailure failurePolicy = FailurePolicyStore.OnFailure.FALLBACK;
+        private FailurePolicyStore.OnFailure failurePolicy = FailurePolicyStore.OnFailure.LOCAL;
         private Duration storeTimeout = FailurePolicyStore.DEFAULT_TIMEOUT;
         private HeaderStyle headerStyle = HeaderStyle.BOTH;
         private @Nullable List<String> trustedProxies;
@@ -439,7 +439,7 @@ public final class FilterSettings {
 
         /**
          * What decides while a provider's store fails or is slower than {@link #storeTimeout}: by default
-         * {@link FailurePolicyStore.OnFailure#FALLBACK} ({@code local}), each instance counting on its own, so at most
+         * {@link FailurePolicyStore.OnFailure#LOCAL} ({@code local}), each instance counting on its own, so at most
          * instances x limit per window pass; {@link FailurePolicyStore.OnFailure#ALLOW} lets requests through
          * uncounted.
          */

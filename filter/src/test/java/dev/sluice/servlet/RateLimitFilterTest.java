@@ -362,9 +362,9 @@ class RateLimitFilterTest {
 
     @Test
     void settings_failurePolicyUnset_isLocalSoALimitKeepsHolding() {
-        assertThat(FilterSettings.builder().build().failurePolicy()).isEqualTo(FailurePolicyStore.OnFailure.FALLBACK);
+        assertThat(FilterSettings.builder().build().failurePolicy()).isEqualTo(FailurePolicyStore.OnFailure.LOCAL);
         assertThat(FilterSettings.fromInitParameters(name -> null).failurePolicy())
-                .isEqualTo(FailurePolicyStore.OnFailure.FALLBACK);
+                .isEqualTo(FailurePolicyStore.OnFailure.LOCAL);
         assertThat(FilterSettings.fromInitParameters(name -> name.equals("failure-policy") ? "allow" : null)
                 .failurePolicy()).isEqualTo(FailurePolicyStore.OnFailure.ALLOW);
     }
@@ -399,7 +399,7 @@ class RateLimitFilterTest {
     @Test
     void filter_givenStoreDownWithLocalPolicyBesideIt_limitsOnThisInstance() throws Exception {
         JettyServer server = start(PER_IP, s -> s.store(new DownStore())
-                .failurePolicy(FailurePolicyStore.OnFailure.FALLBACK));
+                .failurePolicy(FailurePolicyStore.OnFailure.LOCAL));
 
         for (int i = 0; i < 3; i++) {
             assertThat(server.get("/api/items").statusCode()).isEqualTo(200);

@@ -3,7 +3,6 @@ package dev.sluice.spring.boot;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.servlet.FilterSettings;
 import dev.sluice.store.CounterStore;
-import dev.sluice.store.FailurePolicyStore;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -50,11 +49,7 @@ final class SluiceFilterSettings {
         if (rules != null) {
             settings.rules(rules);
         }
-        settings.failurePolicy(switch (properties.getFailurePolicy()) {
-            case LOCAL -> FailurePolicyStore.OnFailure.FALLBACK;
-            case REJECT -> FailurePolicyStore.OnFailure.REJECT;
-            case ALLOW -> FailurePolicyStore.OnFailure.ALLOW;
-        });
+        settings.failurePolicy(properties.getFailurePolicy());
         set("store-timeout", properties.getStoreTimeout(), () -> settings.storeTimeout(properties.getStoreTimeout()));
         set("rejection-cache", properties.getRejectionCache(),
                 () -> settings.rejectionCache(properties.getRejectionCache()));

@@ -2,6 +2,7 @@ package dev.sluice.spring.boot;
 
 import dev.sluice.http.HeaderStyle;
 import dev.sluice.rules.match.ClientAddresses;
+import dev.sluice.store.FailurePolicyStore.OnFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -57,7 +58,7 @@ public class SluiceProperties {
      * What decides while the store fails or is slower than sluice.store-timeout: local (each instance counts on its
      * own: at most instances x limit per window), reject (503), or allow (requests pass uncounted).
      */
-    private FailurePolicy failurePolicy = FailurePolicy.LOCAL;
+    private OnFailure failurePolicy = OnFailure.LOCAL;
 
     /** The longest a request waits for the store before the failure policy decides it. */
     private Duration storeTimeout = Duration.ofMillis(100);
@@ -141,16 +142,6 @@ public class SluiceProperties {
 
     public BeforeSecurity getBeforeSecurity() {
         return beforeSecurity;
-    }
-
-    /** What decides while the store fails. */
-    public enum FailurePolicy {
-        /** Each instance counts on a local store of its own. */
-        LOCAL,
-        /** Requests are refused with 503 and the limiter-unavailable problem. */
-        REJECT,
-        /** Requests pass uncounted. */
-        ALLOW
     }
 
     /** Where decision metrics go. */
@@ -241,11 +232,11 @@ public class SluiceProperties {
         this.storeSettings = storeSettings;
     }
 
-    public FailurePolicy getFailurePolicy() {
+    public OnFailure getFailurePolicy() {
         return failurePolicy;
     }
 
-    public void setFailurePolicy(FailurePolicy failurePolicy) {
+    public void setFailurePolicy(OnFailure failurePolicy) {
         this.failurePolicy = failurePolicy;
     }
 
