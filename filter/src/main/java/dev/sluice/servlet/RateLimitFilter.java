@@ -1,22 +1,15 @@
 package dev.sluice.servlet;
 
 import dev.sluice.engine.Evaluation;
-import dev.sluice.engine.Permits;
 import dev.sluice.engine.ReloadingRuleSet;
 import dev.sluice.engine.RuleOverrides;
-import dev.sluice.engine.RuleSet;
-import dev.sluice.http.HeaderStyle;
 import dev.sluice.http.LimiterStatus;
 import dev.sluice.http.ProblemDetails;
 import dev.sluice.http.RateLimitResponse;
-import dev.sluice.internal.SettingNames;
 import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.store.CounterStore;
-import dev.sluice.store.PermitQueue;
 import dev.sluice.store.StoreHealth;
 import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -31,19 +24,13 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -129,7 +116,8 @@ public class RateLimitFilter implements Filter {
                 FilterSettings settings = programmaticSettings;
                 if (settings == null) {
                     settings = FilterSettings.fromInitParameters(config::getInitParameter);
-                    requireKnown(Collections.list(config.getInitParameterNames()), settings, storeLoader());
+                    InitParameters.requireKnown(Collections.list(config.getInitParameterNames()), settings,
+                            storeLoader());
                 }
                 started = start(settings, config.getServletContext(), config.getFilterName());
             } catch (RuntimeException e) {
@@ -169,7 +157,7 @@ public class RateLimitFilter implements Filter {
 
     private FilterRuntime start(FilterSettings settings, @Nullable ServletContext servletContext, String filterName) {
         if (!settings.storeSettingNames().isEmpty()) {
-            requireKnownStoreSettings(settings, storeLoader());
+            Stores.requireKnownStoreSettings(settings, storeLoader());
         }
         FilterRuntime started = FilterRuntime.start(settings, servletContext, filterName, storeLoader());
         runtime = started;
@@ -181,38 +169,6 @@ public class RateLimitFilter implements Filter {
     private static ClassLoader storeLoader() {
         ClassLoader threadLoader = Thread.currentThread().getContextClassLoader();
         return threadLoader != null ? threadLoader : RateLimitFilter.class.getClassLoader();
-    }
-
-    /** Refuses a store setting given by name in code that the store provider does not take, unless it takes all. */
-    private static void requireKnownStoreSettings(FilterSettings settings, ClassLoader loader) {
-        Optional<Set<String>> known = Stores.settingNames(settings, loader);
-        if (known.isPresent()) {
-            SettingNames.requireKnown(settings.storeSettingNames(), "store setting",
-                    "a setting of store '" + settings.storeProvider() + "'", List.copyOf(known.get()));
-        }
-    }
-
-    /**
-     * Refuses an init-param name neither the filter nor its store provider takes, unless the provider takes all; a
-     * name another store on the class path takes is refused saying so.
-     */
-    private static void requireKnown(List<String> names, FilterSettings settings, ClassLoader loader) {
-        Optional<Set<String>> storeNames = Stores.settingNames(settings, loader);
-        if (storeNames.isEmpty()) {
-            return;
-        }
-        List<String> known = new ArrayList<>(FilterSettings.INIT_PARAMS);
-        known.addAll(storeNames.get());
-        String store = settings.storeProvider();
-        for (String name : names) {
-            List<String> stores = known.contains(name) ? List.of() : Stores.providersTaking(name, loader);
-            if (!stores.isEmpty()) {
-                throw new IllegalArgumentException("init-param '" + name + "' belongs to store '"
-                        + String.join("' or '", stores) + "', but init-param 'store' is '" + store + "'");
-            }
-        }
-        SettingNames.requireKnown(names, "a Sluice filter init-param" + (storeNames.get().isEmpty() ? ""
-                : " nor one of store '" + store + "'"), known);
     }
 
     @Override
@@ -370,37 +326,6 @@ public class RateLimitFilter implements Filter {
         dispatchAfter(current, async, evaluation.delay());
     }
 
-    /**
-     * Cancels a request's wait for a permit when the request ends while it waits: completed, timed out or failed by
-     * the container (a client that went away). Once the wait has ended, cancelling does nothing, and the request is
-     * the {@link EndingListener}'s.
-     */
-    private record AbandonedWait(CompletableFuture<Evaluation> evaluating) implements AsyncListener {
-
-        private void abandon() {
-            evaluating.cancel(false);
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            abandon();
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {
-            abandon();
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            abandon();
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-        }
-    }
-
     /** Lets an allowed request through, now or after its delay. */
     private void pass(FilterRuntime current, HttpServletRequest request, HttpServletResponse response,
                       FilterChain chain, Evaluation evaluation) throws IOException, ServletException {
@@ -408,43 +333,6 @@ public class RateLimitFilter implements Filter {
             chain.doFilter(request, response);
         } else {
             delay(current, request, response, chain, evaluation.delay());
-        }
-    }
-
-    /**
-     * Ends an asynchronous request when it completes, times out or fails (a client that went away included): releases
-     * its concurrency permits and settles its reservations at the actual cost its response or attributes say; and
-     * follows it into a later {@code startAsync}. Ending is idempotent, so a timeout followed by its completion ends it
-     * once.
-     */
-    private record EndingListener(Evaluation evaluation, HttpServletRequest request, HttpServletResponse response)
-            implements AsyncListener {
-
-        private void end() {
-            evaluation.end(CostCapture.ended(request, response));
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            end();
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {
-            end();
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            end();
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            AsyncContext again = event.getAsyncContext();
-            if (again != null) {
-                again.addListener(this);
-            }
         }
     }
 
@@ -605,94 +493,5 @@ public class RateLimitFilter implements Filter {
             throw new IllegalStateException("the Sluice filter has not been initialised");
         }
         return started;
-    }
-
-    /**
-     * Everything a started filter holds; closed on destroy, with the store if the filter opened it, and the metrics'
-     * watch of its health.
-     */
-    record FilterRuntime(ReloadingRuleSet ruleSource, CounterStore store, boolean ownsStore, HeaderStyle headerStyle,
-                         DecisionMetrics metrics, Supplier<StoreHealth> health, Supplier<LimiterStatus> status,
-                         DecisionMetrics.Watch healthWatch, ScheduledExecutorService scheduler, PermitQueue waiters,
-                         Permits permits, RequestRoutes routes)
-            implements AutoCloseable {
-
-        RuleSet rules() {
-            return ruleSource.get();
-        }
-
-        static FilterRuntime start(FilterSettings settings, @Nullable ServletContext context, String filterName,
-                                   ClassLoader storeLoader) {
-            ReloadingRuleSet rules = RuleSource.load(settings, context);
-            String namespace = settings.namespace().orElseGet(
-                    () -> context == null || context.getContextPath().isEmpty() ? "/" : context.getContextPath());
-            CounterStore given = settings.store().orElse(null);
-            CounterStore store = null;
-            Supplier<StoreHealth> health;
-            DecisionMetrics.Watch healthWatch;
-            try {
-                store = Stores.open(settings, namespace, storeLoader);
-                rules.followOverrides(store.services().overrides());
-                health = store.services()::health;
-                healthWatch = settings.metrics().watch(health);
-            } catch (RuntimeException e) {
-                closeQuietly(rules);
-                if (store != null && store != given) {
-                    closeQuietly(store);
-                }
-                throw e;
-            }
-            ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
-                Thread thread = new Thread(task, "sluice-delay-" + filterName);
-                thread.setDaemon(true);
-                return thread;
-            });
-            CounterStore counting = store;
-            String component = "Sluice filter '" + filterName + "'";
-            String source = rulesSource(settings);
-            Supplier<LimiterStatus> status = () -> LimiterStatus.of(component, counting, rules.get(),
-                    rules.reloadInterval(), source, settings.headerStyle());
-            // Waits retry and go on on the filter's one thread, which holds no request while they wait.
-            PermitQueue waiters = new PermitQueue(settings.timeSource(), scheduler, PermitQueue.DEFAULT_RETRY);
-            return new FilterRuntime(rules, store, store != given, settings.headerStyle(), settings.metrics(), health,
-                    status, healthWatch, scheduler, waiters, Permits.waitingIn(waiters, scheduler, settings.metrics()),
-                    settings.routes());
-        }
-
-        /** Where the rules come from, as the start line says: the location, {@code annotations}, both, or none. */
-        private static String rulesSource(FilterSettings settings) {
-            String location = settings.rules();
-            if (settings.annotationRules().isEmpty()) {
-                return location != null ? location : LimiterStatus.NONE;
-            }
-            return location != null ? "annotations and " + location : "annotations";
-        }
-
-        @Override
-        public void close() {
-            healthWatch.close();
-            // Requests still waiting for a permit are rejected, and those waiting for their slot sent on, now: none is
-            // left hanging without a timeout.
-            waiters.close();
-            for (Runnable waiting : scheduler.shutdownNow()) {
-                try {
-                    waiting.run();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "could not release a delayed request on shutdown", e);
-                }
-            }
-            closeQuietly(ruleSource);
-            if (ownsStore) {
-                store.close();
-            }
-        }
-
-        private static void closeQuietly(AutoCloseable resource) {
-            try {
-                resource.close();
-            } catch (Exception e) {
-                LOG.log(System.Logger.Level.WARNING, "closing " + resource + " failed", e);
-            }
-        }
     }
 }

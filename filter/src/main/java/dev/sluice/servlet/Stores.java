@@ -1,5 +1,6 @@
 package dev.sluice.servlet;
 
+import dev.sluice.internal.SettingNames;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.CounterStoreProvider;
 import dev.sluice.store.CounterStores;
@@ -149,6 +150,15 @@ final class Stores {
         } catch (InvocationTargetException e) {
             throw new IllegalArgumentException("init-param 'store': the constructor of " + className + " failed: "
                     + e.getCause(), e.getCause());
+        }
+    }
+
+    /** Refuses a store setting given by name in code that the store provider does not take, unless it takes all. */
+    static void requireKnownStoreSettings(FilterSettings settings, ClassLoader loader) {
+        Optional<Set<String>> known = settingNames(settings, loader);
+        if (known.isPresent()) {
+            SettingNames.requireKnown(settings.storeSettingNames(), "store setting",
+                    "a setting of store '" + settings.storeProvider() + "'", List.copyOf(known.get()));
         }
     }
 }
