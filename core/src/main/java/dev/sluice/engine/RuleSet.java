@@ -17,7 +17,6 @@ import dev.sluice.store.Counted;
 import dev.sluice.store.CounterStore;
 import dev.sluice.store.LimitOverride;
 import dev.sluice.store.LimitOverrides;
-import dev.sluice.store.PermitQueue;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,11 +29,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -346,98 +342,7 @@ public final class RuleSet {
             return CompletableFuture.completedFuture(Evaluation.of(outcomes, counts, reservations));
         }
         // Permits are taken once every rate limit granted: a request a rate limit rejects holds none, even briefly.
-        return new Taking(holding, holdingKeys, outcomes, counts, reservations, store, permits).from(0);
-    }
-
-    /**
-     * A request's permits, taken in rule order once its rate limits granted it: at once, or after a wait, going on
-     * from the rule that made it wait. Used by one thread at a time (the evaluating one, then the continuation).
-     */
-    private static final class Taking {
-        private final List<CompiledRule> rules;
-        private final List<String> keys;
-        private final List<RuleDecision> outcomes;
-        private final List<Counted> counts;
-        private final List<Reservation> reservations;
-        private final CounterStore store;
-        private final Permits permits;
-        private final CompletableFuture<Evaluation> result = new CompletableFuture<>();
-
-        Taking(List<CompiledRule> rules, List<String> keys, List<RuleDecision> outcomes, List<Counted> counts,
-               List<Reservation> reservations, CounterStore store, Permits permits) {
-            this.rules = rules;
-            this.keys = keys;
-            this.outcomes = outcomes;
-            this.counts = counts;
-            this.reservations = reservations;
-            this.store = store;
-            this.permits = permits;
-        }
-
-        /** Takes the permits from rule {@code first} on; returns the result, complete unless the request waits. */
-        CompletableFuture<Evaluation> from(int first) {
-            PermitQueue queue = permits.queue().orElse(null);
-            for (int i = first; i < rules.size(); i++) {
-                CompiledRule rule = rules.get(i);
-                CompiledRule.Counting counting;
-                if (queue != null && rule.waits()) {
-                    String key = keys.get(i);
-                    AtomicBoolean waited = new AtomicBoolean();
-                    CompletableFuture<Counted> wait = rule.enqueue(key, store, queue, permits.events(), waited);
-                    if (!wait.isDone()) {
-                        int waitingRule = i;
-                        wait.whenCompleteAsync((held, failure) -> resume(held, failure, waitingRule, waited.get()),
-                                permits.continuation());
-                        // A result cancelled (the request went away) cancels the wait, at once if it already is.
-                        result.whenComplete((evaluation, failure) -> {
-                            if (result.isCancelled()) {
-                                wait.cancel(false);
-                            }
-                        });
-                        return result;
-                    }
-                    counting = rule.waited(key, CompiledRule.join(wait, key), permits.events(), waited.get());
-                } else {
-                    counting = rule.acquire(keys.get(i), store, permits.events());
-                }
-                if (add(counting, outcomes, counts)) {
-                    giveBack(outcomes, counts);
-                    break;
-                }
-            }
-            if (!result.complete(Evaluation.of(outcomes, counts, reservations))) {
-                // Cancelled meanwhile: the request went away, and keeps nothing.
-                giveBack(outcomes, counts);
-            }
-            return result;
-        }
-
-        /** Goes on after the wait for rule {@code index}'s permit: rejected, cancelled, or on to the next rule. */
-        private void resume(@Nullable Counted held, @Nullable Throwable failure, int index, boolean waited) {
-            try {
-                if (held == null) {
-                    giveBack(outcomes, counts);
-                    Throwable cause = failure instanceof CompletionException wrapped && wrapped.getCause() != null
-                            ? wrapped.getCause() : failure;
-                    // Adapters log what fails, and a store may name the key it failed on: masked, as joins do.
-                    result.completeExceptionally(cause instanceof RuntimeException error
-                            ? KeyMask.redacted(error, keys.get(index)) : cause == null ? new CancellationException()
-                            : cause);
-                    return;
-                }
-                CompiledRule rule = rules.get(index);
-                if (add(rule.waited(keys.get(index), held, permits.events(), waited), outcomes, counts)
-                        || result.isDone()) {
-                    giveBack(outcomes, counts);
-                    result.complete(Evaluation.of(outcomes, counts, reservations));
-                    return;
-                }
-                from(index + 1);
-            } catch (RuntimeException e) {
-                giveBack(outcomes, counts);
-                result.completeExceptionally(e);
-            }
-        }
+        return new PermitTaking(holding, holdingKeys, outcomes, counts, reservations, store, permits).from(0);
     }
 
     /** The number of decisions the rules of {@code targets} make: one per rate policy, one per concurrency limit. */
@@ -451,7 +356,7 @@ public final class RuleSet {
     }
 
     /** Adds the counting's outcome and count; whether an enforcing rule rejected the request. */
-    private static boolean add(CompiledRule.Counting counting, List<RuleDecision> outcomes, List<Counted> counts) {
+    static boolean add(CompiledRule.Counting counting, List<RuleDecision> outcomes, List<Counted> counts) {
         outcomes.add(counting.outcome());
         counts.add(counting.counted());
         return counting.outcome().enforced() && !counting.outcome().decision().allowed();
@@ -461,7 +366,7 @@ public final class RuleSet {
      * Takes the rejected request back from every rule that granted it, all at once, and puts each one's state after
      * that in its outcome; nothing is left to take back afterwards.
      */
-    private static void giveBack(List<RuleDecision> outcomes, List<Counted> counts) {
+    static void giveBack(List<RuleDecision> outcomes, List<Counted> counts) {
         int[] granted = new int[outcomes.size()];
         List<CompletionStage<Decision>> givenBack = new ArrayList<>(outcomes.size());
         for (int i = 0; i < outcomes.size(); i++) {

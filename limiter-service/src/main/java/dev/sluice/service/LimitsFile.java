@@ -14,6 +14,7 @@ import dev.sluice.rules.ActualCost;
 import dev.sluice.rules.InvalidValueException;
 import dev.sluice.rules.Rule;
 import dev.sluice.rules.RulesException;
+import dev.sluice.rules.file.LimitFields;
 import dev.sluice.rules.file.RulesFile;
 import dev.sluice.store.CounterKeys;
 import java.nio.file.Path;
@@ -53,7 +54,7 @@ public final class LimitsFile {
     static {
         List<String> fields = new ArrayList<>(List.of("limits", "algorithm", "perKey", "concurrency", "maxHold",
                 "maxActual"));
-        fields.addAll(RulesFile.LIMIT_FIELDS.stream().filter(field -> !field.equals("name")).toList());
+        fields.addAll(LimitFields.FIELDS.stream().filter(field -> !field.equals("name")).toList());
         ENTRY_FIELDS = List.copyOf(fields);
     }
 
@@ -243,10 +244,10 @@ public final class LimitsFile {
             throw node.error("expected " + e.expectation() + ", got " + InvalidValueException.quoted(id));
         }
         JsonFields fields = new JsonFields(node, ENTRY_FIELDS);
-        Algorithm algorithm = fields.has("algorithm") ? RulesFile.algorithm(fields.required("algorithm"))
+        Algorithm algorithm = fields.has("algorithm") ? LimitFields.algorithm(fields.required("algorithm"))
                 : DEFAULT_ALGORITHM;
         boolean perKey = fields.has("perKey") && bool(fields.required("perKey"));
-        RulesFile.Policies policies = new RulesFile.Policies(null, null);
+        LimitFields.Policies policies = new LimitFields.Policies(null, null);
         if (fields.has("limits")) {
             for (String inline : List.of("permits", "period", "capacity", "unit")) {
                 if (fields.has(inline)) {
@@ -254,9 +255,9 @@ public final class LimitsFile {
                             + "\"period\"), not both");
                 }
             }
-            policies = RulesFile.policies(fields.required("limits"), algorithm, id, null);
+            policies = LimitFields.policies(fields.required("limits"), algorithm, id, null);
         } else if (fields.has("permits") || fields.has("period")) {
-            policies = RulesFile.policies(fields, node, algorithm, id);
+            policies = LimitFields.policies(fields, node, algorithm, id);
         } else if (!fields.has("concurrency")) {
             throw node.expected("an object with \"permits\" and \"period\", \"limits\", or \"concurrency\"");
         }

@@ -12,7 +12,6 @@ import static dev.sluice.internal.json.JsonFields.string;
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Algorithm;
-import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
 import dev.sluice.annotation.Sync;
 import dev.sluice.internal.json.JsonFields;
@@ -36,16 +35,12 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A JSON rules file, read strictly: unknown fields, wrong types, missing required fields, duplicate ids and values
@@ -62,7 +57,6 @@ public final class RulesFile {
             "maxActual");
     private static final List<String> MATCH_FIELDS = List.of("paths", "methods", "host");
     private static final List<String> KEY_FIELDS = List.of("type", "name", "parts");
-    public static final List<String> LIMIT_FIELDS = List.of("permits", "period", "capacity", "name", "unit");
     private static final List<String> ESTIMATE_FIELDS = List.of("type", "name", "value", "max", "default");
     private static final List<String> ACTUAL_FIELDS = List.of("type", "name", "keep");
     private static final List<String> ESTIMATE_TYPES = Arrays.stream(Estimate.Source.values())
@@ -70,12 +64,9 @@ public final class RulesFile {
     private static final List<String> TIER_FIELDS = List.of("key", "levels");
     private static final List<String> EXEMPT_FIELDS = List.of("addresses", "keys");
     private static final List<String> RESPONSE_FIELDS = List.of("status", "message");
-    static final List<String> ALGORITHMS = Arrays.stream(Algorithm.values())
-            .map(a -> a.name().toLowerCase(Locale.ROOT)).toList();
     private static final List<String> KEY_TYPES = Arrays.stream(KeySpec.Kind.values()).map(KeySpec.Kind::text).toList();
     private static final List<String> HEADERS = Arrays.stream(ClientAddresses.Header.values())
             .map(ClientAddresses.Header::headerName).toList();
-    private static final String PERIOD_EXPECTED = "a period from 1ns to " + Limit.MAX_PERIOD.toDays() + "d";
 
     private final String name;
     private final List<Rule> rules;
@@ -230,9 +221,9 @@ public final class RulesFile {
             rule.key(key(fields.required("key"), false));
         }
         Algorithm algorithm = fields.has("algorithm")
-                ? algorithm(fields.required("algorithm")) : Algorithm.TOKEN_BUCKET;
+                ? LimitFields.algorithm(fields.required("algorithm")) : Algorithm.TOKEN_BUCKET;
         if (fields.has("limits") || !fields.has("concurrency")) {
-            Policies limits = policies(fields.required("limits"), algorithm, id, null);
+            LimitFields.Policies limits = LimitFields.policies(fields.required("limits"), algorithm, id, null);
             if (limits.requests() != null) {
                 rule.policy(limits.requests());
             }
@@ -327,11 +318,6 @@ public final class RulesFile {
         return Rule.defaultName(limit, id);
     }
 
-    /** The algorithm a field names, as the rules file spells algorithms ({@code stepped_sliding_window}). */
-    public static Algorithm algorithm(Node node) {
-        return Algorithm.valueOf(choice(node, ALGORITHMS).toUpperCase(Locale.ROOT));
-    }
-
     /**
      * What {@code step} makes of {@code node}'s value. An {@link IllegalArgumentException} it throws becomes an error
      * at the node: "expected ..., got" the value as the file spells it when the builder said what it expected
@@ -393,76 +379,6 @@ public final class RulesFile {
         return new KeySpec(kind, "", List.of());
     }
 
-    /**
-     * A rule's (or a limits file id's) limits split by what they count: requests, and at most one other unit; either
-     * may be null, not both.
-     */
-    public record Policies(@Nullable Policy requests, @Nullable Policy metered) {
-    }
-
-    /** A limit and what it counts, with the node of its {@code unit} (null when it counts requests, the default). */
-    private record UnitLimit(Limit limit, String unit, @Nullable Node unitNode) {
-    }
-
-    /**
-     * The policies of {@code algorithm} over the limits of the array {@code node}: those counting requests, and those
-     * in one other unit (their {@code unit}); errors located at the array, or at the unit at fault.
-     */
-    public static Policies policies(Node node, Algorithm algorithm, String id, @Nullable String tier) {
-        List<UnitLimit> limits = list(node, true, limit -> unitLimit(new JsonFields(limit, LIMIT_FIELDS), limit,
-                algorithm, id, tier));
-        List<Limit> requests = new ArrayList<>();
-        List<Limit> metered = new ArrayList<>();
-        @Nullable UnitLimit first = null;
-        for (UnitLimit limit : limits) {
-            if (limit.unitNode() == null) {
-                requests.add(limit.limit());
-                continue;
-            }
-            if (first != null && !first.unit().equals(limit.unit())) {
-                throw limit.unitNode().error("a rule counts one unit beside requests: limits in " + first.unit()
-                        + " and in " + limit.unit() + " need two rules");
-            }
-            first = first == null ? limit : first;
-            metered.add(limit.limit());
-        }
-        Policy requestPolicy = requests.isEmpty() ? null : at(node, () -> Policy.of(algorithm, requests));
-        Policy meteredPolicy = null;
-        if (first != null) {
-            UnitLimit unitLimit = first;
-            meteredPolicy = at(Objects.requireNonNull(unitLimit.unitNode()),
-                    () -> Policy.of(algorithm, metered).inUnit(unitLimit.unit()));
-        }
-        return new Policies(requestPolicy, meteredPolicy);
-    }
-
-    /**
-     * The policy of the one limit given inline in the object {@code node} (read into {@code fields}, which may allow
-     * other fields beside a limit's): of requests, or of its {@code unit}.
-     */
-    public static Policies policies(JsonFields fields, Node node, Algorithm algorithm, String id) {
-        UnitLimit limit = unitLimit(fields, node, algorithm, id, null);
-        Policy policy = Policy.of(algorithm, limit.limit());
-        return limit.unitNode() == null ? new Policies(policy, null)
-                : new Policies(null, policy.inUnit(limit.unit()));
-    }
-
-    /**
-     * A limit of the fields of {@link #limit} and its {@code unit} (requests when it has none), its default name
-     * naming the unit ({@code llm:10000 tokens/1m}).
-     */
-    private static UnitLimit unitLimit(JsonFields fields, Node node, Algorithm algorithm, String id,
-                                       @Nullable String tier) {
-        Node unitNode = fields.optional("unit");
-        String unit = unitNode == null ? Policy.REQUESTS : nonBlank(unitNode);
-        Limit limit = limit(fields, node, algorithm, id, tier, unit);
-        if (unitNode == null || unit.equals(Policy.REQUESTS)) {
-            return new UnitLimit(limit, Policy.REQUESTS, null);
-        }
-        at(unitNode, () -> Policy.of(algorithm, limit).inUnit(unit));
-        return new UnitLimit(limit, unit, unitNode);
-    }
-
     /** A rule's {@code estimate}: where a request's cost in its unit comes from, with its bounds. */
     private static Estimate estimate(Node node) {
         JsonFields fields = new JsonFields(node, ESTIMATE_FIELDS);
@@ -506,43 +422,6 @@ public final class RulesFile {
         return keep ? ActualCost.header(name).keepingHeader() : ActualCost.header(name);
     }
 
-    /**
-     * The limit of the fields {@code permits}, {@code period}, {@code capacity} and {@code name} of the object
-     * {@code node}, already read into {@code fields} (which may allow other fields beside them), valid for
-     * {@code algorithm}, counting {@code unit} (its default name says one other than requests); its errors located at
-     * the value at fault.
-     */
-    private static Limit limit(JsonFields fields, Node node, Algorithm algorithm, String id, @Nullable String tier,
-                               String unit) {
-        long permits = integer(fields.required("permits"), 1, Limit.MAX_PERMITS);
-        Node periodNode = fields.required("period");
-        Duration period = duration(periodNode);
-        Limit limit;
-        try {
-            limit = Limit.of(permits, period);
-        } catch (IllegalArgumentException e) {
-            // The permits are in range, so the period is what the limit rejects: say so in the file's terms.
-            throw periodNode.expected(PERIOD_EXPECTED);
-        }
-        Node capacityNode = fields.optional("capacity");
-        if (capacityNode != null) {
-            long capacity = integer(capacityNode, 1, Limit.MAX_PERMITS);
-            Limit uncapped = limit;
-            limit = at(capacityNode, () -> uncapped.withCapacity(capacity));
-        }
-        Node nameNode = fields.optional("name");
-        Limit unnamed = limit;
-        Limit named = nameNode == null ? Rule.defaultName(limit, id, tier, unit)
-                : at(nameNode, () -> unnamed.named(string(nameNode)));
-        // Asked here rather than left to Policy.of, so that what the algorithm rejects (a capacity that a window
-        // cannot have) is located at the capacity.
-        at(capacityNode != null ? capacityNode : node, () -> {
-            algorithm.validate(named);
-            return named;
-        });
-        return named;
-    }
-
     /** Adds the tier key and the tiers' policies to {@code rule}. */
     private static void tiers(Node node, Algorithm algorithm, String id, RuleBuilder rule) {
         JsonFields tiers = new JsonFields(node, TIER_FIELDS);
@@ -555,7 +434,7 @@ public final class RulesFile {
             if (level.getKey().isBlank()) {
                 throw level.getValue().error("a tier needs a non-empty name");
             }
-            Policies limits = policies(level.getValue(), algorithm, id, level.getKey());
+            LimitFields.Policies limits = LimitFields.policies(level.getValue(), algorithm, id, level.getKey());
             if (limits.requests() != null) {
                 rule.tier(level.getKey(), limits.requests());
             }
