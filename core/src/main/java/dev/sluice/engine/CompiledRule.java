@@ -51,7 +51,7 @@ import org.jspecify.annotations.Nullable;
 final class CompiledRule {
 
     /** A policy and the prefix its counter keys take. */
-    record Counter(Policy policy, String prefix) {
+    record Counter(Policy policy, String prefix, Command.Decide decide, Command.Count count) {
     }
 
     /**
@@ -115,16 +115,17 @@ final class CompiledRule {
         this.permitPrefix = concurrency == null ? "" : CounterKeys.prefix(rule.id(), concurrency);
         KeySpec tiersBy = rule.tierKey().orElse(null);
         this.tierKey = tiersBy;
-        this.requestCounters = rule.requestLimits().map(limits -> counters(rule.id(), tiersBy, limits, addresses))
-                .orElse(null);
-        this.unitCounters = rule.unitLimits().map(limits -> counters(rule.id(), tiersBy, limits, addresses))
-                .orElse(null);
+        long delay = rule.maxDelay().toNanos();
+        this.requestCounters = rule.requestLimits().map(limits -> counters(rule.id(), tiersBy, limits, addresses,
+                rule.cost(), delay)).orElse(null);
+        this.unitCounters = rule.unitLimits().map(limits -> counters(rule.id(), tiersBy, limits, addresses,
+                rule.cost(), delay)).orElse(null);
         this.estimate = rule.unitCosts().map(UnitCosts::estimate).orElse(null);
         this.exemptKeyValues = key.exemptKeys().stream().map(value -> asKeyValue(key.spec(), value, addresses))
                 .collect(Collectors.toUnmodifiableSet());
         this.fallbackKeyValue = key.fallbackKey().map(CounterKeys::part).orElse(null);
         this.skipsMissingKey = key.onMissingKey() == OnMissingKey.SKIP;
-        this.maxDelayNanos = rule.maxDelay().toNanos();
+        this.maxDelayNanos = delay;
     }
 
     /** {@code methods} and, when they hold {@code GET}, {@code HEAD}: routing runs a GET handler for a HEAD. */
@@ -137,19 +138,21 @@ final class CompiledRule {
         return Set.copyOf(withHead);
     }
 
-    private static Counter counter(String id, Policy policy) {
-        return new Counter(policy, CounterKeys.prefix(id, policy));
+    /** A counter of {@code policy}, with its commands made once: a request costs no command of its own. */
+    private static Counter counter(String id, Policy policy, long cost, long maxDelayNanos) {
+        return new Counter(policy, CounterKeys.prefix(id, policy), Command.decide(policy, cost, maxDelayNanos),
+                Command.count(policy, cost, maxDelayNanos));
     }
 
     /** The counters of {@code limits}, each tier's by the tier value as a request's key resolves it. */
     private static Counters counters(String id, @Nullable KeySpec tiersBy, RuleLimits limits,
-                                     ClientAddresses addresses) {
+                                     ClientAddresses addresses, long cost, long maxDelayNanos) {
         Map<String, Counter> byValue = new LinkedHashMap<>();
         if (tiersBy != null) {
             limits.tiers().forEach((value, tier) -> byValue.put(asKeyValue(tiersBy, value, addresses),
-                    counter(id, tier)));
+                    counter(id, tier, cost, maxDelayNanos)));
         }
-        return new Counters(counter(id, limits.defaults()), Map.copyOf(byValue));
+        return new Counters(counter(id, limits.defaults(), cost, maxDelayNanos), Map.copyOf(byValue));
     }
 
     /**
@@ -322,19 +325,18 @@ final class CompiledRule {
             overrideCounters.clear();
         }
         Policy base = Objects.requireNonNull(requestCounters, "counts()").defaults().policy();
-        return overrideCounters.computeIfAbsent(limits, l -> counter(rule.id(), base.withLimits(l)));
+        return overrideCounters.computeIfAbsent(limits, l -> counter(rule.id(), base.withLimits(l), rule.cost(),
+                maxDelayNanos));
     }
 
     private Counting count(String key, Counter counter, CounterStore store, boolean undoable) {
         String counterKey = counter.prefix() + key;
         Counted counted;
         if (undoable) {
-            counted = executed(store, counterKey, Command.count(counter.policy(), rule.cost(),
-                    maxDelayNanos), key);
+            counted = executed(store, counterKey, counter.count(), key);
         } else {
             try {
-                counted = Counted.kept(store.execute(counterKey, Command.decide(counter.policy(), rule.cost(),
-                        maxDelayNanos)));
+                counted = Counted.kept(store.execute(counterKey, counter.decide()));
             } catch (RuntimeException e) {
                 // Adapters log what propagates, and a store may name the key it failed on: mask it there.
                 throw KeyMask.redacted(e, key);

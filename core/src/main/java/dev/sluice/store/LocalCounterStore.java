@@ -102,11 +102,22 @@ public final class LocalCounterStore implements CounterStore {
     @Override
     @SuppressWarnings("unchecked") // each branch answers its command's own type
     public <R> R execute(String key, Command<R> command) {
+        // A decision first and alone: this method stays small enough for the JIT to inline, and the command and the
+        // step then cost no allocation.
+        if (command instanceof Command.Decide decide) {
+            return (R) apply(key, decide.policy(), decide.cost(), decide.maxDelayNanos());
+        }
+        return executeOther(key, command);
+    }
+
+    private Decision apply(String key, Policy policy, long cost, long maxDelayNanos) {
+        return decide(key, (state, now) -> policy.apply(state, now, cost, maxDelayNanos));
+    }
+
+    @SuppressWarnings("unchecked") // each branch answers its command's own type
+    private <R> R executeOther(String key, Command<R> command) {
         if (command instanceof Command.Count count) {
             return (R) count(key, count.policy(), count.cost(), count.maxDelayNanos());
-        } else if (command instanceof Command.Decide decide) {
-            return (R) decide(key, (state, now) -> decide.policy().apply(state, now, decide.cost(),
-                    decide.maxDelayNanos()));
         } else if (command instanceof Command.Peek peek) {
             return (R) peek(key, peek.policy(), peek.cost());
         } else if (command instanceof Command.Estimate estimate) {
