@@ -60,7 +60,7 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void apply_freshKey_grantsAndCountsDown() {
+    void decide_freshKey_grantsAndCountsDown() {
         for (long expected = 9; expected >= 0; expected--) {
             Decision decision = store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0));
             assertThat(decision.allowed()).isTrue();
@@ -71,7 +71,7 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void apply_limitExhausted_rejectsWithRetryAfterUntilRefill() {
+    void decide_limitExhausted_rejectsWithRetryAfterUntilRefill() {
         drain("k", TOKEN_BUCKET, 10);
 
         Decision rejected = store.execute("k", Command.decide(TOKEN_BUCKET, 1, 0));
@@ -87,7 +87,7 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void apply_distinctKeys_countSeparately() {
+    void decide_distinctKeys_countSeparately() {
         drain("a", TOKEN_BUCKET, 10);
         assertThat(store.execute("a", Command.decide(TOKEN_BUCKET, 1, 0)).allowed()).isFalse();
         assertThat(store.execute("b", Command.decide(TOKEN_BUCKET, 1, 0)).remaining()).isEqualTo(9);
@@ -104,7 +104,7 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void apply_costAboveCapacity_rejectsForeverWithoutConsuming() {
+    void decide_costAboveCapacity_rejectsForeverWithoutConsuming() {
         Decision decision = store.execute("k", Command.decide(TOKEN_BUCKET, 11, 0));
         assertThat(decision.allowed()).isFalse();
         assertThat(decision.canSucceed()).isFalse();
@@ -112,7 +112,7 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void apply_multiLimitPolicy_isRejectedByTheExhaustedLimit() {
+    void decide_multiLimitPolicy_isRejectedByTheExhaustedLimit() {
         Limit perSecond = Limit.of(3, Duration.ofSeconds(1)).named("burst");
         Limit perHour = Limit.of(5, Duration.ofHours(1)).named("hourly");
         Policy policy = Policy.of(Algorithm.FIXED_WINDOW, perSecond, perHour);
@@ -128,7 +128,7 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void apply_rejectedByOneLimit_doesNotChargeTheOthers() {
+    void decide_rejectedByOneLimit_doesNotChargeTheOthers() {
         Limit perMinute = Limit.of(2, Duration.ofMinutes(1)).named("minute");
         Limit perHour = Limit.of(4, Duration.ofHours(1)).named("hour");
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, perMinute, perHour);
@@ -145,7 +145,7 @@ public abstract class CounterStoreContract {
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_manyThreadsOnOneKey_admitExactlyTheCapacity(Algorithm algorithm) throws Exception {
+    void decide_manyThreadsOnOneKey_admitExactlyTheCapacity(Algorithm algorithm) throws Exception {
         Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
         int threads = racingThreads();
         int attemptsPerThread = 25;
@@ -178,7 +178,7 @@ public abstract class CounterStoreContract {
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_clockJumpsBack_grantsNothingExtra(Algorithm algorithm) {
+    void decide_clockJumpsBack_grantsNothingExtra(Algorithm algorithm) {
         Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
         time.advance(Duration.ofSeconds(30));
         drain("k", policy, 10);
@@ -190,7 +190,7 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void apply_keyBackToFullCapacity_isForgotten() {
+    void decide_keyBackToFullCapacity_isForgotten() {
         for (int i = 0; i < 50; i++) {
             store.execute("key-" + i, Command.decide(TOKEN_BUCKET, 1, 0));
         }
@@ -435,7 +435,7 @@ public abstract class CounterStoreContract {
     }
 
     @Test
-    void settleAsync_byTheReservationsId_settlesAsItsGrantWould() {
+    void settle_byTheReservationsId_settlesAsItsGrantWould() {
         Counted reserved = join(store.executeAsync("k", Command.estimate(TOKENS, 8, 0)));
         if (!givesBack()) {
             assertThat(reserved.reservation()).as("a store that cannot give back has no id to settle by").isEmpty();

@@ -149,7 +149,7 @@ class CounterStoresTest {
 
     /** A stack over a store its owner closes still takes a request back, as all-or-nothing across rules needs. */
     @Test
-    void countAsync_leaveStoreOpen_grantTakenBackFromTheGivenStore() {
+    void count_leaveStoreOpen_grantTakenBackFromTheGivenStore() {
         LocalCounterStore local = new LocalCounterStore(new ManualTimeSource(), 100);
         CounterStore stack = CounterStores.of(local).leaveStoreOpen().build();
 

@@ -27,7 +27,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_downStoreAllowing_grantsAPermitOfNoCounter() {
+    void acquire_downStoreAllowing_grantsAPermitOfNoCounter() {
         try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
             Decision decision = allowing.executeAsync("k",
                     Command.acquire(TWO)).toCompletableFuture().join().decision();
@@ -39,7 +39,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_downStoreRejecting_rejects() {
+    void acquire_downStoreRejecting_rejects() {
         try (FailurePolicyStore rejecting = FailurePolicyStore.rejecting(new DownStore(), Duration.ofSeconds(1))) {
             Decision decision = rejecting.executeAsync("k",
                     Command.acquire(TWO)).toCompletableFuture().join().decision();
@@ -50,7 +50,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_downStoreFallingBack_holdsThePermitInTheFallback() {
+    void acquire_downStoreFallingBack_holdsThePermitInTheFallback() {
         LocalCounterStore fallback = new LocalCounterStore(time, 100, Runnable::run);
         try (FailurePolicyStore falling = FailurePolicyStore.fallingBackTo(new DownStore(), Duration.ofSeconds(1),
                 fallback)) {
@@ -64,7 +64,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     }
 
     @Test
-    void releaseAsync_fallbackPermitsId_releasesItInTheFallback() {
+    void release_fallbackPermitsId_releasesItInTheFallback() {
         LocalCounterStore fallback = new LocalCounterStore(time, 100, Runnable::run);
         try (FailurePolicyStore falling = FailurePolicyStore.fallingBackTo(new DownStore(), Duration.ofSeconds(1),
                 fallback)) {
@@ -78,7 +78,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_downStoreAllowing_grantsNoPermitId() {
+    void acquire_downStoreAllowing_grantsNoPermitId() {
         try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
             assertThat(allowing.executeAsync("k",
                     Command.acquire(TWO)).toCompletableFuture().join().permit()).isEmpty();
@@ -87,7 +87,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
 
     /** A grant that comes after the timeout holds a permit nobody will release: it goes back as it comes. */
     @Test
-    void acquireAsync_remoteGrantAfterTheTimeout_isReleasedAsItComes() {
+    void acquire_remoteGrantAfterTheTimeout_isReleasedAsItComes() {
         LocalCounterStore local = new LocalCounterStore(time, 100, Runnable::run);
         CompletableFuture<Void> late = new CompletableFuture<>();
         CounterStore slow = new CounterStore() {
@@ -122,7 +122,7 @@ class FailurePolicyPermitStoreTest extends PermitStoreContract {
     }
 
     @Test
-    void releaseAsync_downStore_failsAndCountsTheFailure() {
+    void release_downStore_failsAndCountsTheFailure() {
         try (FailurePolicyStore allowing = FailurePolicyStore.allowing(new DownStore(), Duration.ofSeconds(1))) {
             CompletableFuture<Decision> release = allowing.executeAsync("k", Command.release(TWO,
                     "any")).toCompletableFuture();

@@ -27,21 +27,21 @@ class FailurePolicyStoreTest {
     private final ManualTimeSource time = new ManualTimeSource();
 
     @Test
-    void apply_remoteAnswers_returnsItsDecision() {
+    void decide_remoteAnswers_returnsItsDecision() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new LocalCounterStore(time, 100), TIMEOUT);
         assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).remaining()).isEqualTo(2);
         assertThat(store.failures() + store.timeouts()).isZero();
     }
 
     @Test
-    void apply_remoteNeverAnswers_allowsAfterTheTimeoutAndCountsIt() {
+    void decide_remoteNeverAnswers_allowsAfterTheTimeoutAndCountsIt() {
         FailurePolicyStore store = FailurePolicyStore.allowing(new UnresponsiveStore(), TIMEOUT);
         assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).allowed()).isTrue();
         assertThat(store.timeouts()).isEqualTo(1);
     }
 
     @Test
-    void apply_remoteNeverAnswers_cancelsTheRemoteCallSoAQueueingStoreNeverSendsIt() {
+    void decide_remoteNeverAnswers_cancelsTheRemoteCallSoAQueueingStoreNeverSendsIt() {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.allowing(remote, TIMEOUT);
 
@@ -51,7 +51,7 @@ class FailurePolicyStoreTest {
     }
 
     @Test
-    void applyAsync_remoteNeverAnswers_cancelsTheRemoteCall() {
+    void decide_remoteNeverAnswers_cancelsTheRemoteCall() {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.allowing(remote, TIMEOUT);
 
@@ -79,7 +79,7 @@ class FailurePolicyStoreTest {
     }
 
     @Test
-    void apply_remoteFails_rejectsAndCountsTheFailure() {
+    void decide_remoteFails_rejectsAndCountsTheFailure() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new DownStore(), TIMEOUT);
         Decision decision = store.execute("k", Command.decide(POLICY, 1, 0));
         assertThat(decision.allowed()).isFalse();
@@ -88,7 +88,7 @@ class FailurePolicyStoreTest {
     }
 
     @Test
-    void apply_remoteDown_countsOnTheFallbackStore() {
+    void decide_remoteDown_countsOnTheFallbackStore() {
         FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new DownStore(), TIMEOUT,
                 new LocalCounterStore(time, 100));
         for (int i = 0; i < 3; i++) {
@@ -99,7 +99,7 @@ class FailurePolicyStoreTest {
     }
 
     @Test
-    void applyAsync_remoteNeverAnswers_completesByThePolicyAfterTheTimeout() throws Exception {
+    void decide_remoteNeverAnswers_completesByThePolicyAfterTheTimeout() throws Exception {
         FailurePolicyStore store = FailurePolicyStore.fallingBackTo(new UnresponsiveStore(), TIMEOUT,
                 new LocalCounterStore(time, 100));
         Decision decision = store.executeAsync("k", Command.decide(POLICY, 1, 0)).toCompletableFuture().get(10,
@@ -116,7 +116,7 @@ class FailurePolicyStoreTest {
     }
 
     @Test
-    void apply_maxPendingCallsInFlight_decidesTheNextWithoutCallingTheRemote() {
+    void decide_maxPendingCallsInFlight_decidesTheNextWithoutCallingTheRemote() {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMillis(1)).withMaxPending(3);
         for (int i = 0; i < 3; i++) {
@@ -133,7 +133,7 @@ class FailurePolicyStoreTest {
     }
 
     @Test
-    void apply_pendingCallsAnsweredLate_callsTheRemoteAgain() {
+    void decide_pendingCallsAnsweredLate_callsTheRemoteAgain() {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.allowing(remote, Duration.ofMillis(1)).withMaxPending(2);
         store.execute("k", Command.decide(POLICY, 1, 0));
@@ -148,7 +148,7 @@ class FailurePolicyStoreTest {
     }
 
     @Test
-    void apply_shedCall_tellsTheListener() {
+    void decide_shedCall_tellsTheListener() {
         List<String> told = new CopyOnWriteArrayList<>();
         FailurePolicyStore store = FailurePolicyStore.rejecting(new UnresponsiveStore(), Duration.ofMillis(1))
                 .withMaxPending(1)
@@ -161,7 +161,7 @@ class FailurePolicyStoreTest {
     }
 
     @Test
-    void apply_remoteFailsEveryCall_freesEverySlot() {
+    void decide_remoteFailsEveryCall_freesEverySlot() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(new DownStore(), TIMEOUT).withMaxPending(1);
         for (int i = 0; i < 5; i++) {
             store.execute("k", Command.decide(POLICY, 1, 0));
@@ -172,7 +172,7 @@ class FailurePolicyStoreTest {
 
     /** 32 threads at once against a remote that answers nothing until released: at most 4 calls ever reach it. */
     @Test
-    void applyAsync_manyThreadsAtOnce_neverHaveMoreThanMaxPendingInFlight() throws Exception {
+    void decide_manyThreadsAtOnce_neverHaveMoreThanMaxPendingInFlight() throws Exception {
         UnresponsiveStore remote = new UnresponsiveStore();
         FailurePolicyStore store = FailurePolicyStore.rejecting(remote, Duration.ofMinutes(1)).withMaxPending(4);
         ExecutorService threads = Executors.newFixedThreadPool(32);

@@ -28,7 +28,7 @@ class LocalCounterStoreTest extends CounterStoreContract {
     }
 
     @Test
-    void apply_floodOfDistinctKeys_staysWithinMaxKeysRefusingTheRestUntilTheyExpire() {
+    void decide_floodOfDistinctKeys_staysWithinMaxKeysRefusingTheRestUntilTheyExpire() {
         LocalCounterStore bounded = new LocalCounterStore(time, 1_000, Runnable::run);
         for (int i = 0; i < 20_000; i++) {
             Decision decision = bounded.execute("flood-" + i, Command.decide(TOKEN_BUCKET, 1, 0));
@@ -43,7 +43,7 @@ class LocalCounterStoreTest extends CounterStoreContract {
     }
 
     @Test
-    void apply_fullStore_refusesANewKeyAndForgetsNoCounterThatStillRestricts() {
+    void decide_fullStore_refusesANewKeyAndForgetsNoCounterThatStillRestricts() {
         LocalCounterStore bounded = new LocalCounterStore(time, 2, Runnable::run);
         // One permit of a token bucket is back in 6 s; a fixed window's count lasts to the end of its minute.
         Policy perMinuteWindow = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE);
@@ -66,7 +66,7 @@ class LocalCounterStoreTest extends CounterStoreContract {
     }
 
     @Test
-    void apply_sweepIntervalPassed_defaultExecutorRemovesExpiredKeysInTheBackground() throws InterruptedException {
+    void decide_sweepIntervalPassed_defaultExecutorRemovesExpiredKeysInTheBackground() throws InterruptedException {
         LocalCounterStore store = new LocalCounterStore(time, 100);
         store.execute("a", Command.decide(TOKEN_BUCKET, 1, 0));
         time.advance(Duration.ofSeconds(10));
@@ -82,7 +82,7 @@ class LocalCounterStoreTest extends CounterStoreContract {
     }
 
     @Test
-    void apply_sweepIntervalPassed_removesExpiredKeysInTheBackground() {
+    void decide_sweepIntervalPassed_removesExpiredKeysInTheBackground() {
         LocalCounterStore store = new LocalCounterStore(time, 100, Runnable::run);
         store.execute("a", Command.decide(TOKEN_BUCKET, 1, 0));
         time.advance(Duration.ofSeconds(10));

@@ -35,7 +35,7 @@ class LocalPermitStoreTest extends PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_maxKeysHoldingPermits_refusesANewKeyAsUnavailableUntilOneEnds() {
+    void acquire_maxKeysHoldingPermits_refusesANewKeyAsUnavailableUntilOneEnds() {
         try (LocalCounterStore bounded = new LocalCounterStore(time, 2, Runnable::run)) {
             Counted a = bounded.executeAsync("a", Command.acquire(TWO)).toCompletableFuture().join();
             bounded.executeAsync("b", Command.acquire(TWO)).toCompletableFuture().join();
@@ -57,7 +57,7 @@ class LocalPermitStoreTest extends PermitStoreContract {
     }
 
     @Test
-    void releaseAsync_idOfAnotherLocalStore_releasesNothing() {
+    void release_idOfAnotherLocalStore_releasesNothing() {
         try (LocalCounterStore other = new LocalCounterStore(time, 100, Runnable::run)) {
             String foreign = other.executeAsync("k",
                     Command.acquire(TWO)).toCompletableFuture().join().permit().orElseThrow();

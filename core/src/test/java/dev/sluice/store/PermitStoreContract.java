@@ -53,7 +53,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_belowTheLimit_grantsAndSaysWhatIsLeft() {
+    void acquire_belowTheLimit_grantsAndSaysWhatIsLeft() {
         Decision first = acquire("k", TWO).decision();
         Decision second = acquire("k", TWO).decision();
 
@@ -67,7 +67,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_atTheLimit_rejectsUntilTheEarliestMaxHoldAtMost() {
+    void acquire_atTheLimit_rejectsUntilTheEarliestMaxHoldAtMost() {
         acquire("k", TWO);
         time.advance(Duration.ofSeconds(10));
         acquire("k", TWO);
@@ -103,7 +103,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void releaseAsync_grantsId_releasesThePermitForTheNextRequest() {
+    void release_grantsId_releasesThePermitForTheNextRequest() {
         Counted first = acquire("k", TWO);
         acquire("k", TWO);
 
@@ -117,7 +117,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void releaseAsync_twiceAndAfterGiveBack_releasesOnePermitOnly() {
+    void release_twiceAndAfterGiveBack_releasesOnePermitOnly() {
         Counted first = acquire("k", TWO);
         acquire("k", TWO);
 
@@ -131,7 +131,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void releaseAsync_permitPastItsMaxHold_releasesNothingElse() {
+    void release_permitPastItsMaxHold_releasesNothingElse() {
         Counted first = acquire("k", TWO);
         time.advance(Duration.ofMinutes(1));
         acquire("k", TWO);
@@ -143,7 +143,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_grants_haveDistinctPermitIds() {
+    void acquire_grants_haveDistinctPermitIds() {
         String first = acquire("k", TWO).permit().orElseThrow();
         String second = acquire("k", TWO).permit().orElseThrow();
 
@@ -152,7 +152,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_shorterMaxHoldThanTheKeysOthers_returnsAtItsOwnEnd() {
+    void acquire_shorterMaxHoldThanTheKeysOthers_returnsAtItsOwnEnd() {
         ConcurrencyLimit leased = ConcurrencyLimit.of(2, Duration.ofSeconds(10)).named(TWO.name());
         acquire("k", TWO);
         acquire("k", leased);
@@ -167,7 +167,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_permitNeverReleased_returnsOnItsOwnAtMaxHold() {
+    void acquire_permitNeverReleased_returnsOnItsOwnAtMaxHold() {
         acquire("k", TWO);
         acquire("k", TWO);
 
@@ -177,7 +177,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_distinctKeys_holdTheirOwnPermits() {
+    void acquire_distinctKeys_holdTheirOwnPermits() {
         acquire("a", TWO);
         acquire("a", TWO);
 
@@ -196,7 +196,7 @@ public abstract class PermitStoreContract {
     }
 
     @Test
-    void acquireAsync_racingThreads_neverHoldMoreThanTheLimitAndEndWithNoneHeld() throws Exception {
+    void acquire_racingThreads_neverHoldMoreThanTheLimitAndEndWithNoneHeld() throws Exception {
         PermitRace.Outcome race = PermitRace.run(List.of(store), racingThreads(), 300, "hot", ConcurrencyLimit.of(3));
 
         assertThat(race.mostInFlight()).isBetween(1, 3);

@@ -23,7 +23,7 @@ class RejectionCachingStoreTest {
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_rejectedKey_isRejectedLocallyUntilRetryAfterAndAgreesWithTheRemote(Algorithm algorithm) {
+    void decide_rejectedKey_isRejectedLocallyUntilRetryAfterAndAgreesWithTheRemote(Algorithm algorithm) {
         Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
         Decision rejected = drainThenReject(policy);
         int callsAfterRejection = remote.calls.get();
@@ -44,7 +44,7 @@ class RejectionCachingStoreTest {
     }
 
     @Test
-    void apply_cachedCostlyRejection_nextPermitIsTheStoresLessTheTimeSince() {
+    void decide_cachedCostlyRejection_nextPermitIsTheStoresLessTheTimeSince() {
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofMinutes(1)));
         store.execute("k", Command.decide(policy, 3, 0));
         Decision rejected = store.execute("k", Command.decide(policy, 2, 0));
@@ -59,7 +59,7 @@ class RejectionCachingStoreTest {
     }
 
     @Test
-    void apply_cacheFull_cachesNewRejectionsOnlyOnceExpiredOnesAreSwept() {
+    void decide_cacheFull_cachesNewRejectionsOnlyOnceExpiredOnesAreSwept() {
         RejectionCachingStore oneEntry = new RejectionCachingStore(remote, time, 1);
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1, Duration.ofSeconds(10)));
         for (String key : List.of("a", "b")) {
@@ -80,7 +80,7 @@ class RejectionCachingStoreTest {
     }
 
     @Test
-    void apply_smallerCostThanTheRejected_asksTheRemote() {
+    void decide_smallerCostThanTheRejected_asksTheRemote() {
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, TEN_PER_MINUTE);
         store.execute("k", Command.decide(policy, 8, 0));
         assertThat(store.execute("k", Command.decide(policy, 5, 0)).allowed()).isFalse();
@@ -90,7 +90,7 @@ class RejectionCachingStoreTest {
     }
 
     @Test
-    void apply_leakyBucketWithLongerMaxDelay_asksTheRemote() {
+    void decide_leakyBucketWithLongerMaxDelay_asksTheRemote() {
         Policy policy = Policy.of(Algorithm.LEAKY_BUCKET, TEN_PER_MINUTE);
         assertThat(store.execute("k", Command.decide(policy, 1, 0)).allowed()).isTrue();
         assertThat(store.execute("k", Command.decide(policy, 1,

@@ -82,7 +82,7 @@ class BatchingClusterTest {
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_eightThreadsOnEachOfThreeMembersOnOneKey_batchAndAdmitExactlyTheLimit(Algorithm algorithm)
+    void decide_eightThreadsOnEachOfThreeMembersOnOneKey_batchAndAdmitExactlyTheLimit(Algorithm algorithm)
             throws Exception {
         Policy policy = Policy.of(algorithm, HUNDRED_PER_HOUR);
 
@@ -97,7 +97,7 @@ class BatchingClusterTest {
     /** Eight threads on each of three members drain 60 keys of every algorithm in turn: each admits its limit. */
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_eightThreadsOnEachOfThreeMembersOnManyKeys_admitExactlyEachLimit(Algorithm algorithm) throws Exception {
+    void decide_eightThreadsOnEachOfThreeMembersOnManyKeys_admitExactlyEachLimit(Algorithm algorithm) throws Exception {
         int[] admitted = ClusterSupport.admittedPerKey(members, THREADS_PER_MEMBER, 2, "many-" + algorithm + "-", 60,
                 Policy.of(algorithm, Limit.of(10, Duration.ofHours(1))));
 
@@ -105,7 +105,7 @@ class BatchingClusterTest {
     }
 
     @Test
-    void apply_batchingOff_sendsEveryDecisionAloneAndStaysExact() throws Exception {
+    void decide_batchingOff_sendsEveryDecisionAloneAndStaysExact() throws Exception {
         List<HazelcastCounterStore> unbatched = new ArrayList<>();
         try {
             for (HazelcastCounterStore member : members) {

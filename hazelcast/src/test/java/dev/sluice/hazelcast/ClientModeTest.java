@@ -50,7 +50,7 @@ class ClientModeTest {
     }
 
     @Test
-    void apply_throughClient_sharesTheMembersCounters() {
+    void decide_throughClient_sharesTheMembersCounters() {
         members.get(0).execute("shared", Command.decide(THREE_PER_MINUTE, 2, 0));
         assertThat(client.execute("shared", Command.decide(THREE_PER_MINUTE, 1, 0)).remaining()).isZero();
         assertThat(client.execute("shared", Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isFalse();
@@ -58,7 +58,7 @@ class ClientModeTest {
     }
 
     @Test
-    void apply_clusterDownWithRejectPolicy_rejectsWithinTheTimeout() {
+    void decide_clusterDownWithRejectPolicy_rejectsWithinTheTimeout() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(client, TIMEOUT);
         Decision decision = afterClusterLoss(store, s -> s.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0)));
         assertThat(decision.allowed()).isFalse();
@@ -66,7 +66,7 @@ class ClientModeTest {
     }
 
     @Test
-    void apply_clusterDownWithAllowPolicy_allowsWithinTheTimeout() {
+    void decide_clusterDownWithAllowPolicy_allowsWithinTheTimeout() {
         FailurePolicyStore store = FailurePolicyStore.allowing(client, TIMEOUT);
         Decision decision = afterClusterLoss(store, s -> s.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0)));
         assertThat(decision.allowed()).isTrue();
@@ -74,7 +74,7 @@ class ClientModeTest {
     }
 
     @Test
-    void apply_clusterDownWithFallback_countsLocallyWithinTheTimeout() {
+    void decide_clusterDownWithFallback_countsLocallyWithinTheTimeout() {
         FailurePolicyStore store = FailurePolicyStore.fallingBackTo(client, TIMEOUT, new LocalCounterStore(time, 100));
         afterClusterLoss(store, s -> s.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0)));
         assertThat(timed(() -> store.execute("k", Command.decide(THREE_PER_MINUTE, 1, 0))).remaining()).isEqualTo(1);
@@ -84,7 +84,7 @@ class ClientModeTest {
     }
 
     @Test
-    void apply_clusterGone_failsSayingTheClusterIsUnreachable() {
+    void decide_clusterGone_failsSayingTheClusterIsUnreachable() {
         members.get(0).close();
         // Until the client notices, a call fails as Hazelcast fails it; from then on, with Sluice's words.
         ClusterSupport.await(() -> refusal().contains("unreachable"), Duration.ofSeconds(30),

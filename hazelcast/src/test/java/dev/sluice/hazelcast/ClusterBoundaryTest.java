@@ -100,7 +100,7 @@ class ClusterBoundaryTest {
 
     /** The filter still lets the errors members send each other through: they are JDK classes. */
     @Test
-    void apply_keyHoldingAValueOfAnotherType_failsWithTheOwnersError() {
+    void decide_keyHoldingAValueOfAnotherType_failsWithTheOwnersError() {
         String key = ClusterSupport.keyOwnedBy(members.get(1), "foreign-");
         members.get(0).instance().getMap(HazelcastCounterStore.DEFAULT_MAP_NAME).put(members.get(0).mapKey(key),
                 "not a counter");

@@ -56,7 +56,7 @@ class CompareAndSetStoreTest {
     }
 
     @Test
-    void apply_grant_storesAPlainStringThatAPlainClientReads() {
+    void decide_grant_storesAPlainStringThatAPlainClientReads() {
         String map = newMapName();
         new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time).execute("k",
                 Command.decide(TEN_PER_MINUTE, 1, 0));
@@ -73,7 +73,7 @@ class CompareAndSetStoreTest {
     }
 
     @Test
-    void apply_grants_setTheTimeToLiveOfTheStateHeld() {
+    void decide_grants_setTheTimeToLiveOfTheStateHeld() {
         String map = newMapName();
         CompareAndSetCounterStore store = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);
         IMap<String, String> counters = member.getMap(map);
@@ -93,7 +93,7 @@ class CompareAndSetStoreTest {
     }
 
     @Test
-    void apply_keyChangedBetweenReadAndWrite_decidesAgainOnTheNewValue() {
+    void decide_keyChangedBetweenReadAndWrite_decidesAgainOnTheNewValue() {
         String map = newMapName();
         CompareAndSetCounterStore other = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);
         InterferingClock clock = new InterferingClock(() -> other.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)));
@@ -109,7 +109,7 @@ class CompareAndSetStoreTest {
     }
 
     @Test
-    void apply_keyChangedBeforeEveryWrite_givesUpAfterTheRetryTimeoutAndCountsNothing() {
+    void decide_keyChangedBeforeEveryWrite_givesUpAfterTheRetryTimeoutAndCountsNothing() {
         String map = newMapName();
         CompareAndSetCounterStore other = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);
         InterferingClock clock = new InterferingClock(() -> other.execute("k", Command.decide(TEN_PER_MINUTE, 1, 0)));
@@ -132,7 +132,7 @@ class CompareAndSetStoreTest {
     }
 
     @Test
-    void apply_valueOfAnotherFormat_isRefusedAndLeftAlone() {
+    void decide_valueOfAnotherFormat_isRefusedAndLeftAlone() {
         String map = newMapName();
         IMap<String, String> counters = member.getMap(map);
         counters.put("k", "2;whatever a newer writer wrote");
@@ -165,7 +165,7 @@ class CompareAndSetStoreTest {
     }
 
     @Test
-    void apply_objectFormatMap_admitsExactlyTheLimit() {
+    void decide_objectFormatMap_admitsExactlyTheLimit() {
         String map = newMapName();
         member.getConfig().addMapConfig(new MapConfig(map).setInMemoryFormat(InMemoryFormat.OBJECT));
         CompareAndSetCounterStore store = new CompareAndSetCounterStore(member, map, Duration.ofSeconds(30), time);

@@ -28,7 +28,7 @@ class CompareAndSetThreeMemberContractTest extends CompareAndSetContract {
     /** The test's clock never moves, so nothing refills: exactly the capacity may pass, whatever the algorithm. */
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_eightThreadsOnEachOfThreeMembers_admitExactlyTheCapacity(Algorithm algorithm) throws Exception {
+    void decide_eightThreadsOnEachOfThreeMembers_admitExactlyTheCapacity(Algorithm algorithm) throws Exception {
         Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
         List<CompareAndSetCounterStore> callers = new ArrayList<>();
         for (int member = 0; member < members.size(); member++) {

@@ -122,7 +122,7 @@ class CostClusterTest {
     }
 
     @Test
-    void settleAsync_byIdThroughAnotherMember_settlesOnTheOwner() throws Exception {
+    void settle_byIdThroughAnotherMember_settlesOnTheOwner() throws Exception {
         Policy tokens = Policy.of(Algorithm.GCRA, Limit.of(100, Duration.ofMinutes(1))).inUnit("tokens");
         Counted reserved = join(members.get(0).executeAsync("by-id", Command.estimate(tokens, 40, 0)));
 

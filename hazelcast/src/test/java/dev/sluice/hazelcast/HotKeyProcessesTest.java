@@ -24,7 +24,7 @@ class HotKeyProcessesTest {
     Path logs;
 
     @Test
-    void apply_oneKeyFromEightThreadsOnEachOfThreeProcesses_admitsExactlyTheLimit() {
+    void decide_oneKeyFromEightThreadsOnEachOfThreeProcesses_admitsExactlyTheLimit() {
         try (MemberProcesses cluster = new MemberProcesses(3, logs, List.of("hot=" + THREADS + "x" + ATTEMPTS))) {
             int admitted = 0;
             for (int member = 0; member < 3; member++) {
@@ -41,7 +41,7 @@ class HotKeyProcessesTest {
      * per process fewer (the largest slice min(64, 300 / 8) = 37 permits).
      */
     @Test
-    void apply_leasedHotKeyFromEightThreadsOnEachOfThreeProcesses_admitsTheLimitLessAtMostTheHeldSlices() {
+    void decide_leasedHotKeyFromEightThreadsOnEachOfThreeProcesses_admitsTheLimitLessAtMostTheHeldSlices() {
         try (MemberProcesses cluster = new MemberProcesses(3, logs,
                 List.of("lease", "hot=" + THREADS + "x" + ATTEMPTS))) {
             int admitted = 0;

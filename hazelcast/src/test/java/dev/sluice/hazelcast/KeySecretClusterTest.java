@@ -60,7 +60,7 @@ class KeySecretClusterTest {
     }
 
     @Test
-    void apply_twoMembersWithTheSameSecret_admitExactlyTheLimitTogether() throws Exception {
+    void decide_twoMembersWithTheSameSecret_admitExactlyTheLimitTogether() throws Exception {
         List<HazelcastCounterStore> members = cluster(2, secret(SECRET));
 
         assertThat(ClusterSupport.admitted(members, 4, 10, "api@0123456789ab|client-1", TEN_PER_HOUR, 0))

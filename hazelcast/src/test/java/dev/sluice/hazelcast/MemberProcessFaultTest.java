@@ -80,7 +80,7 @@ class MemberProcessFaultTest {
      * (at most one per thread); every decision returns within the timeout.
      */
     @Test
-    void apply_ownerOfBusyKeysKilledUnderLoad_keepsEveryKeysConsumedState() throws Exception {
+    void decide_ownerOfBusyKeysKilledUnderLoad_keepsEveryKeysConsumedState() throws Exception {
         cluster = new MemberProcesses(3, logs, List.of());
         HazelcastCounterStore client = client();
         int victim = cluster.port(0);
@@ -127,7 +127,7 @@ class MemberProcessFaultTest {
      * the timeout.
      */
     @Test
-    void apply_ownerOfSynchronisedKeysKilledUnderLoad_admitsNoKeyBeyondItsLimitAndTheBudget() throws Exception {
+    void decide_ownerOfSynchronisedKeysKilledUnderLoad_admitsNoKeyBeyondItsLimitAndTheBudget() throws Exception {
         cluster = new MemberProcesses(3, logs, List.of());
         HazelcastCounterStore first = client();
         HazelcastCounterStore second = client();
@@ -174,7 +174,7 @@ class MemberProcessFaultTest {
      * restart.
      */
     @Test
-    void apply_wholeClusterDownAndBack_fallsBackThenSharesAgain() {
+    void decide_wholeClusterDownAndBack_fallsBackThenSharesAgain() {
         cluster = new MemberProcesses(3, logs, List.of());
         FailurePolicyStore first = withFallback(client());
         FailurePolicyStore second = withFallback(client());
@@ -221,7 +221,7 @@ class MemberProcessFaultTest {
      */
     @ParameterizedTest(name = "batching {0}")
     @ValueSource(booleans = {false, true})
-    void apply_membersSlowerThanTheTimeout_answersWithinTheTimeoutWithoutPilingUpThreads(boolean batching)
+    void decide_membersSlowerThanTheTimeout_answersWithinTheTimeoutWithoutPilingUpThreads(boolean batching)
             throws Exception {
         cluster = new MemberProcesses(3, logs, List.of("latency=300"));
         FailurePolicyStore store = FailurePolicyStore.rejecting(client(batching), TIMEOUT).withMaxPending(64);

@@ -41,7 +41,7 @@ class MixedWireVersionProcessesTest {
     Path logs;
 
     @Test
-    void apply_memberToldToReadANewerVersion_readsVersion1_refusesNewerBytes_exactThroughout() throws Exception {
+    void decide_memberToldToReadANewerVersion_readsVersion1_refusesNewerBytes_exactThroughout() throws Exception {
         try (MemberProcesses cluster = new MemberProcesses(2, logs,
                 member -> member == 0 ? List.of("wire=" + NEXT) : List.of());
              HazelcastCounterStore client = HazelcastCounterStore.connectClient(

@@ -38,12 +38,12 @@ class OwnerLossTest {
     }
 
     @Test
-    void apply_ownerShutDownUnderLoad_keepsConsumedState() throws Exception {
+    void decide_ownerShutDownUnderLoad_keepsConsumedState() throws Exception {
         assertOwnerLossKeepsState(owner -> owner.instance().shutdown());
     }
 
     @Test
-    void apply_ownerTerminated_keepsConsumedState() throws Exception {
+    void decide_ownerTerminated_keepsConsumedState() throws Exception {
         assertOwnerLossKeepsState(owner -> owner.instance().getLifecycleService().terminate());
     }
 
@@ -54,7 +54,7 @@ class OwnerLossTest {
      * in its synchronous backup, and the hits of a call it never answered are sent again to the new owner.
      */
     @Test
-    void apply_ownerOfSynchronisedKeysTerminatedUnderLoad_admitsNoKeyBeyondItsLimitAndTheBudget() throws Exception {
+    void decide_ownerOfSynchronisedKeysTerminatedUnderLoad_admitsNoKeyBeyondItsLimitAndTheBudget() throws Exception {
         members = ClusterSupport.startCluster(3, StoreOptions.builder().syncBudget(3).build(), new ManualTimeSource());
         HazelcastCounterStore owner = members.get(0);
         List<HazelcastCounterStore> survivors = members.subList(1, 3);
@@ -90,7 +90,7 @@ class OwnerLossTest {
      * 5 s ahead takes over. Every algorithm still admits exactly the limit.
      */
     @Test
-    void apply_membersWithClocksFiveSecondsApart_admitExactlyTheLimitAcrossOwnershipMoves() {
+    void decide_membersWithClocksFiveSecondsApart_admitExactlyTheLimitAcrossOwnershipMoves() {
         ManualTimeSource slow = new ManualTimeSource();
         ManualTimeSource fast = new ManualTimeSource(slow.nanos() + Duration.ofSeconds(5).toNanos());
         members = ClusterSupport.startCluster(3, slow, fast, fast);

@@ -35,7 +35,7 @@ class PermitClusterTest {
     }
 
     @Test
-    void acquireAsync_threeMembersEightThreadsEach_neverHoldMoreThanTheLimit() throws Exception {
+    void acquire_threeMembersEightThreadsEach_neverHoldMoreThanTheLimit() throws Exception {
         PermitRace.Outcome race = PermitRace.run(members, THREADS_PER_MEMBER, 100, "hot", ConcurrencyLimit.of(5));
 
         System.out.printf("PERMITS 3 members x %d threads: granted=%d, most in flight=%d of 5%n", THREADS_PER_MEMBER,
@@ -71,7 +71,7 @@ class PermitClusterTest {
      * grant, and its permit stayed taken until its maximum hold).
      */
     @Test
-    void acquireAsync_answerCancelled_isRefusedAndTheGrantStillComesToBeReleased() {
+    void acquire_answerCancelled_isRefusedAndTheGrantStillComesToBeReleased() {
         ConcurrencyLimit one = ConcurrencyLimit.of(1, Duration.ofDays(1));
         java.util.concurrent.CompletableFuture<Counted> answer = members.get(0).executeAsync("k", Command.acquire(one))
                 .toCompletableFuture();

@@ -51,7 +51,7 @@ class PlainMemberProcessTest {
     }
 
     @Test
-    void apply_throughAMemberWithoutSluice_countsExactly() throws Exception {
+    void decide_throughAMemberWithoutSluice_countsExactly() throws Exception {
         String clusterName = ClusterSupport.newClusterName();
         int port = ClusterSupport.freePort();
         List<String> classPath = PlainMembers.hazelcastJarOnly();

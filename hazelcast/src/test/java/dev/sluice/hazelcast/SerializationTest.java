@@ -29,7 +29,7 @@ class SerializationTest {
     }
 
     @Test
-    void apply_javaSerializationDeniedOnEveryMember_decidesAcrossMembers() {
+    void decide_javaSerializationDeniedOnEveryMember_decidesAcrossMembers() {
         ManualTimeSource time = new ManualTimeSource();
         String clusterName = ClusterSupport.newClusterName();
         List<Integer> ports = List.of(ClusterSupport.freePort(), ClusterSupport.freePort());

@@ -50,7 +50,7 @@ class SharedClusterTest {
      * new thread (see CallbackExecutor); on larger machines this holds anyway.
      */
     @Test
-    void apply_thousandsOfCallsThroughTheFailurePolicy_startNoThreadPerCall() {
+    void decide_thousandsOfCallsThroughTheFailurePolicy_startNoThreadPerCall() {
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(1_000_000, Duration.ofMinutes(1)));
         List<FailurePolicyStore> stores = members.stream()
                 .map(member -> FailurePolicyStore.rejecting(member, Duration.ofSeconds(30))).toList();
@@ -97,14 +97,14 @@ class SharedClusterTest {
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_eightThreadsOnEachOfThreeMembers_admitExactlyTheLimit(Algorithm algorithm) throws Exception {
+    void decide_eightThreadsOnEachOfThreeMembers_admitExactlyTheLimit(Algorithm algorithm) throws Exception {
         Policy policy = Policy.of(algorithm, TEN_PER_MINUTE);
         assertThat(ClusterSupport.admitted(members, 8, 10, "hot-" + algorithm, policy, Long.MAX_VALUE))
                 .isEqualTo(10);
     }
 
     @Test
-    void apply_grantedKey_livesAtLeastUntilItsStateIsFull() {
+    void decide_grantedKey_livesAtLeastUntilItsStateIsFull() {
         HazelcastCounterStore store = members.get(1);
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(10, Duration.ofHours(1)));
         Decision decision = store.execute("ttl", Command.decide(policy, 3, 0));
@@ -117,7 +117,7 @@ class SharedClusterTest {
     }
 
     @Test
-    void apply_floodOfDistinctKeys_staysWithinThePerMemberBound() {
+    void decide_floodOfDistinctKeys_staysWithinThePerMemberBound() {
         HazelcastCounterStore bounded = HazelcastCounterStore.using(members.get(0).instance(),
                 StoreOptions.builder().mapName("bounded").maxKeysPerMember(200).build());
         Policy policy = Policy.of(Algorithm.GCRA, TEN_PER_MINUTE);
@@ -128,7 +128,7 @@ class SharedClusterTest {
     }
 
     @Test
-    void apply_rejectionCachedOnOneNode_agreesWithTheClusterUntilRetryAfter() {
+    void decide_rejectionCachedOnOneNode_agreesWithTheClusterUntilRetryAfter() {
         Policy policy = Policy.of(Algorithm.FIXED_WINDOW, TEN_PER_MINUTE);
         RejectionCachingStore cached = new RejectionCachingStore(members.get(0), TIME, 1_000);
         for (int i = 0; i < 10; i++) {

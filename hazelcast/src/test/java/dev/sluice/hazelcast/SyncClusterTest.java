@@ -59,7 +59,7 @@ class SyncClusterTest {
     }
 
     @Test
-    void apply_belowHalfTheBudget_decidesHereAndTheOwnerCountsAfterTheFlush() {
+    void decide_belowHalfTheBudget_decidesHereAndTheOwnerCountsAfterTheFlush() {
         HazelcastCounterStore node = members.get(0);
         String key = ClusterSupport.syncedKeyOwnedBy(members.get(1), "local-");
         Policy policy = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(100, Duration.ofMinutes(1))).synchronised(20);
@@ -102,7 +102,7 @@ class SyncClusterTest {
     }
 
     @Test
-    void apply_eightThreadsOnThreeNodesBelowTheLimit_everyHitReachesTheOwner() throws Exception {
+    void decide_eightThreadsOnThreeNodesBelowTheLimit_everyHitReachesTheOwner() throws Exception {
         String key = ClusterSupport.syncedKeyOwnedBy(members.get(1), "nolost-");
         Policy policy = synced(Algorithm.STEPPED_SLIDING_WINDOW, 100_000);
 
@@ -115,7 +115,7 @@ class SyncClusterTest {
 
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_oneNodeAlone_admitsExactlyTheLimit(Algorithm algorithm) throws Exception {
+    void decide_oneNodeAlone_admitsExactlyTheLimit(Algorithm algorithm) throws Exception {
         String key = ClusterSupport.syncedKeyOwnedBy(members.get(2), "alone-" + algorithm + "-");
         Policy policy = Policy.of(algorithm, Limit.of(50, Duration.ofSeconds(10))).synchronised(5);
 
@@ -133,7 +133,7 @@ class SyncClusterTest {
      */
     @ParameterizedTest
     @EnumSource(Algorithm.class)
-    void apply_eightThreadsOnEachOfThreeNodes_admitAtMostTheBudgetPerOtherNodeOverTheLimitAndPublishIt(
+    void decide_eightThreadsOnEachOfThreeNodes_admitAtMostTheBudgetPerOtherNodeOverTheLimitAndPublishIt(
             Algorithm algorithm) throws Exception {
         // A rule's scope, which the store keeps in clear before the key's hash, and the owners publish by.
         String scope = "bound-" + algorithm.id() + "@0123456789ab";
@@ -181,7 +181,7 @@ class SyncClusterTest {
      * decided from its view again.
      */
     @Test
-    void apply_keyExhaustingItsBudgetAgainAndAgain_isGrantedFromLeasedSlicesUntilItCools() throws Exception {
+    void decide_keyExhaustingItsBudgetAgainAndAgain_isGrantedFromLeasedSlicesUntilItCools() throws Exception {
         HazelcastCounterStore node = members.get(0);
         String key = ClusterSupport.syncedKeyOwnedBy(members.get(1), "hot-");
         Policy policy = Policy.of(Algorithm.STEPPED_SLIDING_WINDOW, Limit.of(10_000, Duration.ofHours(1)))

@@ -58,7 +58,7 @@ class WireVersionClusterTest {
     }
 
     @Test
-    void apply_version1AcrossMembers_decidesExactlyAndBacksUpTheState() {
+    void decide_version1AcrossMembers_decidesExactlyAndBacksUpTheState() {
         for (int i = 0; i < 3; i++) {
             assertThat(caller.execute(key, Command.decide(THREE_PER_MINUTE, 1, 0)).allowed()).isTrue();
         }

@@ -25,7 +25,7 @@ class NonQueueingStoreTest {
     private final NonQueueingStore store = new NonQueueingStore(local);
 
     @Test
-    void countAsync_slotInTheFuture_isRejectedWithoutQueueing() {
+    void count_slotInTheFuture_isRejectedWithoutQueueing() {
         assertThat(store.executeAsync("k", Command.count(LEAKY, 1,
                 Long.MAX_VALUE)).toCompletableFuture().join().decision().allowed())
                 .isTrue();
@@ -37,7 +37,7 @@ class NonQueueingStoreTest {
     }
 
     @Test
-    void countAsync_grantTakenBack_leavesTheKeyAsBefore() {
+    void count_grantTakenBack_leavesTheKeyAsBefore() {
         Counted counted = store.executeAsync("k", Command.count(LEAKY, 1, 0)).toCompletableFuture().join();
 
         assertThat(counted.giveBack().toCompletableFuture().join().remaining()).isEqualTo(2);
