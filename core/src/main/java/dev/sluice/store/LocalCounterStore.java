@@ -7,7 +7,6 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
 import dev.sluice.internal.state.Transition;
 import java.util.Iterator;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -54,7 +53,7 @@ public final class LocalCounterStore implements CounterStore {
     private static final System.Logger LOG = System.getLogger(LocalCounterStore.class.getName());
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Holders> permits = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, PermitHolders> permits = new ConcurrentHashMap<>();
     private final AtomicLong permitIds = new AtomicLong();
     /** Names this store's permits apart from another store's, in their ids. */
     private final String storeId = UUID.randomUUID().toString();
@@ -243,8 +242,8 @@ public final class LocalCounterStore implements CounterStore {
             return Counted.kept(noRoomFor(limit));
         }
         long permit = permitIds.incrementAndGet();
-        Holders.Taking taking = new Holders.Taking(permit, now, limit);
-        permits.compute(key, (k, held) -> (held != null ? held : new Holders()).take(taking));
+        PermitHolders.Taking taking = new PermitHolders.Taking(permit, now, limit);
+        permits.compute(key, (k, held) -> (held != null ? held : new PermitHolders()).take(taking));
         Decision decision = taking.decision();
         if (!decision.allowed()) {
             return Counted.kept(decision);
@@ -308,7 +307,7 @@ public final class LocalCounterStore implements CounterStore {
         return lookAt(limit, permits.get(key));
     }
 
-    private static Decision lookAt(ConcurrencyLimit limit, @Nullable Holders held) {
+    private static Decision lookAt(ConcurrencyLimit limit, @Nullable PermitHolders held) {
         long free = limit.permits() - (held == null ? 0 : held.count);
         return Decision.granted(limit.permits(), limit.name()).remaining(Math.max(0, free)).nextPermitIn(0).build();
     }
@@ -321,7 +320,7 @@ public final class LocalCounterStore implements CounterStore {
     /** The concurrency permits held now, over every key, those past their maximum hold not yet dropped included. */
     public long permitsHeld() {
         long held = 0;
-        for (Holders holders : permits.values()) {
+        for (PermitHolders holders : permits.values()) {
             held += holders.count;
         }
         return held;
@@ -429,81 +428,6 @@ public final class LocalCounterStore implements CounterStore {
         Entry(long @Nullable [][] state, long expiresAt) {
             this.state = state;
             this.expiresAt = expiresAt;
-        }
-    }
-
-    /**
-     * One key's concurrency permits: permit id to the instant its maximum hold ends, in the order taken. Holds may
-     * differ (a lease shorter than the limit's), so ended ones are found by a scan, run only once
-     * {@link PermitEnds#earliestEnd()} (a lower bound of the earliest end, exact after a scan) has passed. Changed only
-     * inside the map's {@code compute} for the key; {@link #count} is also read outside, for {@link #permitsHeld()}.
-     */
-    private static final class Holders {
-        private final PermitEnds endsAt = new PermitEnds();
-        volatile int count;
-
-        /** A permit being taken, and the decision on it. Used by one thread. */
-        static final class Taking {
-            final long permit;
-            final long now;
-            final ConcurrencyLimit limit;
-            @Nullable Decision decision;
-
-            Taking(long permit, long now, ConcurrencyLimit limit) {
-                this.permit = permit;
-                this.now = now;
-                this.limit = limit;
-            }
-
-            Decision decision() {
-                return Objects.requireNonNull(decision, "decided inside compute");
-            }
-        }
-
-        /** Takes the permit if one is free, recording the decision; this, or null (no key) when nothing is held. */
-        @Nullable Holders take(Taking taking) {
-            long now = taking.now;
-            dropExpired(now);
-            long limit = taking.limit.permits();
-            String name = taking.limit.name();
-            if (endsAt.size() < limit) {
-                endsAt.put(taking.permit, Durations.saturatedAdd(now, taking.limit.maxHoldNanos()));
-                count = endsAt.size();
-                long remaining = limit - endsAt.size();
-                if (remaining == 0) {
-                    scan(now);
-                }
-                taking.decision = Decision.granted(limit, name).remaining(remaining)
-                        .nextPermitIn(remaining == 0 ? endsAt.earliestEnd() - now : 0).resetIn(endsAt.latestEnd() - now)
-                        .build();
-                return this;
-            }
-            scan(now);
-            long firstEnd = Math.max(1, endsAt.earliestEnd() - now);
-            taking.decision = Decision.rejected(limit, name, firstEnd).nextPermitIn(firstEnd)
-                    .resetIn(Math.max(firstEnd, endsAt.latestEnd() - now)).build();
-            return this;
-        }
-
-        /** Releases the permit (nothing when it is not held); this, or null when nothing is held any more. */
-        @Nullable Holders release(long permit) {
-            endsAt.remove(permit);
-            count = endsAt.size();
-            return endsAt.size() == 0 ? null : this;
-        }
-
-        /** Drops the permits whose maximum hold has ended; this, or null when nothing is held any more. */
-        @Nullable Holders dropExpired(long now) {
-            if (endsAt.earliestEnd() <= now) {
-                scan(now);
-            }
-            return endsAt.size() == 0 ? null : this;
-        }
-
-        /** Drops the permits ended by {@code now}, and makes the earliest and latest end exact. */
-        private void scan(long now) {
-            endsAt.dropEndedBy(now);
-            count = endsAt.size();
         }
     }
 }
