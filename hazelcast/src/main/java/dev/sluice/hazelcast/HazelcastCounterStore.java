@@ -18,19 +18,12 @@ import dev.sluice.hazelcast.internal.permits.PermitCalls;
 import dev.sluice.hazelcast.internal.settle.Reservations;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.MemberClock;
-import dev.sluice.metrics.DecisionMetrics;
 import dev.sluice.store.Command;
-import dev.sluice.store.CounterKeys;
 import dev.sluice.store.CounterStore;
-import dev.sluice.store.LimitOverrides;
-import dev.sluice.store.SharedEntries;
-import dev.sluice.store.StoreHealth;
 import dev.sluice.store.StoreServices;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -83,7 +76,7 @@ public final class HazelcastCounterStore implements CounterStore {
     private final HazelcastInstance instance;
     private final StoreOptions options;
     private final boolean ownsInstance;
-    /** What {@link #health()} calls this store: how it reaches the cluster. */
+    /** What its health calls this store: how it reaches the cluster. */
     private final String connection;
     /**
      * False, for a client, from a (dis)connection until the counters map's configuration is on the cluster: a call in
@@ -111,6 +104,7 @@ public final class HazelcastCounterStore implements CounterStore {
     private final KeySecret keys;
     /** Whether the cluster's other instances hash with the same secret. */
     private final KeySecretCheck keysAgree;
+    private final ClusterServices services;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
                                   String connection, AtomicBoolean mapConfigured, AtomicBoolean connected) {
@@ -135,6 +129,17 @@ public final class HazelcastCounterStore implements CounterStore {
         this.keys = options.keySecret();
         this.keysAgree = new KeySecretCheck(instance, options.mapName(), keys, LOG);
         this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time, keys);
+        this.services = new ClusterServices(instance, options.mapName(), keys, overrides, this::mode, processors,
+                permits, deciders);
+    }
+
+    /**
+     * {@code hazelcast-member}, {@code hazelcast-client} or {@code hazelcast-instance}, followed by
+     * {@code compare-and-set} or {@code refused: incompatible members} when the members cannot run Sluice, or
+     * {@code refused: key secret differs}.
+     */
+    private String mode() {
+        return keysAgree.differs() ? connection + " refused: key secret differs" : deciders.mode(connection);
     }
 
     /**
@@ -325,46 +330,6 @@ public final class HazelcastCounterStore implements CounterStore {
         return ClusterSetup.javaSerializationFilter();
     }
 
-    /**
-     * The store's mode ({@code hazelcast-member}, {@code hazelcast-client} or {@code hazelcast-instance}, followed by
-     * {@code compare-and-set} or {@code refused: incompatible members} when the members cannot run Sluice) and the
-     * members its instance sees now: 0 once the instance has shut down, and for a client that lost its cluster.
-     * Failure counts are kept by a {@link dev.sluice.store.FailurePolicyStore} in front of it.
-     */
-    private StoreHealth health() {
-        int members = 0;
-        if (instance.getLifecycleService().isRunning()) {
-            try {
-                members = instance.getCluster().getMembers().size();
-            } catch (RuntimeException e) {
-                // A client between connections may refuse the question: it sees no member.
-            }
-        }
-        String mode = keysAgree.differs() ? connection + " refused: key secret differs" : deciders.mode(connection);
-        Slices slices = processors.slices();
-        SyncedKeys syncs = processors.syncs();
-        return new StoreHealth(mode, members, 0, 0, 0, slices.grantedFromSlices(), slices.heldPermits(),
-                deciders.incompatibleSeen(), syncs.hitsWaiting(), syncs.lagNanos(), permits.freedFromGoneNodes(),
-                byRule(syncs.overAdmitted()));
-    }
-
-    /** Figures per counter-key scope ({@code <rule id>@<fingerprint>}) summed per rule id. */
-    private static Map<String, Long> byRule(Map<String, Long> byScope) {
-        Map<String, Long> byRule = new TreeMap<>();
-        byScope.forEach((scope, figure) -> byRule.merge(CounterKeys.idOf(scope + "|")
-                .orElse(DecisionMetrics.NOT_A_RULE), figure, Long::sum));
-        return byRule;
-    }
-
-    /**
-     * Overrides in the map {@code <counters map>.overrides} (JSON texts: no Sluice class travels), applied by every
-     * instance of the cluster within {@link ClusterOverrides#REFRESH_INTERVAL} of a change; see
-     * {@code docs/design/overrides.md}.
-     */
-    private LimitOverrides overrides() {
-        return overrides;
-    }
-
     /** The number of keys in the cluster, counting expired keys Hazelcast has not yet removed. */
     public int size() {
         return decider() instanceof CompareAndSetCounterStore onCallers ? onCallers.size() : processors.map().size();
@@ -407,33 +372,10 @@ public final class HazelcastCounterStore implements CounterStore {
         return wireVersion.current();
     }
 
-    /**
-     * Entries in the map {@code <counters map>.<name>} (strings only: no Sluice class travels), seen by every node of
-     * the cluster; each entry expires after its time-to-live.
-     */
-    private SharedEntries sharedEntries(String name) {
-        return new ClusterSharedEntries(instance.getMap(options.mapName() + "." + name), keys);
-    }
-
-    /** Its overrides, shared entries and health: see the three methods above. */
+    /** Its overrides and shared entries in maps of the cluster, and its health ({@link ClusterServices}). */
     @Override
     public StoreServices services() {
-        return new StoreServices() {
-            @Override
-            public LimitOverrides overrides() {
-                return HazelcastCounterStore.this.overrides();
-            }
-
-            @Override
-            public SharedEntries sharedEntries(String name) {
-                return HazelcastCounterStore.this.sharedEntries(name);
-            }
-
-            @Override
-            public StoreHealth health() {
-                return HazelcastCounterStore.this.health();
-            }
-        };
+        return services;
     }
 
     /** The Hazelcast member or client this store talks through. */
