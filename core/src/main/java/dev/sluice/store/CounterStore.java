@@ -14,8 +14,9 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>A store executes every command ({@link Command}'s permitted records); a store that cannot do one (a store of
  * another library without permits, say) completes it exceptionally with {@link UnsupportedOperationException}. A store
- * in front of another (a failure policy, a rejection cache) wraps {@link #executeAsync} alone, and so passes on every
- * command. Implementations are thread-safe. How to write one: {@code docs/engine.md}.
+ * in front of another (a failure policy, a rejection cache) wraps {@link #executeAsync}, and so passes on every
+ * command, and {@link #execute} too where waiting has a cheaper path than a joined stage (a request's decision takes
+ * it). Implementations are thread-safe. How to write one: {@code docs/engine.md}.
  */
 public interface CounterStore extends AutoCloseable {
 

@@ -9,11 +9,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -75,6 +75,8 @@ public final class FailurePolicyStore implements CounterStore {
     /** The causes of timeouts and shed calls, made once: a shed storm passes one on every call. */
     private final String timeoutCause;
     private final String shedCause;
+    /** Made once: rule sets ask for the overrides on every request. */
+    private final StoreServices services;
 
     /**
      * Told of every call the remote store failed, did not answer in time, or was not asked because too many calls were
@@ -106,6 +108,11 @@ public final class FailurePolicyStore implements CounterStore {
         this.log = new FailureLog(logSettings, consequence(onFailure), this::totals);
         this.timeoutCause = "no answer within " + Duration.ofNanos(timeoutNanos).toMillis() + " ms";
         this.shedCause = "more than " + maxPending + " calls in flight";
+        this.services = remote.services().withHealth(health -> {
+            long now = log.now();
+            return health.withFailures(recentFailures.lastMinute(now), recentTimeouts.lastMinute(now),
+                    recentShed.lastMinute(now));
+        });
     }
 
     /** What the failure rule does to the requests it decides, for the log. */
@@ -179,11 +186,7 @@ public final class FailurePolicyStore implements CounterStore {
      */
     @Override
     public StoreServices services() {
-        return remote.services().withHealth(health -> {
-            long now = log.now();
-            return health.withFailures(recentFailures.lastMinute(now), recentTimeouts.lastMinute(now),
-                    recentShed.lastMinute(now));
-        });
+        return services;
     }
 
     /** Grants every request the remote store fails to decide within {@code timeout}. */
@@ -253,19 +256,44 @@ public final class FailurePolicyStore implements CounterStore {
         }
         @Nullable CompletableFuture<R> answer = startRemote(key, () -> remote.executeAsync(key, command));
         if (answer == null) {
-            return withoutRemote(key, command);
+            return ruledAsync(key, command);
         }
         return answer.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((value, error) -> {
             if (error == null) {
                 log.answered();
-                return CompletableFuture.completedFuture(guarded(key, value));
+                return guarded(key, value);
             }
-            failedCall(key, answer, error);
-            if (command instanceof Command.Acquire) {
-                answer.thenAccept(late -> ((Counted) late).giveBack());
-            }
-            return withoutRemote(key, command);
-        }).thenCompose(Function.identity());
+            failedCommand(key, command, answer, unwrap(error));
+            return ruled(key, command);
+        });
+    }
+
+    /**
+     * As {@link #executeAsync}, waiting: the remote answer is waited for on this thread, bounded by the timeout, with
+     * no timer scheduled and no stage chained per call (the filter's path for a request one rule counts).
+     */
+    @Override
+    public <R> R execute(String key, Command<R> command) {
+        if (command instanceof Command.Reset || command instanceof Command.ById) {
+            return CounterStore.super.execute(key, command);
+        }
+        @Nullable CompletableFuture<R> answer = startRemote(key, () -> remote.executeAsync(key, command));
+        if (answer == null) {
+            return ruled(key, command);
+        }
+        try {
+            R value = answer.get(timeoutNanos, TimeUnit.NANOSECONDS);
+            log.answered();
+            return guarded(key, value);
+        } catch (TimeoutException e) {
+            failedCommand(key, command, answer, e);
+        } catch (ExecutionException e) {
+            failedCommand(key, command, answer, e.getCause() != null ? e.getCause() : e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failedCommand(key, command, answer, e);
+        }
+        return ruled(key, command);
     }
 
     /**
@@ -290,19 +318,33 @@ public final class FailurePolicyStore implements CounterStore {
         }
     }
 
-    /** What the failure rule answers for {@code command}; see {@link #executeAsync}. */
+    /**
+     * What the failure rule answers for {@code command} (see {@link #executeAsync}), decided on this thread: the
+     * fallback store is this node's own.
+     *
+     * @throws IllegalStateException for a command only the store can do, saying what stays as it was
+     */
     @SuppressWarnings("unchecked") // a count's answer with its ids renamed is of the count's own type
-    private <R> CompletionStage<R> withoutRemote(String key, Command<R> command) {
+    private <R> R ruled(String key, Command<R> command) {
         Optional<R> ruled = command.withoutStore(onFailure == OnFailure.ALLOW);
         if (ruled.isEmpty()) {
             String lost = command instanceof Command.ById<?> byId ? byId.whenLost() : "answer";
-            return CompletableFuture.failedFuture(new IllegalStateException("Sluice: the store did not " + lost));
+            throw new IllegalStateException("Sluice: the store did not " + lost);
         }
         if (onFailure != OnFailure.LOCAL) {
-            return CompletableFuture.completedFuture(ruled.get());
+            return ruled.get();
         }
-        return fallback().executeAsync(key, command).thenApply(answer -> answer instanceof Counted counted
-                ? (R) counted.withIds(id -> FALLBACK_ID + id) : answer);
+        R answer = fallback().execute(key, command);
+        return answer instanceof Counted counted ? (R) counted.withIds(id -> FALLBACK_ID + id) : answer;
+    }
+
+    /** {@link #ruled}, as a stage. */
+    private <R> CompletionStage<R> ruledAsync(String key, Command<R> command) {
+        try {
+            return CompletableFuture.completedFuture(ruled(key, command));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** The remote store's {@code answer}, a grant's give-back and settle bounded by the timeout. */
@@ -318,7 +360,7 @@ public final class FailurePolicyStore implements CounterStore {
                     log.answered();
                     return value;
                 }
-                failedCall(key, later, error);
+                failedCall(key, later, unwrap(error));
                 return counted.decision();
             });
         });
@@ -332,9 +374,16 @@ public final class FailurePolicyStore implements CounterStore {
         return id.startsWith(FALLBACK_ID);
     }
 
+    /** {@link #failedCall}, and a permit the remote store grants after all released as it comes: no one holds it. */
+    private void failedCommand(String key, Command<?> command, CompletableFuture<?> answer, Throwable cause) {
+        failedCall(key, answer, cause);
+        if (command instanceof Command.Acquire) {
+            answer.thenAccept(late -> ((Counted) late).giveBack());
+        }
+    }
+
     /** Records a remote call that failed or timed out, cancelling {@code answer} when it timed out. */
-    private void failedCall(String key, CompletableFuture<?> answer, Throwable error) {
-        Throwable cause = unwrap(error);
+    private void failedCall(String key, CompletableFuture<?> answer, Throwable cause) {
         boolean timedOut = cause instanceof TimeoutException;
         if (timedOut) {
             answer.cancel(false);

@@ -21,6 +21,11 @@ final class LeftOpenStore implements CounterStore {
     }
 
     @Override
+    public <R> R execute(String key, Command<R> command) {
+        return store.execute(key, command);
+    }
+
+    @Override
     public StoreServices services() {
         return store.services();
     }

@@ -76,20 +76,45 @@ public final class RejectionCachingStore implements CounterStore {
         return remote.executeAsync(key, command);
     }
 
+    /** As {@link #executeAsync}, waiting: an admission's remote answer is waited for on the remote store's own path. */
+    @Override
+    public <R> R execute(String key, Command<R> command) {
+        if (!(command instanceof Command.Admission<R> admission)) {
+            return CounterStore.super.execute(key, command);
+        }
+        CacheKey cacheKey = new CacheKey(key, admission.policy());
+        long sentAt = time.nanos();
+        @Nullable R cached = cached(cacheKey, admission, sentAt);
+        if (cached != null) {
+            return cached;
+        }
+        R answer = remote.execute(key, admission);
+        remember(cacheKey, admission, answer, sentAt);
+        return answer;
+    }
+
     /** A cached rejection of the admission, or the remote store's answer, its rejection remembered. */
     private <R> CompletionStage<R> cachedOr(String key, Command.Admission<R> admission) {
         CacheKey cacheKey = new CacheKey(key, admission.policy());
         long sentAt = time.nanos();
-        long cost = admission.cost();
-        long maxDelayNanos = admission.maxDelayNanos();
-        @Nullable Decision cached = cachedRejection(cacheKey, sentAt, cost, maxDelayNanos);
+        @Nullable R cached = cached(cacheKey, admission, sentAt);
         if (cached != null) {
-            return CompletableFuture.completedFuture(admission.kept(cached));
+            return CompletableFuture.completedFuture(cached);
         }
         return remote.executeAsync(key, admission).thenApply(answer -> {
-            remember(cacheKey, admission.decisionOf(answer), sentAt, cost, maxDelayNanos);
+            remember(cacheKey, admission, answer, sentAt);
             return answer;
         });
+    }
+
+    /** The admission's answer from a cached rejection; null when none holds. */
+    private <R> @Nullable R cached(CacheKey cacheKey, Command.Admission<R> admission, long now) {
+        @Nullable Decision cached = cachedRejection(cacheKey, now, admission.cost(), admission.maxDelayNanos());
+        return cached == null ? null : admission.kept(cached);
+    }
+
+    private <R> void remember(CacheKey cacheKey, Command.Admission<R> admission, R answer, long sentAt) {
+        remember(cacheKey, admission.decisionOf(answer), sentAt, admission.cost(), admission.maxDelayNanos());
     }
 
     private void forget(String key) {

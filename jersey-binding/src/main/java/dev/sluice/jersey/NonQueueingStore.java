@@ -25,6 +25,11 @@ final class NonQueueingStore implements CounterStore {
         return delegate.executeAsync(key, command.withoutWait());
     }
 
+    @Override
+    public <R> R execute(String key, Command<R> command) {
+        return delegate.execute(key, command.withoutWait());
+    }
+
     /** The store it wraps. */
     CounterStore delegate() {
         return delegate;
