@@ -23,12 +23,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every command, through every store in front of another: each answers as the store behind it does, so no decorator
  * misses an operation. The commands are every record {@link Command} permits, found by reflection: a command added
- * without a step here fails {@link #executeAsync_everyCommand_answersAsTheStoreBehind}.
+ * without a step here fails {@link #execute_everyCommandWaitedForOrNot_answersAsTheStoreBehind}. Both ways in are
+ * asked: a decorator may answer {@code execute} on a path of its own.
  */
 class CommandDecoratorTest {
 
     private static final Policy BUCKET = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(3, Duration.ofMinutes(1)));
-    private static final Policy QUEUE = Policy.of(Algorithm.LEAKY_BUCKET, Limit.of(1, Duration.ofSeconds(1)));
+    private static final Policy QUEUE = Policy.of(Algorithm.LEAKY_BUCKET, Limit.of(2, Duration.ofSeconds(1)));
     private static final ConcurrencyLimit TWO = ConcurrencyLimit.of(2).named("two");
 
     static Stream<Arguments> decorators() {
@@ -47,17 +48,21 @@ class CommandDecoratorTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("decorators")
-    void executeAsync_everyCommand_answersAsTheStoreBehind(String name, Function<CounterStore, CounterStore> wrap) {
-        ManualTimeSource time = new ManualTimeSource();
-        LocalCounterStore alone = new LocalCounterStore(time, 100, Runnable::run);
-        LocalCounterStore behind = new LocalCounterStore(time, 100, Runnable::run);
-        CounterStore wrapped = wrap.apply(behind);
+    void execute_everyCommandWaitedForOrNot_answersAsTheStoreBehind(String name,
+                                                                     Function<CounterStore, CounterStore> wrap) {
+        for (boolean waiting : new boolean[] {true, false}) {
+            ManualTimeSource time = new ManualTimeSource();
+            LocalCounterStore alone = new LocalCounterStore(time, 100, Runnable::run);
+            LocalCounterStore behind = new LocalCounterStore(time, 100, Runnable::run);
+            CounterStore wrapped = wrap.apply(behind);
 
-        Steps direct = new Steps(alone);
-        Steps through = new Steps(wrapped);
+            Steps direct = new Steps(alone, waiting);
+            Steps through = new Steps(wrapped, waiting);
 
-        assertThat(through.answers).containsExactlyElementsOf(direct.answers);
-        assertThat(through.executed).isEqualTo(everyCommand());
+            assertThat(through.answers).as(waiting ? "execute" : "executeAsync")
+                    .containsExactlyElementsOf(direct.answers);
+            assertThat(through.executed).isEqualTo(everyCommand());
+        }
     }
 
     /** The commands there are: the records {@link Command} permits, through its sealed sub-interfaces. */
@@ -70,15 +75,22 @@ class CommandDecoratorTest {
         return permitted == null ? Stream.of(type) : Stream.of(permitted).flatMap(CommandDecoratorTest::leaves);
     }
 
-    /** One of each command on one store, in an order that gives settles and releases ids; the answers, as text. */
+    /**
+     * One of each command on one store, waited for or not, in an order that gives settles and releases ids; the
+     * answers, as text.
+     */
     private static final class Steps {
         final List<String> answers = new ArrayList<>();
         final Set<Class<?>> executed = new HashSet<>();
         private final CounterStore store;
+        private final boolean waiting;
 
-        Steps(CounterStore store) {
+        Steps(CounterStore store, boolean waiting) {
             this.store = store;
+            this.waiting = waiting;
             answer(Command.decide(BUCKET, 1, 0));
+            // Twice: the second waits for its slot (500 ms), which a decorator that drops the wait would refuse.
+            answer(Command.decide(QUEUE, 1, Duration.ofSeconds(2).toNanos()));
             answer(Command.decide(QUEUE, 1, Duration.ofSeconds(2).toNanos()));
             Counted counted = answer(Command.count(BUCKET, 1, 0));
             answers.add("given back " + counted.giveBack().toCompletableFuture().join());
@@ -95,7 +107,8 @@ class CommandDecoratorTest {
 
         private <R> R answer(Command<R> command) {
             executed.add(command.getClass());
-            R answer = store.execute("k", command);
+            R answer = waiting ? store.execute("k", command)
+                    : store.executeAsync("k", command).toCompletableFuture().join();
             Object shown = answer instanceof Counted counted ? describe(counted) : answer;
             answers.add(command.getClass().getSimpleName() + " -> " + shown);
             return answer;
