@@ -28,7 +28,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -156,11 +158,8 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      */
     private CompletableFuture<Decision> route(String key, Policy policy, long cost, long maxDelayNanos) {
         if (syncs(policy)) {
-            if (leasesWhenHot(policy) && syncs.hot(key, policy)) {
-                return follow(slices.grant(key, policy, cost), () -> {
-                    syncs.cooled(key, policy);
-                    return syncs.decide(key, policy, cost, maxDelayNanos);
-                });
+            if (leasesWhenHot(policy) && syncs.enterSlices(key, policy)) {
+                return hot(key, policy, cost, maxDelayNanos);
             }
             return syncs.decide(key, policy, cost, maxDelayNanos);
         }
@@ -168,6 +167,28 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
             return follow(slices.grant(key, policy, cost), () -> unleased(key, policy, cost, maxDelayNanos));
         }
         return unleased(key, policy, cost, maxDelayNanos);
+    }
+
+    /**
+     * A hot synchronised key's request, granted from leased slices; when its owner gives none, the key cools and the
+     * request is decided from its view. It leaves the slices once, when it is decided or goes to the view.
+     */
+    private CompletableFuture<Decision> hot(String key, Policy policy, long cost, long maxDelayNanos) {
+        AtomicBoolean left = new AtomicBoolean();
+        Consumer<Boolean> leave = cooled -> {
+            if (left.compareAndSet(false, true)) {
+                syncs.leftSlices(key, policy, cooled);
+            }
+        };
+        try {
+            return follow(slices.grant(key, policy, cost), () -> {
+                leave.accept(true);
+                return syncs.decide(key, policy, cost, maxDelayNanos);
+            }).whenComplete((decision, failure) -> leave.accept(false));
+        } catch (RuntimeException e) {
+            leave.accept(false);
+            throw e;
+        }
     }
 
     /**
@@ -281,7 +302,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
     @Override
     public CompletableFuture<SliceResult> take(String key, Policy policy, long cost, long wanted, long lifetimeNanos) {
         CounterCommand<SliceResult> take = CounterCommand.takeSlice(policy, cost, wanted, lifetimeNanos);
-        return syncs(policy) ? syncs.onOwner(key, take, SliceResult.class) : calls().submit(key, take);
+        return syncs(policy) ? syncs.takeSlice(key, policy, take) : calls().submit(key, take);
     }
 
     @Override

@@ -7,7 +7,9 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.ForgetProcessor;
+import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
+import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import dev.sluice.hazelcast.internal.wire.SyncResult;
 import java.time.Duration;
@@ -143,25 +145,49 @@ public final class SyncedKeys implements AutoCloseable {
     }
 
     /**
-     * Whether the key keeps exhausting its budget on this node: to be granted from leased slices instead while their
-     * owner gives some (then {@link #cooled}).
+     * Whether a request of the key goes to the leased slices: the key keeps exhausting its budget on this node, and
+     * every hit admitted here is counted by its owner. Until {@link #leftSlices}, the key's view admits nothing without
+     * its owner.
      */
-    public boolean hot(String key, Policy policy) {
+    public boolean enterSlices(String key, Policy policy) {
         View view = views.get(new ViewKey(key, policy));
-        return view != null && view.hot();
+        return view != null && view.enterSlices();
     }
 
-    /** The key is no longer leased on this node: decided from its view again. */
-    public void cooled(String key, Policy policy) {
+    /**
+     * A request that {@linkplain #enterSlices entered} the slices is decided; {@code cooled}: the owner gave no slice,
+     * and the key is decided from its view again.
+     */
+    public void leftSlices(String key, Policy policy, boolean cooled) {
         View view = views.get(new ViewKey(key, policy));
         if (view != null) {
-            view.cooled();
+            view.leftSlices(cooled);
         }
     }
 
     /**
+     * Takes a slice of the key from its owner with {@code take}: the key's view admits nothing without the owner
+     * while the call is out, nor afterwards until it has adopted an answer that counts the slice.
+     */
+    public CompletableFuture<SliceResult> takeSlice(String key, Policy policy,
+                                                    EntryProcessor<String, CounterState, SliceResult> take) {
+        Optional<View> view = Optional.ofNullable(views.get(new ViewKey(key, policy)));
+        view.ifPresent(View::taking);
+        CompletableFuture<ShardAnswer> call;
+        try {
+            call = owners.call(ShardCall.shardOf(key), List.of(key), List.of(take));
+        } catch (RuntimeException e) {
+            view.ifPresent(taking -> taking.taken(OptionalLong.empty()));
+            throw e;
+        }
+        return call.whenComplete((answer, failure) -> view.ifPresent(taking -> taking.taken(
+                        failure == null ? OptionalLong.of(answer.version(0)) : OptionalLong.empty())))
+                .thenApply(answer -> answer.result(0, SliceResult.class));
+    }
+
+    /**
      * Runs {@code processor} on {@code key}'s counters on its owner, in a call of its own: what reads or changes a
-     * synchronised key other than its hits (a peek without a view, a leased slice).
+     * synchronised key other than its hits and its slices (a peek without a view, permits given back).
      */
     public <R> CompletableFuture<R> onOwner(String key, EntryProcessor<String, CounterState, R> processor,
                                              Class<R> answer) {

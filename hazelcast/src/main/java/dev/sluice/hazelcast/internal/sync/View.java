@@ -9,6 +9,7 @@ import dev.sluice.internal.state.Transition;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
@@ -52,10 +53,15 @@ final class View implements Lane.Rider {
     private long spanStart;
     private boolean hot;
     /**
-     * Since the key cooled, until the view adopts an answer: the view predates the slices this node was granted from,
-     * so nothing is admitted from it without the owner meanwhile.
+     * Requests on their way through leased slices, and slices being taken: while any, nothing is admitted from the
+     * view without the owner, so that no slice is counted without this node's hits.
      */
-    private boolean cooling;
+    private int slicing;
+    /**
+     * The key's version on its owner once the slices this node took were counted: until the view is as new, it lacks
+     * them, and nothing is admitted from it without the owner.
+     */
+    private long slicedVersion;
 
     /** @param budgets the budget of a policy on this node, now */
     View(String key, Policy policy, Lane lane, SyncFigures figures, ToLongFunction<Policy> budgets) {
@@ -106,25 +112,39 @@ final class View implements Lane.Rider {
     }
 
     /**
-     * Whether the key keeps exhausting its budget here ({@value #HOT_EXHAUSTIONS} times within a second) and its owner
-     * has counted every hit admitted here: a key to grant from leased slices instead, while their owner gives some. A
-     * slice taken now is counted after this node's hits; and while the key is hot, nothing is admitted here without
-     * the owner (its budget is 0), so no hit of this node is ever missing from a slice.
+     * Enters the leased slices when the key keeps exhausting its budget here ({@value #HOT_EXHAUSTIONS} times within
+     * a second) and its owner has counted every hit admitted here; until the request {@link #leftSlices leaves}, the
+     * view admits nothing without the owner, so no hit of this node is missing from a slice taken meanwhile.
      */
-    synchronized boolean hot() {
-        return hot && pending.isEmpty() && inFlight.isEmpty();
+    synchronized boolean enterSlices() {
+        if (hot && pending.isEmpty() && inFlight.isEmpty()) {
+            slicing++;
+            return true;
+        }
+        return false;
     }
 
     /**
-     * The key is no longer leased here: it is decided from this view again, and must exhaust its budget anew. Until
-     * the view adopts an answer (which counts the slices this node was granted from), its budget is 0.
+     * A request that {@linkplain #enterSlices entered} the slices is decided; {@code cooled}: the owner gave no slice,
+     * so the key is decided from this view again and must exhaust its budget anew.
      */
-    synchronized void cooled() {
-        if (hot) {
+    synchronized void leftSlices(boolean cooled) {
+        slicing--;
+        if (cooled) {
             hot = false;
-            cooling = true;
+            exhaustions = 0;
         }
-        exhaustions = 0;
+    }
+
+    /** A slice of the key is being taken from its owner. */
+    synchronized void taking() {
+        slicing++;
+    }
+
+    /** The slice is taken, and counted on the owner at {@code version}; empty: the call failed. */
+    synchronized void taken(OptionalLong version) {
+        slicing--;
+        slicedVersion = Math.max(slicedVersion, version.orElse(0));
     }
 
     private void exhausted(long now) {
@@ -145,7 +165,7 @@ final class View implements Lane.Rider {
         if (!decided.decision().allowed() || cost == 0) {
             return Optional.of(decided.decision());
         }
-        if (pending.permits() + inFlight.permits() + cost > (hot || cooling ? 0 : budget)) {
+        if (pending.permits() + inFlight.permits() + cost > (alone() ? budget : 0)) {
             return Optional.empty();
         }
         if (decided.changed()) {
@@ -155,6 +175,14 @@ final class View implements Lane.Rider {
         pending.add(cost, now);
         listForHits();
         return Optional.of(decided.decision());
+    }
+
+    /**
+     * Whether the view may admit without the owner: the key is not granted from slices here, none is being taken,
+     * and the view counts every slice taken. Guarded.
+     */
+    private boolean alone() {
+        return !hot && slicing == 0 && version >= slicedVersion;
     }
 
     /** A request for the owner, queued; the view listed to carry it at once. Guarded. */
@@ -247,7 +275,6 @@ final class View implements Lane.Rider {
         }
         state = adopted;
         version = answerVersion;
-        cooling = false;
         idleAtOwnerNanos = Durations.saturatedAdd(ownerNow, policy.apply(adopted, ownerNow, 0, 0).idleAfterNanos());
     }
 
@@ -290,10 +317,13 @@ final class View implements Lane.Rider {
         }
     }
 
-    /** Whether the view can be forgotten: nothing waits, and its counters are back to full capacity. */
+    /**
+     * Whether the view can be forgotten: nothing waits, it counts every slice this node took, and its counters are
+     * back to full capacity.
+     */
     synchronized boolean forgettable(long now) {
         return !sending && !listed && pending.isEmpty() && (waiters == null || waiters.isEmpty())
-                && lane.ownerNanos(now) >= idleAtOwnerNanos;
+                && slicing == 0 && version >= slicedVersion && lane.ownerNanos(now) >= idleAtOwnerNanos;
     }
 
     /** Permits admitted here that the owner has not counted yet. */

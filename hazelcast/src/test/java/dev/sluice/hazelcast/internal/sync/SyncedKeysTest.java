@@ -11,12 +11,14 @@ import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.hazelcast.ClusterSupport;
 import dev.sluice.hazelcast.HazelcastCounterStore;
+import dev.sluice.hazelcast.internal.wire.CounterCommand;
 import dev.sluice.hazelcast.internal.wire.CounterState;
 import dev.sluice.hazelcast.internal.wire.DecisionResult;
 import dev.sluice.hazelcast.internal.wire.PeekProcessor;
 import dev.sluice.hazelcast.internal.wire.Shard;
 import dev.sluice.hazelcast.internal.wire.ShardAnswer;
 import dev.sluice.hazelcast.internal.wire.ShardCall;
+import dev.sluice.hazelcast.internal.wire.SliceResult;
 import dev.sluice.hazelcast.internal.wire.SyncProcessor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +28,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -237,11 +240,84 @@ class SyncedKeysTest {
         assertThat(node.peek("a", policy, 0)).isEmpty();
     }
 
+    /**
+     * The view's call in flight is counted by the owner before a slice this node takes, and answered after the key
+     * cooled: the answer lacks the slice, so the view admits nothing alone until an answer counts it, and the owner
+     * counts every admission (the slice's permits as admitted).
+     */
+    @Test
+    void decide_answerCountedBeforeASliceThisNodeTook_admitsNothingAloneUntilAnAnswerCountsTheSlice() {
+        node(OptionalLong.empty(), 100);
+        Policy ten = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(10, Duration.ofMinutes(1))).synchronised(1);
+        List<CompletableFuture<Decision>> decisions = hot("k", ten);
+        owners.releaseOne(); // the hit; the first waiting request rides the next call, alone
+        ClusterSupport.await(() -> owners.held.size() == 1, Duration.ofSeconds(30), "the first request sent");
+        assertThat(node.enterSlices("k", ten)).isTrue();
+        Runnable staleAnswer = owners.countOne();
+        CompletableFuture<SliceResult> slice = node.takeSlice("k", ten,
+                CounterCommand.takeSlice(ten, 0, 8, Duration.ofMinutes(1).toNanos()));
+        owners.releaseOne();
+        long granted = slice.join().permits(); // every permit of the slice, as if granted here
+        node.leftSlices("k", ten, true);
+
+        staleAnswer.run();
+        assertThat(decisions.get(1).join().allowed()).as("decided on the owner").isTrue();
+        assertThat(decisions.get(2)).as("the answer lacks the slice: waits for the owner").isNotDone();
+        owners.hold = false;
+        owners.releaseAll();
+        node.flush();
+
+        long admitted = granted + decisions.stream().filter(decision -> decision.join().allowed()).count();
+        assertThat(admitted).isLessThanOrEqualTo(10);
+        assertThat(owners.remaining("k", ten)).as("every admission counted").isEqualTo(10 - admitted);
+    }
+
+    /** Two requests in the slices, one of which found the key cooled: the view admits alone only once both left. */
+    @Test
+    void decide_whileARequestIsInTheSlices_waitsForTheOwnerEvenAfterAnAnswer() {
+        node(OptionalLong.empty(), 100);
+        Policy hundred = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofMinutes(1))).synchronised(1);
+        List<CompletableFuture<Decision>> decisions = hot("k", hundred);
+        owners.hold = false;
+        owners.releaseOne();
+        decisions.forEach(decision -> assertThat(decision.join().allowed()).isTrue());
+        node.flush();
+        assertThat(node.enterSlices("k", hundred)).isTrue();
+        assertThat(node.enterSlices("k", hundred)).isTrue();
+        node.leftSlices("k", hundred, true);
+
+        CompletableFuture<Decision> first = node.decide("k", hundred, 1, 0);
+        assertThat(first.join().allowed()).isTrue();
+        long localBefore = node.localDecisions();
+        CompletableFuture<Decision> second = node.decide("k", hundred, 1, 0);
+        assertThat(second.join().allowed()).isTrue();
+        assertThat(node.localDecisions()).as("decided on the owner, after an answer").isEqualTo(localBefore);
+
+        node.leftSlices("k", hundred, false);
+        CompletableFuture<Decision> third = node.decide("k", hundred, 1, 0);
+        assertThat(third).as("both left: decided here").isDone();
+        assertThat(node.localDecisions()).isEqualTo(localBefore + 1);
+    }
+
+    /**
+     * Makes {@code key} hot on this node, with calls held: one hit of a budget of 1 sent, then three requests past the
+     * budget, waiting.
+     */
+    private List<CompletableFuture<Decision>> hot(String key, Policy policy) {
+        owners.hold = true;
+        List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+        decisions.add(node.decide(key, policy, 1, 0));
+        ClusterSupport.await(() -> owners.held.size() == 1, Duration.ofSeconds(30), "the hit sent");
+        for (int i = 0; i < View.HOT_EXHAUSTIONS; i++) {
+            decisions.add(node.decide(key, policy, 1, 0));
+        }
+        return decisions;
+    }
+
     /** Owners on a real member's map, whose calls the test may hold, then release or fail one by one. */
     private final class HeldOwners implements Owners {
         final List<SyncProcessor> calls = Collections.synchronizedList(new ArrayList<>());
-        final List<Runnable> held = Collections.synchronizedList(new ArrayList<>());
-        final List<CompletableFuture<ShardAnswer>> heldAnswers = Collections.synchronizedList(new ArrayList<>());
+        final List<Held> held = Collections.synchronizedList(new ArrayList<>());
         private final IMap<String, Shard> shards;
         volatile boolean hold;
 
@@ -252,33 +328,37 @@ class SyncedKeysTest {
         @Override
         public CompletableFuture<ShardAnswer> call(int shard, List<String> keys,
                                                    List<? extends EntryProcessor<String, CounterState, ?>> processors) {
-            processors.forEach(processor -> calls.add((SyncProcessor) processor));
-            CompletableFuture<ShardAnswer> answer = new CompletableFuture<>();
-            Runnable forward = () -> shards.submitToKey(ShardCall.shardKey(shard), new ShardCall(keys, processors))
-                    .whenComplete((result, failure) -> {
-                        if (failure == null) {
-                            answer.complete(result);
-                        } else {
-                            answer.completeExceptionally(failure);
-                        }
-                    });
+            processors.stream().filter(SyncProcessor.class::isInstance)
+                    .forEach(processor -> calls.add((SyncProcessor) processor));
+            Held call = new Held(() -> shards.submitToKey(ShardCall.shardKey(shard), new ShardCall(keys, processors))
+                    .toCompletableFuture(), new CompletableFuture<>());
             if (hold) {
-                held.add(forward);
-                heldAnswers.add(answer);
+                held.add(call);
             } else {
-                forward.run();
+                call.release();
             }
-            return answer;
+            return call.answer;
         }
 
         void releaseOne() {
-            heldAnswers.remove(0);
-            held.remove(0).run();
+            held.remove(0).release();
+        }
+
+        void releaseAll() {
+            while (!held.isEmpty()) {
+                releaseOne();
+            }
+        }
+
+        /** Runs the first call held on the member now, and answers it when the task returned is run. */
+        Runnable countOne() {
+            Held call = held.remove(0);
+            ShardAnswer counted = call.send.get().join();
+            return () -> call.answer.complete(counted);
         }
 
         void failOne(Throwable cause) {
-            held.remove(0);
-            heldAnswers.remove(0).completeExceptionally(cause);
+            held.remove(0).answer.completeExceptionally(cause);
         }
 
         /** What the key's owner says remains, asked with no view. */
@@ -290,6 +370,20 @@ class SyncedKeysTest {
             } catch (CompletionException e) {
                 throw new AssertionError(e);
             }
+        }
+    }
+
+    /** A call to the member, sent when released, and its answer. */
+    private record Held(Supplier<CompletableFuture<ShardAnswer>> send, CompletableFuture<ShardAnswer> answer) {
+
+        void release() {
+            send.get().whenComplete((result, failure) -> {
+                if (failure == null) {
+                    answer.complete(result);
+                } else {
+                    answer.completeExceptionally(failure);
+                }
+            });
         }
     }
 }
