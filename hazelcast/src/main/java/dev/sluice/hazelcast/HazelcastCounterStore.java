@@ -124,7 +124,7 @@ public final class HazelcastCounterStore implements CounterStore {
                 new ProcessorDecider.Syncing(time, options.syncInterval(), options.syncBudget(),
                         options.maxSyncedKeys()));
         this.deciders = new DeciderChoice(instance, options, processors, LOG);
-        this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX);
+        this.permits = new PermitCalls(instance, options.mapName() + PERMITS_MAP_SUFFIX, options.clientGrace());
         this.reservations = new Reservations(instance, options.mapName());
         this.keys = options.keySecret();
         this.keysAgree = new KeySecretCheck(instance, options.mapName(), keys, LOG);

@@ -39,13 +39,15 @@ final class InitParams {
     static final String MAX_SLICE = "hazelcast-max-slice";
     static final String HOT_KEY_RATE = "hazelcast-hot-key-rate";
     static final String SYNC_INTERVAL = "hazelcast-sync-interval";
+    static final String CLIENT_GRACE = "hazelcast-client-grace";
     static final String SYNC_BUDGET = "hazelcast-sync-budget";
     static final String MAX_SYNCED_KEYS = "hazelcast-max-synced-keys";
     static final String KEY_SECRET = "hazelcast-key-secret";
 
     /** The init-params of the store, which both providers take. */
     private static final List<String> STORE_SETTINGS = List.of(INCOMPATIBLE_MEMBERS, BATCHING, LEASING,
-            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL, SYNC_BUDGET, MAX_SYNCED_KEYS, KEY_SECRET);
+            LEASE_LIFETIME, MAX_SLICE, HOT_KEY_RATE, SYNC_INTERVAL, SYNC_BUDGET, MAX_SYNCED_KEYS, CLIENT_GRACE,
+            KEY_SECRET);
 
     /**
      * Every init-param the providers read: a client reads {@link #PORT} and {@link #INTERFACE} too, to refuse them
@@ -106,7 +108,8 @@ final class InitParams {
      * {@link #INCOMPATIBLE_MEMBERS}: {@code refuse} or {@code compare-and-set}, {@link #BATCHING} and
      * {@link #LEASING}: {@code true} or {@code false}, and the leases' {@link #LEASE_LIFETIME}, {@link #MAX_SLICE}
      * and {@link #HOT_KEY_RATE}, and the synchronised keys' {@link #SYNC_INTERVAL}, {@link #SYNC_BUDGET}
-     * ({@code auto} or a number of permits) and {@link #MAX_SYNCED_KEYS}, and the {@link #KEY_SECRET}.
+     * ({@code auto} or a number of permits) and {@link #MAX_SYNCED_KEYS}, the permits' {@link #CLIENT_GRACE}, and
+     * the {@link #KEY_SECRET}.
      */
     private static StoreOptions store(Context context) {
         String namespace = context.namespace();
@@ -129,6 +132,8 @@ final class InitParams {
                 : options.syncBudget(Long.parseLong(value.trim())), "auto, or a number of permits, 0 or more");
         context.setting(MAX_SYNCED_KEYS, value -> options.maxSyncedKeys(Integer.parseInt(value.trim())),
                 "a number of keys, at least 1");
+        context.setting(CLIENT_GRACE, value -> options.clientGrace(DurationText.parse(value.trim()).orElseThrow()),
+                "a duration, 1ms or more");
         context.setting(KEY_SECRET).ifPresent(value -> options.keySecret(keySecret(value.trim())));
         return options.build();
     }

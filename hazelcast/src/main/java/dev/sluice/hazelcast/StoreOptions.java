@@ -51,6 +51,9 @@ public final class StoreOptions {
     /** The rate (permits per second, on one node) above which a key is hot and leased, unless set: 1,000. */
     public static final int DEFAULT_HOT_KEY_RATE = 1_000;
 
+    /** How long a member keeps the concurrency permits of a client disconnected from it, unless set: 30 s. */
+    public static final Duration DEFAULT_CLIENT_GRACE = Duration.ofSeconds(30);
+
     /** The name of the counters map unless {@link Builder#mapName} says otherwise. */
     public static final String DEFAULT_MAP_NAME = "sluice-counters";
 
@@ -91,6 +94,7 @@ public final class StoreOptions {
     private final Duration syncInterval;
     private final OptionalLong syncBudget;
     private final int maxSyncedKeys;
+    private final Duration clientGrace;
     private final KeySecret keySecret;
 
     private StoreOptions(Builder builder) {
@@ -107,6 +111,7 @@ public final class StoreOptions {
         this.syncInterval = builder.syncInterval;
         this.syncBudget = builder.syncBudget;
         this.maxSyncedKeys = builder.maxSyncedKeys;
+        this.clientGrace = builder.clientGrace;
         String secret = builder.keySecret;
         this.keySecret = secret != null ? KeySecret.configured(secret) : KeySecret.derived(mapName);
     }
@@ -195,6 +200,14 @@ public final class StoreOptions {
     }
 
     /**
+     * How long a member keeps the concurrency permits of a client that disconnected from it: a client that reconnects
+     * in time keeps them; after it, the member frees them. See {@code docs/design/concurrency.md}.
+     */
+    public Duration clientGrace() {
+        return clientGrace;
+    }
+
+    /**
      * The most synchronised keys this node keeps a view of at once; a key beyond them is decided on its owner, one call
      * per request, until views are forgotten (once back to full capacity).
      */
@@ -254,6 +267,7 @@ public final class StoreOptions {
                 + ", leaseLifetime=" + leaseLifetime + ", maxSlice=" + maxSlice + ", hotKeyRate=" + hotKeyRate
                 + ", syncInterval=" + syncInterval + ", syncBudget=" + (syncBudget.isPresent()
                 ? String.valueOf(syncBudget.getAsLong()) : "auto") + ", maxSyncedKeys=" + maxSyncedKeys
+                + ", clientGrace=" + clientGrace
                 + ", keySecret=" + (keySecret.configured() ? "configured" : "derived") + "]";
     }
 
@@ -272,6 +286,7 @@ public final class StoreOptions {
         private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
         private OptionalLong syncBudget = OptionalLong.empty();
         private int maxSyncedKeys = DEFAULT_MAX_SYNCED_KEYS;
+        private Duration clientGrace = DEFAULT_CLIENT_GRACE;
         private @Nullable String keySecret;
 
         private Builder() {
@@ -339,6 +354,18 @@ public final class StoreOptions {
                         + "ms, got " + interval);
             }
             this.syncInterval = interval;
+            return this;
+        }
+
+        /**
+         * How long a member keeps the concurrency permits of a client disconnected from it, 1 ms or more; default
+         * 30 s. Shorter frees a crashed client's permits sooner; longer keeps them over a longer network outage.
+         */
+        public Builder clientGrace(Duration grace) {
+            if (grace.compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException("clientGrace must be 1ms or more, got " + grace);
+            }
+            this.clientGrace = grace;
             return this;
         }
 

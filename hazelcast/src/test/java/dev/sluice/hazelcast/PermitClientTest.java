@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.ConcurrencyLimit;
 import dev.sluice.TimeSource;
-import dev.sluice.hazelcast.internal.permits.PermitCalls;
 import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
 import java.time.Duration;
@@ -15,12 +14,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Concurrency permits held through a client: recorded as the client's, and freed by the members once the client has
- * been gone for {@link PermitCalls#CLIENT_GRACE} (30 s), not at their maximum hold of a day.
+ * been gone for the members' {@link StoreOptions#clientGrace()} (2 s here), not at their maximum hold of a day.
  */
 @Tag("cluster")
 class PermitClientTest {
 
-    private final List<HazelcastCounterStore> members = ClusterSupport.startCluster(2, TimeSource.system());
+    private static final Duration GRACE = Duration.ofSeconds(2);
+
+    private final List<HazelcastCounterStore> members = ClusterSupport.startCluster(2,
+            StoreOptions.builder().clientGrace(GRACE).build(), TimeSource.system());
     private final HazelcastCounterStore client = HazelcastCounterStore.connectClient(ClusterSupport.client(
             members.get(0).instance().getConfig().getClusterName(), ClusterSupport.address(members.get(0)),
             ClusterSupport.address(members.get(1))).build());
@@ -46,7 +48,7 @@ class PermitClientTest {
 
         ClusterSupport.await(() -> members.get(0).permitsFreedFromGoneNodes()
                 + members.get(1).permitsFreedFromGoneNodes() == 2,
-                PermitCalls.CLIENT_GRACE.plus(Duration.ofSeconds(60)), "the gone client's permits to be freed");
+                GRACE.plus(Duration.ofSeconds(60)), "the gone client's permits to be freed");
         assertThat(members.get(0).permitsHeld()).isZero();
         assertThat(acquire(members.get(0), two).decision().allowed()).isTrue();
     }

@@ -119,6 +119,15 @@ class StoreProvidersTest {
     }
 
     @Test
+    void clientGrace_setDefaultAndTooShort_isTheStoresGraceOrNamesTheInitParam() {
+        assertThat(InitParams.member(context(Map.of("hazelcast-client-grace", "5s"))).store().clientGrace())
+                .isEqualTo(Duration.ofSeconds(5));
+        assertThat(InitParams.member(context(Map.of())).store().clientGrace()).isEqualTo(Duration.ofSeconds(30));
+        assertThatThrownBy(() -> InitParams.member(context(Map.of("hazelcast-client-grace", "0s"))))
+                .hasMessageContaining("hazelcast-client-grace");
+    }
+
+    @Test
     void syncBudgetAndMaxSyncedKeys_setAndDefault_areTheStores() {
         StoreOptions given = InitParams.member(context(Map.of("hazelcast-sync-budget", "7",
                 "hazelcast-max-synced-keys", "500"))).store();

@@ -27,14 +27,11 @@ import org.jspecify.annotations.Nullable;
  * The Hazelcast store's concurrency permits: one call to the key's owner to take a permit, one to release it, in a
  * map of their own whose entries hold each key's holders (this node's UUID and a permit number), changed only by entry
  * processors. On a member it also frees the permits of nodes that are gone: a member that left at once (its
- * membership event), a client once it has been disconnected from this member for {@link #CLIENT_GRACE} (a client that
+ * membership event), a client once it has been disconnected from this member for the grace given (a client that
  * reconnects in time keeps its permits). Every member's store does so; freeing is idempotent. Thread-safe. See
  * {@code docs/design/concurrency.md}.
  */
 public final class PermitCalls implements AutoCloseable {
-
-    /** How long a client may stay disconnected from a member before that member frees its permits. */
-    public static final Duration CLIENT_GRACE = Duration.ofSeconds(30);
 
     private static final System.Logger LOG = System.getLogger(PermitCalls.class.getName());
 
@@ -47,8 +44,11 @@ public final class PermitCalls implements AutoCloseable {
     private final @Nullable UUID membershipListener;
     private final @Nullable UUID clientListener;
 
-    /** The permits of map {@code mapName} through {@code instance}. */
-    public PermitCalls(HazelcastInstance instance, String mapName) {
+    /**
+     * The permits of map {@code mapName} through {@code instance}; on a member, a client's are freed once it has been
+     * disconnected from this member for {@code clientGrace}.
+     */
+    public PermitCalls(HazelcastInstance instance, String mapName, Duration clientGrace) {
         this.instance = instance;
         this.mapName = mapName;
         this.node = instance.getLocalEndpoint().getUuid();
@@ -72,8 +72,8 @@ public final class PermitCalls implements AutoCloseable {
 
                 @Override
                 public void clientDisconnected(Client client) {
-                    CompletableFuture.delayedExecutor(CLIENT_GRACE.toNanos(), TimeUnit.NANOSECONDS, freeing)
-                            .execute(() -> freeUnlessBack(client.getUuid()));
+                    CompletableFuture.delayedExecutor(clientGrace.toNanos(), TimeUnit.NANOSECONDS, freeing)
+                            .execute(() -> freeUnlessBack(client.getUuid(), clientGrace));
                 }
             });
         } else {
@@ -158,14 +158,14 @@ public final class PermitCalls implements AutoCloseable {
     }
 
     /** Frees the permits of the client {@code client} unless it is connected to this member again. */
-    private void freeUnlessBack(UUID client) {
+    private void freeUnlessBack(UUID client, Duration grace) {
         if (!instance.getLifecycleService().isRunning()) {
             return;
         }
         boolean back = instance.getClientService().getConnectedClients().stream()
                 .anyMatch(connected -> connected.getUuid().equals(client));
         if (!back) {
-            free(client, "client " + client + " disconnected for " + CLIENT_GRACE.toSeconds() + " s");
+            free(client, "client " + client + " disconnected for " + grace.toMillis() + " ms");
         }
     }
 
