@@ -134,7 +134,7 @@ class StoreProviderFilterTest {
                         + " hazelcast-members, hazelcast-port, hazelcast-interface, hazelcast-incompatible-members,"
                         + " hazelcast-batching, hazelcast-leasing, hazelcast-lease-lifetime, hazelcast-max-slice,"
                         + " hazelcast-hot-key-rate, hazelcast-sync-interval, hazelcast-sync-budget,"
-                        + " hazelcast-max-synced-keys, hazelcast-key-secret");
+                        + " hazelcast-max-synced-keys, hazelcast-client-grace, hazelcast-key-secret");
     }
 
     @Test
