@@ -212,7 +212,8 @@ class MemberProcessFaultTest {
     }
 
     /**
-     * Every member takes 300 ms per decision, three times the timeout. Sixteen threads deciding for three seconds on
+     * A member process that takes 300 ms per decision, three times the timeout (one member: what is slow is each
+     * call, however many members share the keys). Sixteen threads deciding for three seconds on
      * eight keys get every answer within the timeout, the application's thread count stays where the load put it, and
      * the calls waiting in the cluster stay bounded. Unbatched, every decision is a call, and once 64 wait in the
      * cluster the store stops adding more (it sheds them to the failure rule). Batched, each key has one call in
@@ -223,7 +224,7 @@ class MemberProcessFaultTest {
     @ValueSource(booleans = {false, true})
     void decide_membersSlowerThanTheTimeout_answersWithinTheTimeoutWithoutPilingUpThreads(boolean batching)
             throws Exception {
-        cluster = new MemberProcesses(3, logs, List.of("latency=300"));
+        cluster = new MemberProcesses(1, logs, List.of("latency=300"));
         FailurePolicyStore store = FailurePolicyStore.rejecting(client(batching), TIMEOUT).withMaxPending(64);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int threadsBefore = threads.getThreadCount();
