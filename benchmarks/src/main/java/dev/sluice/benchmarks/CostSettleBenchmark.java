@@ -96,10 +96,12 @@ public class CostSettleBenchmark {
         return reserveAndSettle(local.store, tokens, walk);
     }
 
-    /** A reservation of {@value #ESTIMATE} tokens and its settle, both awaited; what remains after. */
+    /**
+     * A reservation of {@value #ESTIMATE} tokens and its settle, both awaited, as the rules make them (the reservation
+     * through {@link CounterStore#execute}, as one decision is); what remains after.
+     */
     private static long reserveAndSettle(CounterStore store, Tokens tokens, Walk walk) {
-        Counted reserved = store.executeAsync(walk.key(), Command.estimate(tokens.policy, ESTIMATE,
-                0)).toCompletableFuture().join();
+        Counted reserved = store.execute(walk.key(), Command.estimate(tokens.policy, ESTIMATE, 0));
         return reserved.settle(walk.actual()).toCompletableFuture().join().remaining();
     }
 

@@ -309,9 +309,9 @@ public enum Algorithm {
                     + " more, got estimate " + reserved + " and actual cost " + actual);
         }
         if (actual > reserved) {
-            Transition charged = record(state, now, actual - reserved, 0, limits);
-            Transition look = apply(charged.state(), now, 0, Long.MAX_VALUE, limits);
-            return new Transition(charged.state(), look.decision(), charged.changed(), look.idleAfterNanos());
+            long @Nullable [][] charged = recorded(state, now, now, actual - reserved, limits);
+            Transition look = apply(charged, now, 0, Long.MAX_VALUE, limits);
+            return new Transition(charged, look.decision(), charged != state, look.idleAfterNanos());
         }
         if (actual < reserved) {
             return undoPart(state, now, reserved - actual, actual, countedAt, limits);
@@ -345,6 +345,19 @@ public enum Algorithm {
      */
     private Transition counted(long @Nullable [][] state, long now, long at, long cost, List<Limit> limits,
                                long delayNanos) {
+        long @Nullable [][] next = recorded(state, now, at, cost, limits);
+        boolean changed = next != state;
+        long idleAfter = apply(next, now, 0, 0, limits).idleAfterNanos();
+        Decision after = apply(next, now, delayNanos >= 0 ? 0 : 1, 0, limits).decision();
+        if (delayNanos >= 0) {
+            after = Decision.granted(after.limit(), after.limitName()).remaining(after.remaining())
+                    .nextPermitIn(after.nextPermitNanos()).resetIn(after.resetAfterNanos()).delay(delayNanos).build();
+        }
+        return new Transition(next, after, changed, idleAfter);
+    }
+
+    /** The state with {@code cost} counted at {@code at} against every limit; {@code state} itself if unchanged. */
+    private long @Nullable [][] recorded(long @Nullable [][] state, long now, long at, long cost, List<Limit> limits) {
         int count = limits.size();
         long @Nullable [][] current = state != null && state.length == count ? state : null;
         long[][] next = new long[count][];
@@ -354,12 +367,6 @@ public enum Algorithm {
             next[i] = strategy.record(limitState, now, at, cost, limits.get(i));
             changed |= next[i] != limitState;
         }
-        long idleAfter = apply(next, now, 0, 0, limits).idleAfterNanos();
-        Decision after = apply(next, now, delayNanos >= 0 ? 0 : 1, 0, limits).decision();
-        if (delayNanos >= 0) {
-            after = Decision.granted(after.limit(), after.limitName()).remaining(after.remaining())
-                    .nextPermitIn(after.nextPermitNanos()).resetIn(after.resetAfterNanos()).delay(delayNanos).build();
-        }
-        return changed ? new Transition(next, after, true, idleAfter) : new Transition(state, after, false, idleAfter);
+        return changed ? next : state;
     }
 }

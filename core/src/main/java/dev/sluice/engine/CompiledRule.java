@@ -437,17 +437,15 @@ final class CompiledRule {
     }
 
     /**
-     * {@code command} executed on {@code counterKey}, waited for; a failure, thrown from the call or completing it,
-     * thrown as {@link #join} throws it.
+     * {@code command} executed on {@code counterKey}, waited for ({@link CounterStore#execute}: a local store answers
+     * with no future); a failure thrown with the key masked.
      */
     private static <T> T executed(CounterStore store, String counterKey, Command<T> command, String key) {
-        CompletionStage<T> call;
         try {
-            call = store.executeAsync(counterKey, command);
+            return store.execute(counterKey, command);
         } catch (RuntimeException e) {
             throw KeyMask.redacted(e, key);
         }
-        return join(call, key);
     }
 
     /** The counter of the request's tier among {@code counters}: the default one for a rule without tiers. */
