@@ -211,7 +211,32 @@ final class ClusterSetup {
                 instance.getConfig().addMapConfig(map);
             } catch (InvalidConfigurationException e) {
                 // The cluster already has its own configuration for this map (static, or added by another node with
-                // other settings): that one stands.
+                // other settings): that one stands, and the operator is told what it costs.
+                LOG.log(System.Logger.Level.WARNING, "Sluice: the cluster has its own configuration of map ''{0}'',"
+                        + " which stands instead of Sluice''s (in-memory format OBJECT, {1} synchronous backup(s),"
+                        + " no asynchronous ones); with another in-memory format every call deserializes the entry"
+                        + " it changes, and a synchronised keys'' shard is serialized whole on every call and backup"
+                        + " (docs/cluster.md: The counters map). Hazelcast: {2}", map.getName(),
+                        map.getBackupCount(), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Warns when this member keeps one of the store's maps in another in-memory format than Sluice's
+     * ({@link com.hazelcast.config.InMemoryFormat#OBJECT}): a configuration file or a wildcard of its own that matches
+     * the name. A client cannot read its cluster's configuration; {@link #addMapConfig} warns for it.
+     */
+    static void checkMapFormats(HazelcastInstance member, StoreOptions store) {
+        for (MapConfig wanted : store.toMapConfigs()) {
+            MapConfig kept = member.getConfig().findMapConfig(wanted.getName());
+            if (kept.getInMemoryFormat() != wanted.getInMemoryFormat()) {
+                LOG.log(System.Logger.Level.WARNING, "Sluice: this member keeps map ''{0}'' in in-memory format {1}"
+                        + " (its configuration ''{2}''), not {3}: every call deserializes the entry it changes, and a"
+                        + " synchronised keys'' shard is serialized whole on every call and backup. Configure the map"
+                        + " with in-memory format {3}, or leave it to Sluice (docs/cluster.md: The counters"
+                        + " map).", wanted.getName(), kept.getInMemoryFormat(), kept.getName(),
+                        wanted.getInMemoryFormat());
             }
         }
     }

@@ -140,7 +140,8 @@ final class DeciderChoice {
         return "Sluice: the Hazelcast members cannot run Sluice's entry processors (" + cause + "). Put "
                 + "dev.sluice:sluice-hazelcast and dev.sluice:sluice-core, of this application's version, on every "
                 + "member's class path (the build's member bundle, hazelcast/target/sluice-member, holds them; "
-                + "docs/cluster.md: Running your own cluster), or set StoreOptions.onIncompatibleMembers("
+                + "docs/cluster.md: Running with your own Hazelcast cluster), or set "
+                + "StoreOptions.onIncompatibleMembers("
                 + "COMPARE_AND_SET) (init-param hazelcast-incompatible-members=compare-and-set) to decide on the "
                 + "callers instead.";
     }

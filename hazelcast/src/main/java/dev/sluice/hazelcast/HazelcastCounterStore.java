@@ -131,6 +131,9 @@ public final class HazelcastCounterStore implements CounterStore {
         this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time, keys);
         this.services = new ClusterServices(instance, options.mapName(), keys, overrides, this::mode, processors,
                 permits, deciders);
+        if (instance.getLocalEndpoint() instanceof Member) {
+            ClusterSetup.checkMapFormats(instance, options);
+        }
     }
 
     /**
