@@ -2,6 +2,7 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.map.IMap;
 import dev.sluice.hazelcast.internal.cluster.KeySecret;
+import dev.sluice.hazelcast.internal.wire.WriteStateProcessor;
 import dev.sluice.store.SharedEntries;
 import java.time.Duration;
 import java.util.HashMap;
@@ -11,11 +12,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@link SharedEntries} in a Hazelcast map of strings (no Sluice class on the wire), each entry with its own
- * time-to-live, so the entries of a node that stopped writing leave the map on their own. Values are sealed with the
- * store's key secret ({@link KeySecret#seal}): the console's snapshots name the keys it limited most, which a reader
- * of the map must not learn; a value that does not open (another secret's, an earlier release's, a forgery) is left
- * out of {@link #entries()}, said at WARNING when their number changes. Writes are sent without waiting; a read that
- * fails says so. Thread-safe.
+ * time-to-live (in whole seconds, at least the one asked for), so the entries of a node that stopped writing leave
+ * the map on their own. Values are sealed with the store's key secret ({@link KeySecret#seal}): the console's
+ * snapshots name the keys it limited most, which a reader of the map must not learn; a value that does not open
+ * (another secret's, an earlier release's, a forgery) is left out of {@link #entries()}, said at WARNING when their
+ * number changes. Writes are sent without waiting; a read that fails says so. Thread-safe.
  */
 final class ClusterSharedEntries implements SharedEntries {
 
@@ -34,7 +35,11 @@ final class ClusterSharedEntries implements SharedEntries {
     @Override
     public void put(String key, String value, Duration timeToLive) {
         try {
-            map.setAsync(key, secret.seal(key, value), Math.max(1, timeToLive.toMillis()), TimeUnit.MILLISECONDS);
+            // Rounded up to whole seconds plus one, as the counters' are: Hazelcast keeps expiry times in seconds, and
+            // a time to live of a second or two could otherwise end before it has run (a console's entry then left
+            // the map between two of its writes).
+            map.setAsync(key, secret.seal(key, value), WriteStateProcessor.ttlSeconds(timeToLive.toNanos()),
+                    TimeUnit.SECONDS);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "shared entry not written to map " + map.getName(), e);
         }
