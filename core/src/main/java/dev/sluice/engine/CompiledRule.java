@@ -5,6 +5,7 @@ import dev.sluice.Decision;
 import dev.sluice.Limit;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.annotation.OnMissingKey;
+import dev.sluice.internal.OverrideCounters;
 import dev.sluice.rules.Estimate;
 import dev.sluice.rules.KeySpec;
 import dev.sluice.rules.Rule;
@@ -32,7 +33,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -96,10 +96,9 @@ final class CompiledRule {
     private final @Nullable String fallbackKeyValue;
     private final boolean skipsMissingKey;
     private final long maxDelayNanos;
-    /** The most distinct override limits whose counters are kept made; more empty the cache. */
-    private static final int MAX_OVERRIDE_COUNTERS = 64;
     /** The counters of override limits, made once per distinct limits (a SHA-256 each). */
-    private final Map<List<Limit>, Counter> overrideCounters = new ConcurrentHashMap<>();
+    private final OverrideCounters<List<Limit>, Counter> overrideCounters =
+            new OverrideCounters<>(this::overrideCounter);
 
     /**
      * Compiles {@code rule}, which must be {@linkplain Rule#defined() defined}, for a set whose client addresses
@@ -292,7 +291,7 @@ final class CompiledRule {
      * those limits would have. Only for a rule that {@link #counts()}.
      */
     Counting count(String key, LimitOverride override, CounterStore store, boolean undoable) {
-        return count(key, overrideCounter(override.limits()), store, undoable);
+        return count(key, overrideCounters.of(override.limits()), store, undoable);
     }
 
     /**
@@ -315,18 +314,10 @@ final class CompiledRule {
         return new Counting(outcome, Counted.kept(outcome.decision()));
     }
 
-    /** The counter of override limits {@code limits}, made once per distinct limits (the cache bounded). */
+    /** The counter of override limits {@code limits}; made once per distinct limits by {@link #overrideCounters}. */
     private Counter overrideCounter(List<Limit> limits) {
-        Counter counter = overrideCounters.get(limits);
-        if (counter != null) {
-            return counter;
-        }
-        if (overrideCounters.size() >= MAX_OVERRIDE_COUNTERS) {
-            overrideCounters.clear();
-        }
         Policy base = Objects.requireNonNull(requestCounters, "counts()").defaults().policy();
-        return overrideCounters.computeIfAbsent(limits, l -> counter(rule.id(), base.withLimits(l), rule.cost(),
-                maxDelayNanos));
+        return counter(rule.id(), base.withLimits(limits), rule.cost(), maxDelayNanos);
     }
 
     private Counting count(String key, Counter counter, CounterStore store, boolean undoable) {

@@ -7,6 +7,7 @@ import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Algorithm;
 import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
+import dev.sluice.internal.OverrideCounters;
 import dev.sluice.rules.ActualCost;
 import dev.sluice.store.Command;
 import dev.sluice.store.Counted;
@@ -17,12 +18,10 @@ import dev.sluice.store.LocalCounterStore;
 import dev.sluice.store.PermitQueue;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
@@ -57,8 +56,6 @@ public final class RateLimiter {
     /** The id of a limiter built without one ({@link Builder#id}). */
     public static final String DEFAULT_ID = "rate-limiter";
 
-    /** The most distinct override limits whose counters are kept made; more empty the cache. */
-    private static final int MAX_OVERRIDE_COUNTERS = 64;
 
     /** The id overrides name this limiter by. */
     private final String id;
@@ -72,7 +69,7 @@ public final class RateLimiter {
     /** Where {@link #acquirePermitAsync} waits; it schedules nothing while no one waits. */
     private final PermitQueue waiters;
     /** The counter of each distinct override limits (its policy, and its keys' suffix), made once. */
-    private final Map<List<Limit>, OverrideCounter> overrideCounters = new ConcurrentHashMap<>();
+    private final OverrideCounters<List<Limit>, OverrideCounter> overrideCounters;
 
     private RateLimiter(String id, @Nullable Policy policy, @Nullable ConcurrencyLimit concurrency, CounterStore store,
                         TimeSource time) {
@@ -83,6 +80,7 @@ public final class RateLimiter {
         this.overrides = store.services().overrides();
         this.time = time;
         this.waiters = new PermitQueue(time, WaitScheduler.SHARED, PermitQueue.DEFAULT_RETRY);
+        this.overrideCounters = new OverrideCounters<>(limits -> OverrideCounter.of(policy(), limits));
     }
 
     /** The daemon thread on which every limiter's waits retry and time out, started on first use. */
@@ -316,14 +314,7 @@ public final class RateLimiter {
         if (override.isEmpty()) {
             return new Counter(key, rates);
         }
-        List<Limit> limits = override.get().limits();
-        OverrideCounter other = overrideCounters.get(limits);
-        if (other == null) {
-            if (overrideCounters.size() >= MAX_OVERRIDE_COUNTERS) {
-                overrideCounters.clear();
-            }
-            other = overrideCounters.computeIfAbsent(limits, l -> OverrideCounter.of(rates, l));
-        }
+        OverrideCounter other = overrideCounters.of(override.get().limits());
         return new Counter(key + other.suffix(), other.policy());
     }
 
