@@ -6,6 +6,7 @@ import com.hazelcast.map.IMap;
 import dev.sluice.Decision;
 import dev.sluice.TimeSource;
 import dev.sluice.algorithm.Policy;
+import dev.sluice.hazelcast.internal.sync.SliceVisit;
 import dev.sluice.hazelcast.internal.sync.SyncedKeys;
 import dev.sluice.hazelcast.internal.wire.BatchApplyProcessor;
 import dev.sluice.hazelcast.internal.wire.BatchResult;
@@ -28,9 +29,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -158,8 +157,9 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      */
     private CompletableFuture<Decision> route(String key, Policy policy, long cost, long maxDelayNanos) {
         if (syncs(policy)) {
-            if (leasesWhenHot(policy) && syncs.enterSlices(key, policy)) {
-                return hot(key, policy, cost, maxDelayNanos);
+            Optional<SliceVisit> visit = leasesWhenHot(policy) ? syncs.enterSlices(key, policy) : Optional.empty();
+            if (visit.isPresent()) {
+                return hot(key, policy, cost, maxDelayNanos, visit.get());
             }
             return syncs.decide(key, policy, cost, maxDelayNanos);
         }
@@ -173,20 +173,15 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
      * A hot synchronised key's request, granted from leased slices; when its owner gives none, the key cools and the
      * request is decided from its view. It leaves the slices once, when it is decided or goes to the view.
      */
-    private CompletableFuture<Decision> hot(String key, Policy policy, long cost, long maxDelayNanos) {
-        AtomicBoolean left = new AtomicBoolean();
-        Consumer<Boolean> leave = cooled -> {
-            if (left.compareAndSet(false, true)) {
-                syncs.leftSlices(key, policy, cooled);
-            }
-        };
+    private CompletableFuture<Decision> hot(String key, Policy policy, long cost, long maxDelayNanos,
+                                            SliceVisit visit) {
         try {
             return follow(slices.grant(key, policy, cost), () -> {
-                leave.accept(true);
+                visit.left(true);
                 return syncs.decide(key, policy, cost, maxDelayNanos);
-            }).whenComplete((decision, failure) -> leave.accept(false));
+            }).whenComplete((decision, failure) -> visit.left(false));
         } catch (RuntimeException e) {
-            leave.accept(false);
+            visit.left(false);
             throw e;
         }
     }

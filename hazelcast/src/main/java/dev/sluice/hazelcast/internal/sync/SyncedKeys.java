@@ -145,24 +145,13 @@ public final class SyncedKeys implements AutoCloseable {
     }
 
     /**
-     * Whether a request of the key goes to the leased slices: the key keeps exhausting its budget on this node, and
-     * every hit admitted here is counted by its owner. Until {@link #leftSlices}, the key's view admits nothing without
-     * its owner.
+     * A request of the key on its way to the leased slices, when the key keeps exhausting its budget on this node and
+     * every hit admitted here is counted by its owner; empty otherwise. Until the visit has
+     * {@linkplain SliceVisit#left left}, the key's view admits nothing without its owner.
      */
-    public boolean enterSlices(String key, Policy policy) {
+    public Optional<SliceVisit> enterSlices(String key, Policy policy) {
         View view = views.get(new ViewKey(key, policy));
-        return view != null && view.enterSlices();
-    }
-
-    /**
-     * A request that {@linkplain #enterSlices entered} the slices is decided; {@code cooled}: the owner gave no slice,
-     * and the key is decided from its view again.
-     */
-    public void leftSlices(String key, Policy policy, boolean cooled) {
-        View view = views.get(new ViewKey(key, policy));
-        if (view != null) {
-            view.leftSlices(cooled);
-        }
+        return view != null && view.enterSlices() ? Optional.of(new SliceVisit(view)) : Optional.empty();
     }
 
     /**

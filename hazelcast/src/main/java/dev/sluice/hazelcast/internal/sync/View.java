@@ -113,8 +113,8 @@ final class View implements Lane.Rider {
 
     /**
      * Enters the leased slices when the key keeps exhausting its budget here ({@value #HOT_EXHAUSTIONS} times within
-     * a second) and its owner has counted every hit admitted here; until the request {@link #leftSlices leaves}, the
-     * view admits nothing without the owner, so no hit of this node is missing from a slice taken meanwhile.
+     * a second) and its owner has counted every hit admitted here; until the request {@linkplain #leftSlices leaves},
+     * the view admits nothing without the owner, so no hit of this node is missing from a slice taken meanwhile.
      */
     synchronized boolean enterSlices() {
         if (hot && pending.isEmpty() && inFlight.isEmpty()) {

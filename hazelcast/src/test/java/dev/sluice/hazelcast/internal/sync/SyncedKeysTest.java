@@ -252,13 +252,13 @@ class SyncedKeysTest {
         List<CompletableFuture<Decision>> decisions = hot("k", ten);
         owners.releaseOne(); // the hit; the first waiting request rides the next call, alone
         ClusterSupport.await(() -> owners.held.size() == 1, Duration.ofSeconds(30), "the first request sent");
-        assertThat(node.enterSlices("k", ten)).isTrue();
+        SliceVisit visit = node.enterSlices("k", ten).orElseThrow();
         Runnable staleAnswer = owners.countOne();
         CompletableFuture<SliceResult> slice = node.takeSlice("k", ten,
                 CounterCommand.takeSlice(ten, 0, 8, Duration.ofMinutes(1).toNanos()));
         owners.releaseOne();
         long granted = slice.join().permits(); // every permit of the slice, as if granted here
-        node.leftSlices("k", ten, true);
+        visit.left(true);
 
         staleAnswer.run();
         assertThat(decisions.get(1).join().allowed()).as("decided on the owner").isTrue();
@@ -282,9 +282,10 @@ class SyncedKeysTest {
         owners.releaseOne();
         decisions.forEach(decision -> assertThat(decision.join().allowed()).isTrue());
         node.flush();
-        assertThat(node.enterSlices("k", hundred)).isTrue();
-        assertThat(node.enterSlices("k", hundred)).isTrue();
-        node.leftSlices("k", hundred, true);
+        SliceVisit cooled = node.enterSlices("k", hundred).orElseThrow();
+        SliceVisit granted = node.enterSlices("k", hundred).orElseThrow();
+        cooled.left(true);
+        cooled.left(true); // once only
 
         CompletableFuture<Decision> first = node.decide("k", hundred, 1, 0);
         assertThat(first.join().allowed()).isTrue();
@@ -293,9 +294,31 @@ class SyncedKeysTest {
         assertThat(second.join().allowed()).isTrue();
         assertThat(node.localDecisions()).as("decided on the owner, after an answer").isEqualTo(localBefore);
 
-        node.leftSlices("k", hundred, false);
+        granted.left(false);
         CompletableFuture<Decision> third = node.decide("k", hundred, 1, 0);
         assertThat(third).as("both left: decided here").isDone();
+        assertThat(node.localDecisions()).isEqualTo(localBefore + 1);
+    }
+
+    /** A key reset while a request is in its slices: the request leaves the view it entered, not the new one. */
+    @Test
+    void leftSlices_afterTheKeyWasResetAndItsViewMadeAgain_leavesTheNewViewAlone() {
+        node(OptionalLong.empty(), 100);
+        Policy hundred = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofMinutes(1))).synchronised(1);
+        List<CompletableFuture<Decision>> decisions = hot("k", hundred);
+        owners.hold = false;
+        owners.releaseOne();
+        decisions.forEach(CompletableFuture::join);
+        node.flush();
+        SliceVisit visit = node.enterSlices("k", hundred).orElseThrow();
+
+        node.forget("k").join();
+        assertThat(node.decide("k", hundred, 1, 0)).as("a new view, alone").isDone();
+        node.flush();
+        visit.left(false);
+
+        long localBefore = node.localDecisions();
+        assertThat(node.decide("k", hundred, 1, 0)).as("still alone").isDone();
         assertThat(node.localDecisions()).isEqualTo(localBefore + 1);
     }
 
