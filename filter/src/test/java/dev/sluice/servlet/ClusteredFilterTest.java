@@ -129,7 +129,9 @@ class ClusteredFilterTest {
         for (int port : ports) {
             instances.add(server(LEASED_TENANT_LIMIT, Map.of("store", "hazelcast",
                     "hazelcast-config", memberYaml(cluster, port, ports).toString(),
-                    "hazelcast-leasing", "true", "hazelcast-hot-key-rate", "1",
+                    // Hot at one request per span of the lease lifetime: the longest (50 ms) so that a loaded
+                    // machine's requests, tens of milliseconds apart, still keep the key hot.
+                    "hazelcast-leasing", "true", "hazelcast-hot-key-rate", "1", "hazelcast-lease-lifetime", "50ms",
                     // A slow call on a loaded machine must not be decided by the failure policy, unheaded.
                     "store-timeout", "30s")));
         }
