@@ -277,11 +277,7 @@ class SyncedKeysTest {
     void decide_whileARequestIsInTheSlices_waitsForTheOwnerEvenAfterAnAnswer() {
         node(OptionalLong.empty(), 100);
         Policy hundred = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofMinutes(1))).synchronised(1);
-        List<CompletableFuture<Decision>> decisions = hot("k", hundred);
-        owners.hold = false;
-        owners.releaseOne();
-        decisions.forEach(decision -> assertThat(decision.join().allowed()).isTrue());
-        node.flush();
+        hotAndCounted("k", hundred);
         SliceVisit cooled = node.enterSlices("k", hundred).orElseThrow();
         SliceVisit granted = node.enterSlices("k", hundred).orElseThrow();
         cooled.left(true);
@@ -305,11 +301,7 @@ class SyncedKeysTest {
     void leftSlices_afterTheKeyWasResetAndItsViewMadeAgain_leavesTheNewViewAlone() {
         node(OptionalLong.empty(), 100);
         Policy hundred = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofMinutes(1))).synchronised(1);
-        List<CompletableFuture<Decision>> decisions = hot("k", hundred);
-        owners.hold = false;
-        owners.releaseOne();
-        decisions.forEach(CompletableFuture::join);
-        node.flush();
+        hotAndCounted("k", hundred);
         SliceVisit visit = node.enterSlices("k", hundred).orElseThrow();
 
         node.forget("k").join();
@@ -335,6 +327,15 @@ class SyncedKeysTest {
             decisions.add(node.decide(key, policy, 1, 0));
         }
         return decisions;
+    }
+
+    /** Makes {@code key} hot, then lets every call through: its requests all admitted and counted by the owner. */
+    private void hotAndCounted(String key, Policy policy) {
+        List<CompletableFuture<Decision>> decisions = hot(key, policy);
+        owners.hold = false;
+        owners.releaseOne();
+        decisions.forEach(decision -> assertThat(decision.join().allowed()).isTrue());
+        node.flush();
     }
 
     /** Owners on a real member's map, whose calls the test may hold, then release or fail one by one. */
