@@ -296,6 +296,30 @@ class SyncedKeysTest {
         assertThat(node.localDecisions()).isEqualTo(localBefore + 1);
     }
 
+    /**
+     * A request of a hot key rides a call to the owner with no hit (its budget is 0 there), and the key cools
+     * meanwhile: until that call answers, the view lacks the request's count, so the next request waits for the owner
+     * too. Deciding it here would take the permit the owner gives the first: six admitted of five.
+     */
+    @Test
+    void decide_whileARequestRidesACallToTheOwner_waitsForTheAnswer() {
+        node(OptionalLong.empty(), 100);
+        Policy five = Policy.of(Algorithm.TOKEN_BUCKET, Limit.of(5, Duration.ofMinutes(1))).synchronised(1);
+        hotAndCounted("k", five);
+        owners.hold = true;
+        CompletableFuture<Decision> riding = node.decide("k", five, 1, 0);
+        ClusterSupport.await(() -> owners.held.size() == 1, Duration.ofSeconds(30), "the request sent");
+        node.enterSlices("k", five).orElseThrow().left(true);
+
+        CompletableFuture<Decision> next = node.decide("k", five, 1, 0);
+        assertThat(next).as("the view lacks the riding request: waits").isNotDone();
+        owners.hold = false;
+        owners.releaseAll();
+        assertThat(riding.join().allowed()).as("the last permit, given on the owner").isTrue();
+        assertThat(next.join().allowed()).as("none left").isFalse();
+        assertThat(owners.remaining("k", five)).isZero();
+    }
+
     /** A key reset while a request is in its slices: the request leaves the view it entered, not the new one. */
     @Test
     void leftSlices_afterTheKeyWasResetAndItsViewMadeAgain_leavesTheNewViewAlone() {
