@@ -17,8 +17,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * This node's view of one synchronised key: the counters its owner last answered (at a version), with the hits
  * admitted here since, those not yet sent and those in the call in flight. Decides a request here when the view
- * rejects it or the key's budget holds it and no request of it is on its way to the owner; queues it for the owner
- * otherwise. Guarded by itself. Design:
+ * rejects it or the key's budget holds it; queues it for the owner otherwise. Guarded by itself. Design:
  * {@code docs/design/synchronised.md}.
  */
 final class View implements Lane.Rider {
@@ -80,8 +79,7 @@ final class View implements Lane.Rider {
     }
 
     synchronized CompletableFuture<Decision> decide(long cost, long maxDelayNanos, long now) {
-        // A request riding a call may be counted on the owner, but it is not in the view until the answer.
-        Optional<Decision> local = riding.isEmpty() && (waiters == null || waiters.isEmpty())
+        Optional<Decision> local = waiters == null || waiters.isEmpty()
                 ? decideHere(cost, maxDelayNanos, now) : Optional.empty();
         if (local.isPresent()) {
             figures.localDecisions.increment();
@@ -180,11 +178,12 @@ final class View implements Lane.Rider {
     }
 
     /**
-     * Whether the view may admit without the owner: the key is not granted from slices here, none is being taken,
-     * and the view counts every slice taken. Guarded.
+     * Whether the view may admit without the owner: the key is not granted from slices here, none is being taken, the
+     * view counts every slice taken, and no request rides a call (the owner may count it before the view does).
+     * Guarded.
      */
     private boolean alone() {
-        return !hot && slicing == 0 && version >= slicedVersion;
+        return !hot && slicing == 0 && version >= slicedVersion && riding.isEmpty();
     }
 
     /** A request for the owner, queued; the view listed to carry it at once. Guarded. */

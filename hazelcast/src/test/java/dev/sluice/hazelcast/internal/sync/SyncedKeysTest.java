@@ -46,6 +46,9 @@ import org.junit.jupiter.api.TestInstance;
 class SyncedKeysTest {
 
     private static final Duration NEVER = Duration.ofHours(1);
+    /** A window algorithm, which leases, with a budget of 1: hot after four requests. */
+    private static final Policy WINDOW_OF_HUNDRED =
+            Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofMinutes(1))).synchronised(1);
 
     private final ManualTimeSource time = new ManualTimeSource();
     private final AtomicInteger maps = new AtomicInteger();
@@ -276,7 +279,7 @@ class SyncedKeysTest {
     @Test
     void decide_whileARequestIsInTheSlices_waitsForTheOwnerEvenAfterAnAnswer() {
         node(OptionalLong.empty(), 100);
-        Policy hundred = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofMinutes(1))).synchronised(1);
+        Policy hundred = WINDOW_OF_HUNDRED;
         hotAndCounted("k", hundred);
         SliceVisit cooled = node.enterSlices("k", hundred).orElseThrow();
         SliceVisit granted = node.enterSlices("k", hundred).orElseThrow();
@@ -324,7 +327,7 @@ class SyncedKeysTest {
     @Test
     void leftSlices_afterTheKeyWasResetAndItsViewMadeAgain_leavesTheNewViewAlone() {
         node(OptionalLong.empty(), 100);
-        Policy hundred = Policy.of(Algorithm.FIXED_WINDOW, Limit.of(100, Duration.ofMinutes(1))).synchronised(1);
+        Policy hundred = WINDOW_OF_HUNDRED;
         hotAndCounted("k", hundred);
         SliceVisit visit = node.enterSlices("k", hundred).orElseThrow();
 
