@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A flood of made-up header keys at the servlet filter (issue 38, Measure), over real HTTP on Jetty 12, bounded in
- * requests ({@code -Dsluice.flood.requests}, default 12,000) and seconds ({@code -Dsluice.flood.seconds}, default 120),
- * on a local store of at most 2,000 keys ({@code -Dsluice.flood.max-keys}) and the system clock: a rule keyed by
+ * requests ({@code -Dsluice.flood.requests}, default 3,000) and seconds ({@code -Dsluice.flood.seconds}, default 120),
+ * on a local store of at most 500 keys ({@code -Dsluice.flood.max-keys}) and the system clock: a rule keyed by
  * {@code X-Api-Key} with a rate limit, a concurrency limit and a limit in tokens, each request another key. Every
  * answer is a 200, 429 or 503 (a key past the bound refused as the limiter being unavailable); the store never holds
  * more keys than its bound (and the threads racing at it); no permit is left held; a real key that was counted before
@@ -32,9 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MadeUpKeysFloodFilterTest {
 
-    private static final int REQUESTS = Integer.getInteger("sluice.flood.requests", 12_000);
+    private static final int REQUESTS = Integer.getInteger("sluice.flood.requests", 3_000);
     private static final long SECONDS = Long.getLong("sluice.flood.seconds", 120);
-    private static final long MAX_KEYS = Long.getLong("sluice.flood.max-keys", 2_000);
+    private static final long MAX_KEYS = Long.getLong("sluice.flood.max-keys", 500);
     private static final int THREADS = 4;
     private static final String RULES = """
             {"rules": [

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A flood of made-up keys at the limiter service's {@code perKey} ids (issue 38, Measure), over real HTTP on Jetty 12
- * and Jersey, bounded in requests ({@code -Dsluice.flood.requests}, default 12,000) and seconds
- * ({@code -Dsluice.flood.seconds}, default 120), on a local store of at most 2,000 keys
+ * and Jersey, bounded in requests ({@code -Dsluice.flood.requests}, default 3,000) and seconds
+ * ({@code -Dsluice.flood.seconds}, default 120), on a local store of at most 500 keys
  * ({@code -Dsluice.flood.max-keys}) and the system clock: each made-up key takes a slot, or a permit it never releases
  * (leased for an hour), or a reservation it settles (which leaves a mark). Every answer is a 200, 429 or 503; the
  * store never holds more keys or permit keys than its bound (and the threads racing at it); permits of keys past it are
@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Test;
  */
 class MadeUpKeysFloodServiceTest {
 
-    private static final int REQUESTS = Integer.getInteger("sluice.flood.requests", 12_000);
+    private static final int REQUESTS = Integer.getInteger("sluice.flood.requests", 3_000);
     private static final long SECONDS = Long.getLong("sluice.flood.seconds", 120);
-    private static final long MAX_KEYS = Long.getLong("sluice.flood.max-keys", 2_000);
+    private static final long MAX_KEYS = Long.getLong("sluice.flood.max-keys", 500);
     private static final int THREADS = 4;
     private static final String LIMITS = """
             {"limits": {

@@ -124,9 +124,9 @@ class RateLimitClientFilterTest {
                 .policy(Policy.of(Algorithm.STEPPED_SLIDING_WINDOW, Limit.of(permits, Duration.ofMillis(1300))))
                 .build();
 
-        List<Integer> statuses = runFleet(rule, remote, 10 * permits);
+        List<Integer> statuses = runFleet(rule, remote, 5 * permits);
 
-        assertThat(statuses).hasSize(10 * permits).containsOnly(200);
+        assertThat(statuses).hasSize(5 * permits).containsOnly(200);
         assertThat(api.rejections()).isEmpty();
         List<Long> arrivals = api.arrivals().stream().sorted().toList();
         for (int i = 0; i + permits < arrivals.size(); i++) {
