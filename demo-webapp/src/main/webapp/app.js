@@ -36,11 +36,11 @@ function renderStore(store) {
     const line = document.getElementById('store');
     line.dataset.mode = store.mode;
     line.dataset.members = String(store.membersSeen);
-    line.dataset.failing = String(store.failedLastMinute + store.timedOutLastMinute + store.shedLastMinute);
+    line.dataset.failing = String(store.lastMinute.failed + store.lastMinute.timedOut + store.lastMinute.shed);
     const failing = Number(line.dataset.failing);
     line.className = failing > 0 ? 'failing' : '';
     line.textContent = `Counter store: ${store.mode}, ${store.membersSeen} cluster member(s) seen; last minute: `
-        + `${store.failedLastMinute} failed, ${store.timedOutLastMinute} timed out, ${store.shedLastMinute} shed`
+        + `${store.lastMinute.failed} failed, ${store.lastMinute.timedOut} timed out, ${store.lastMinute.shed} shed`
         + (failing > 0 ? ' (the failure policy decided those requests)' : '');
 }
 

@@ -153,9 +153,8 @@ public final class SyncAccuracyRun {
         long budget = stores.get(0).syncBudget(policy);
         long roundTrip = stores.stream().mapToLong(store -> store.longestSyncRoundTrip().toNanos()).max().orElse(0);
         stores.forEach(HazelcastCounterStore::close);
-        long published = stores.stream().mapToLong(store -> store.services().health().syncOverAdmitted().values(
-                ).stream()
-                .mapToLong(Long::longValue).sum()).sum();
+        long published = stores.stream().mapToLong(store -> store.services().health().cluster().synchronised()
+                .overAdmitted().values().stream().mapToLong(Long::longValue).sum()).sum();
         long periods = Duration.ofSeconds(seconds).toNanos() / limit.period().toNanos() + 1;
         long bound = (instances.size() - 1) * budget * trace.keys() * periods;
         long exact = exact(Policy.of(algorithm, limit), run, 0);

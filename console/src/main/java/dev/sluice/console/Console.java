@@ -235,7 +235,7 @@ public final class Console implements AutoCloseable {
         List<RuleFigures> rules = new ArrayList<>();
         for (ConsoleRecorder.Sample sample : recorder.sample()) {
             rules.add(new RuleFigures(sample.id(), sample.mode(), sample.limit(), sample.totals(),
-                    store.syncOverAdmitted().getOrDefault(sample.id(), 0L),
+                    store.cluster().synchronised().overAdmitted().getOrDefault(sample.id(), 0L),
                     advance ? history.next(sample.id(), sample.totals()) : history.peek(sample.id(), sample.totals()),
                     sample.keys(), sample.costs()));
         }
@@ -243,9 +243,10 @@ public final class Console implements AutoCloseable {
         ReloadingRuleSet.Version version = rulesVersion.get();
         return new InstanceSnapshot(InstanceSnapshot.FORMAT, instance, clock.millis(), interval.toMillis(),
                 rulesSource, version.hash(), version.loadedAt().toEpochMilli(),
-                new InstanceSnapshot.StoreFigures(store.mode(), store.membersSeen(), store.failedLastMinute(),
-                        store.timedOutLastMinute(), store.shedLastMinute(), store.leasedPermitsHeld(),
-                        store.syncHitsWaiting()), List.copyOf(rules));
+                new InstanceSnapshot.StoreFigures(store.mode(), store.membersSeen(), store.lastMinute().failed(),
+                        store.lastMinute().timedOut(), store.lastMinute().shed(),
+                        store.cluster().leasing().permitsHeld(), store.cluster().synchronised().hitsWaiting()),
+                List.copyOf(rules));
     }
 
     private static Optional<InstanceSnapshot> parse(String id, String text) {

@@ -12,7 +12,7 @@ import java.util.List;
  * @param limit the rule's limit as text, such as {@code token_bucket 5/30s} or {@code 10 concurrent}
  * @param totals decisions since recording started
  * @param overAdmitted for a synchronised rule, the permits by which the instances' hits took its keys past their
- *     limits since the stores started: the mode's measured error ({@code StoreHealth.syncOverAdmitted()}); 0
+ *     limits since the stores started: the mode's measured error ({@code StoreHealth.Synchronised.overAdmitted()}); 0
  *     otherwise
  * @param series per interval: {@code allowed}, {@code delayed}, {@code rejected}, {@code shadowRejected}
  * @param keys the most limited keys, most first

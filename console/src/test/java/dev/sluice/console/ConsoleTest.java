@@ -78,8 +78,8 @@ class ConsoleTest {
         ReloadingRuleSet rules = file("rules.json", ConsoleRecorderTest.RULES);
         ConsoleRecorder first = new ConsoleRecorder();
         ConsoleRecorder second = new ConsoleRecorder();
-        StoreHealth overBy3 = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of("hello", 3L));
-        StoreHealth overBy4 = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of("hello", 4L));
+        StoreHealth overBy3 = overAdmitted(3);
+        StoreHealth overBy4 = overAdmitted(4);
         try (LocalCounterStore store = new LocalCounterStore();
              Console a = Console.builder(store, first).instance("a").rules(rules, "rules.json").clock(AT_NOON)
                      .interval(Duration.ofHours(1)).health(() -> overBy3).build();
@@ -181,5 +181,11 @@ class ConsoleTest {
             assertThat(console.local().rules().get(0).keys()).hasSize(ConsoleRecorder.PUBLISHED_KEYS);
             assertThat(text.getBytes(StandardCharsets.UTF_8).length).isLessThan(8_192);
         }
+    }
+
+    /** The health of a two-member store whose owners found rule {@code hello}'s hits {@code permits} past its limit. */
+    private static StoreHealth overAdmitted(long permits) {
+        return new StoreHealth("cluster", 2, StoreHealth.Failures.NONE, new StoreHealth.Cluster(0, 0,
+                StoreHealth.Leasing.NONE, new StoreHealth.Synchronised(0, 0, Map.of("hello", permits))));
     }
 }

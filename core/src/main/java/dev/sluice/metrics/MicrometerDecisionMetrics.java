@@ -53,7 +53,7 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
 
     /**
      * Per rule, the permits by which this node's synchronised hits took keys past their limits when the owners merged
-     * them ({@link StoreHealth#syncOverAdmitted()}), read from the watched store's health; 0 for other rules.
+     * them ({@link StoreHealth.Synchronised#overAdmitted()}), read from the watched store's health; 0 for other rules.
      */
     public static final String SYNC_OVER_ADMITTED = "sluice.sync.overadmitted";
 
@@ -193,7 +193,8 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
         RuleMeters(String ruleId) {
             this.ruleId = ruleId;
             FunctionCounter.builder(SYNC_OVER_ADMITTED, MicrometerDecisionMetrics.this,
-                            metrics -> metrics.watched.get().syncOverAdmitted().getOrDefault(ruleId, 0L))
+                            metrics -> metrics.watched.get().cluster().synchronised().overAdmitted()
+                                    .getOrDefault(ruleId, 0L))
                     .description("Permits of this node's synchronised hits that the owners found beyond the limit")
                     .tag("rule", ruleId)
                     .register(registry);
@@ -277,31 +278,31 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
         String mode = health.get().mode();
         List<Meter> meters = List.of(
                 gauge("members", "Cluster members the store sees", health, StoreHealth::membersSeen, mode),
-                gauge("failed", "Store calls that failed in the last minute", health, StoreHealth::failedLastMinute,
+                gauge("failed", "Store calls that failed in the last minute", health, now -> now.lastMinute().failed(),
                         mode),
                 gauge("timed.out", "Store calls that timed out in the last minute", health,
-                        StoreHealth::timedOutLastMinute, mode),
+                        now -> now.lastMinute().timedOut(), mode),
                 gauge("shed", "Store calls shed (too many in flight) in the last minute", health,
-                        StoreHealth::shedLastMinute, mode),
+                        now -> now.lastMinute().shed(), mode),
                 // Holds health weakly (Micrometer has no other choice for it): the watch holds it strongly.
                 FunctionCounter.builder(replacing("lease.grants", mode), health,
-                                supplier -> supplier.get().leasedGrants())
+                                supplier -> supplier.get().cluster().leasing().grants())
                         .description("Decisions granted from leased slices on this node, with no cluster call")
                         .tag("mode", mode)
                         .register(registry),
                 gauge("lease.held", "Permits this node holds unused in leased slices (lost if it dies)", health,
-                        StoreHealth::leasedPermitsHeld, mode),
+                        now -> now.cluster().leasing().permitsHeld(), mode),
                 gauge("sync.waiting", "Permits admitted on synchronised keys that their owners have not yet counted",
-                        health, StoreHealth::syncHitsWaiting, mode),
+                        health, now -> now.cluster().synchronised().hitsWaiting(), mode),
                 gauge("sync.lag", "Seconds the oldest synchronised hit not yet counted by its owner has waited",
-                        health, now -> now.syncLagNanos() / 1e9, mode),
+                        health, now -> now.cluster().synchronised().lagNanos() / 1e9, mode),
                 FunctionCounter.builder(replacing("incompatible.members", mode), health,
-                                supplier -> supplier.get().incompatibleMembersSeen())
+                                supplier -> supplier.get().cluster().incompatibleMembersSeen())
                         .description("Cluster members found unable to run the store's code since it started")
                         .tag("mode", mode)
                         .register(registry),
                 FunctionCounter.builder(replacing("permits.freed", mode), health,
-                                supplier -> supplier.get().permitsFreed())
+                                supplier -> supplier.get().cluster().permitsFreed())
                         .description("Concurrency permits this node freed because the node holding them was gone")
                         .tag("mode", mode)
                         .register(registry));

@@ -110,8 +110,8 @@ public final class FailurePolicyStore implements CounterStore {
         this.shedCause = "more than " + maxPending + " calls in flight";
         this.services = remote.services().withHealth(health -> {
             long now = log.now();
-            return health.withFailures(recentFailures.lastMinute(now), recentTimeouts.lastMinute(now),
-                    recentShed.lastMinute(now));
+            return health.withFailures(new StoreHealth.Failures(recentFailures.lastMinute(now),
+                    recentTimeouts.lastMinute(now), recentShed.lastMinute(now)));
         });
     }
 

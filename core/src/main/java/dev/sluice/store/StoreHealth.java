@@ -3,88 +3,128 @@ package dev.sluice.store;
 import java.util.Map;
 
 /**
- * How a counter store is doing, for health checks, metrics and status pages. A store with nothing remote reports no
- * members and no failures. Immutable and thread-safe. See {@code docs/design/failure-handling.md}.
+ * How a counter store is doing, for health checks, metrics and status pages: the figures every store has (its mode,
+ * the members it sees, the calls its failure policy decided in the last minute), and apart those of a store a cluster
+ * shares ({@link Cluster}). A store with nothing remote reports no members, no failures and {@link Cluster#NONE}.
+ * Immutable and thread-safe; no figure is negative. See {@code docs/design/failure-handling.md}.
  *
  * @param mode {@code local}, {@code hazelcast-member}, {@code hazelcast-client}, {@code hazelcast-instance},
  *     {@code compare-and-set}, or a name a store of an application's own gives
  * @param membersSeen the cluster members the store sees now; 0 for the local store and a client that lost its cluster
- * @param failedLastMinute calls the store failed (threw or completed exceptionally) in the last minute
- * @param timedOutLastMinute calls the store did not answer within its timeout in the last minute
- * @param shedLastMinute calls not sent to the store in the last minute because too many were in flight
- * @param leasedGrants decisions this node granted from leased slices since the store started; 0 without leasing
- * @param leasedPermitsHeld permits this node holds unused in leased slices now (counted at the owners, lost if this
- *     node dies); 0 without leasing
- * @param incompatibleMembersSeen the cluster members, each counted once, found since the store started unable to run
- *     the store's own code (a member without Sluice's jars, for one); 0 for a store with no cluster
- * @param syncHitsWaiting permits this node admitted on synchronised keys that their owners have not yet counted
- *     (lost if this node dies); 0 without synchronised rules
- * @param syncLagNanos how long the oldest of those hits has waited, in nanoseconds; 0 with none
- * @param permitsFreed concurrency permits this node freed since the store started because the node holding them was
- *     gone (a member that left, a client disconnected too long); 0 for a store with no cluster
- * @param syncOverAdmitted per rule id, the permits by which this node's synchronised hits took keys past their limits
- *     when the owners merged them (each window's excess once; a bucket's deepest debt once until it is full again),
- *     since the store started: the synchronised mode's measured error (summed over the instances, the rule's); empty
- *     without synchronised rules
+ * @param lastMinute the calls a failure policy decided instead of the store in the last minute
+ * @param cluster the figures of a store shared by a cluster: leasing, the synchronised mode, its members
  */
-public record StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
-                          long shedLastMinute, long leasedGrants, long leasedPermitsHeld,
-                          long incompatibleMembersSeen, long syncHitsWaiting, long syncLagNanos, long permitsFreed,
-                          Map<String, Long> syncOverAdmitted) {
+public record StoreHealth(String mode, int membersSeen, Failures lastMinute, Cluster cluster) {
 
     /** The health of a store that decides on its own: a local store. */
-    public static final StoreHealth LOCAL = new StoreHealth("local", 0, 0, 0, 0);
+    public static final StoreHealth LOCAL = new StoreHealth("local", 0, Failures.NONE, Cluster.NONE);
 
-    /** Checks that no number is negative; copies the map. */
+    /** Checks that the member count is not negative. */
     public StoreHealth {
-        syncOverAdmitted = Map.copyOf(syncOverAdmitted);
-        if (membersSeen < 0 || failedLastMinute < 0 || timedOutLastMinute < 0 || shedLastMinute < 0
-                || leasedGrants < 0 || leasedPermitsHeld < 0 || incompatibleMembersSeen < 0 || syncHitsWaiting < 0
-                || syncLagNanos < 0 || permitsFreed < 0) {
-            throw new IllegalArgumentException("negative health figures: " + membersSeen + " members, "
-                    + failedLastMinute + " failed, " + timedOutLastMinute + " timed out, " + shedLastMinute + " shed, "
-                    + leasedGrants + " leased grants, " + leasedPermitsHeld + " leased permits held, "
-                    + incompatibleMembersSeen + " incompatible members seen, " + syncHitsWaiting
-                    + " sync hits waiting, " + syncLagNanos + " ns sync lag, " + permitsFreed + " permits freed");
+        if (membersSeen < 0) {
+            throw new IllegalArgumentException("negative members seen: " + membersSeen);
         }
     }
 
-    /** The health of a store whose owners found no synchronised hit beyond a limit. */
-    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
-                       long shedLastMinute, long leasedGrants, long leasedPermitsHeld, long incompatibleMembersSeen,
-                       long syncHitsWaiting, long syncLagNanos, long permitsFreed) {
-        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
-                incompatibleMembersSeen, syncHitsWaiting, syncLagNanos, permitsFreed, Map.of());
-    }
-
-    /** The health of a store with no synchronised hits waiting and no concurrency permit of a gone node freed. */
-    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
-                       long shedLastMinute, long leasedGrants, long leasedPermitsHeld, long incompatibleMembersSeen) {
-        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
-                incompatibleMembersSeen, 0, 0, 0);
-    }
-
-    /** The health of a store that has found no incompatible member. */
-    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
-                       long shedLastMinute, long leasedGrants, long leasedPermitsHeld) {
-        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, leasedGrants, leasedPermitsHeld,
-                0);
-    }
-
-    /** The health of a store that does not lease. */
-    public StoreHealth(String mode, int membersSeen, long failedLastMinute, long timedOutLastMinute,
-                       long shedLastMinute) {
-        this(mode, membersSeen, failedLastMinute, timedOutLastMinute, shedLastMinute, 0, 0);
-    }
-
-    /** Calls in the last minute that a failure policy decided instead of the store: failed, timed out or shed. */
-    public long decidedByFailurePolicyLastMinute() {
-        return failedLastMinute + timedOutLastMinute + shedLastMinute;
-    }
-
     /** This health with the failure counts of a {@link FailurePolicyStore} in front of the store. */
-    StoreHealth withFailures(long failed, long timedOut, long shed) {
-        return new StoreHealth(mode, membersSeen, failed, timedOut, shed, leasedGrants, leasedPermitsHeld,
-                incompatibleMembersSeen, syncHitsWaiting, syncLagNanos, permitsFreed, syncOverAdmitted);
+    StoreHealth withFailures(Failures failures) {
+        return new StoreHealth(mode, membersSeen, failures, cluster);
+    }
+
+    /**
+     * Calls a failure policy decided instead of the store over a span of time.
+     *
+     * @param failed calls the store failed (threw or completed exceptionally)
+     * @param timedOut calls the store did not answer within its timeout
+     * @param shed calls not sent to the store because too many were in flight
+     */
+    public record Failures(long failed, long timedOut, long shed) {
+
+        /** No call decided by the failure policy. */
+        public static final Failures NONE = new Failures(0, 0, 0);
+
+        /** Checks that no count is negative. */
+        public Failures {
+            if (failed < 0 || timedOut < 0 || shed < 0) {
+                throw new IllegalArgumentException("negative failure counts: " + failed + " failed, " + timedOut
+                        + " timed out, " + shed + " shed");
+            }
+        }
+
+        /** The calls failed, timed out or shed. */
+        public long total() {
+            return failed + timedOut + shed;
+        }
+    }
+
+    /**
+     * The figures of a store a cluster shares, since the store started unless said otherwise.
+     *
+     * @param incompatibleMembersSeen the cluster members, each counted once, found unable to run the store's own code
+     *     (a member without Sluice's jars, for one)
+     * @param permitsFreed concurrency permits this node freed because the node holding them was gone (a member that
+     *     left, a client disconnected too long)
+     * @param leasing this node's leased slices
+     * @param synchronised this node's synchronised keys
+     */
+    public record Cluster(long incompatibleMembersSeen, long permitsFreed, Leasing leasing,
+                          Synchronised synchronised) {
+
+        /** The figures of a store no cluster shares. */
+        public static final Cluster NONE = new Cluster(0, 0, Leasing.NONE, Synchronised.NONE);
+
+        /** Checks that no count is negative. */
+        public Cluster {
+            if (incompatibleMembersSeen < 0 || permitsFreed < 0) {
+                throw new IllegalArgumentException("negative cluster figures: " + incompatibleMembersSeen
+                        + " incompatible members seen, " + permitsFreed + " permits freed");
+            }
+        }
+    }
+
+    /**
+     * This node's side of leasing ({@code docs/design/leasing.md}).
+     *
+     * @param grants decisions this node granted from leased slices, with no cluster call
+     * @param permitsHeld permits this node holds unused in leased slices now (counted at the owners, lost if this node
+     *     dies)
+     */
+    public record Leasing(long grants, long permitsHeld) {
+
+        /** No slice ever leased. */
+        public static final Leasing NONE = new Leasing(0, 0);
+
+        /** Checks that no figure is negative. */
+        public Leasing {
+            if (grants < 0 || permitsHeld < 0) {
+                throw new IllegalArgumentException("negative leasing figures: " + grants + " grants, " + permitsHeld
+                        + " permits held");
+            }
+        }
+    }
+
+    /**
+     * This node's side of the synchronised mode ({@code docs/design/synchronised.md}).
+     *
+     * @param hitsWaiting permits this node admitted on synchronised keys that their owners have not yet counted (lost
+     *     if this node dies)
+     * @param lagNanos how long the oldest of those hits has waited, in nanoseconds; 0 with none
+     * @param overAdmitted per rule id, the permits by which this node's hits took keys past their limits when the
+     *     owners merged them (each window's excess once; a bucket's deepest debt once until it is full again): the
+     *     mode's measured error (summed over the instances, the rule's)
+     */
+    public record Synchronised(long hitsWaiting, long lagNanos, Map<String, Long> overAdmitted) {
+
+        /** No synchronised rule. */
+        public static final Synchronised NONE = new Synchronised(0, 0, Map.of());
+
+        /** Checks that no figure is negative; copies the map. */
+        public Synchronised {
+            overAdmitted = Map.copyOf(overAdmitted);
+            if (hitsWaiting < 0 || lagNanos < 0) {
+                throw new IllegalArgumentException("negative synchronised figures: " + hitsWaiting
+                        + " hits waiting, " + lagNanos + " ns lag");
+            }
+        }
     }
 }

@@ -85,7 +85,8 @@ class LimiterStatusTest {
 
         @Override
         public StoreServices services() {
-            return local.services().withHealth(any -> new StoreHealth("hazelcast-client", 2, 0, 0, 0));
+            return local.services().withHealth(any -> new StoreHealth("hazelcast-client", 2,
+                    StoreHealth.Failures.NONE, StoreHealth.Cluster.NONE));
         }
 
         @Override

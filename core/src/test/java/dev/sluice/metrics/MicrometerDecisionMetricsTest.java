@@ -104,9 +104,9 @@ class MicrometerDecisionMetricsTest {
 
     @Test
     void watch_leasingStore_publishesItsLeasedGrantsAndHeldPermits() {
-        StoreHealth[] now = {new StoreHealth("leasing", 2, 0, 0, 0, 1_000, 24)};
+        StoreHealth[] now = {shared("leasing", 2, leasing(1_000, 24))};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
-        now[0] = new StoreHealth("leasing", 2, 0, 0, 0, 1_500, 12);
+        now[0] = shared("leasing", 2, leasing(1_500, 12));
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".lease.grants").tag("mode", "leasing")
                 .functionCounter().count()).isEqualTo(1_500);
@@ -117,9 +117,10 @@ class MicrometerDecisionMetricsTest {
 
     @Test
     void watch_storeWithSynchronisedHitsWaiting_publishesThemAndTheLag() {
-        StoreHealth[] now = {new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0)};
+        StoreHealth[] now = {shared("cluster", 2, StoreHealth.Cluster.NONE)};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
-        now[0] = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 42, 30_000_000, 0);
+        now[0] = shared("cluster", 2, new StoreHealth.Cluster(0, 0, StoreHealth.Leasing.NONE,
+                new StoreHealth.Synchronised(42, 30_000_000, Map.of())));
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".sync.waiting").tag("mode", "cluster").gauge()
                 .value()).isEqualTo(42);
@@ -131,9 +132,10 @@ class MicrometerDecisionMetricsTest {
 
     @Test
     void watch_storeThatFoundIncompatibleMembers_publishesHowMany() {
-        StoreHealth[] now = {new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0)};
+        StoreHealth[] now = {shared("cluster", 2, StoreHealth.Cluster.NONE)};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
-        now[0] = new StoreHealth("cluster", 3, 0, 0, 0, 0, 0, 1);
+        now[0] = shared("cluster", 3,
+                new StoreHealth.Cluster(1, 0, StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".incompatible.members").tag("mode", "cluster")
                 .functionCounter().count()).isEqualTo(1);
@@ -143,9 +145,10 @@ class MicrometerDecisionMetricsTest {
 
     @Test
     void watch_storeThatFreedPermitsOfGoneNodes_publishesHowMany() {
-        StoreHealth[] now = {new StoreHealth("cluster", 3, 0, 0, 0, 0, 0, 0, 0, 0, 0)};
+        StoreHealth[] now = {shared("cluster", 3, StoreHealth.Cluster.NONE)};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
-        now[0] = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 4);
+        now[0] = shared("cluster", 2,
+                new StoreHealth.Cluster(0, 4, StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".permits.freed").tag("mode", "cluster")
                 .functionCounter().count()).isEqualTo(4);
@@ -155,7 +158,7 @@ class MicrometerDecisionMetricsTest {
 
     @Test
     void recorded_ruleOfAStoreWhoseOwnersFoundItsHitsOverTheLimit_countsThemUnderTheRule() {
-        StoreHealth[] now = {new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0)};
+        StoreHealth[] now = {shared("cluster", 2, StoreHealth.Cluster.NONE)};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
         try (LocalCounterStore store = new LocalCounterStore()) {
             metrics.recorded(ReloadingRuleSet.builder().content("rules.json", """
@@ -166,7 +169,8 @@ class MicrometerDecisionMetricsTest {
         assertThat(registry.get(MicrometerDecisionMetrics.SYNC_OVER_ADMITTED).tag("rule", "per-ip")
                 .functionCounter().count()).isZero();
 
-        now[0] = new StoreHealth("cluster", 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of("per-ip", 7L));
+        now[0] = shared("cluster", 2, new StoreHealth.Cluster(0, 0, StoreHealth.Leasing.NONE,
+                new StoreHealth.Synchronised(0, 0, Map.of("per-ip", 7L))));
 
         assertThat(registry.get(MicrometerDecisionMetrics.SYNC_OVER_ADMITTED).tag("rule", "per-ip")
                 .functionCounter().count()).isEqualTo(7);
@@ -206,7 +210,17 @@ class MicrometerDecisionMetricsTest {
     }
 
     private static StoreHealth health(long failed) {
-        return new StoreHealth("test", 0, failed, 0, 0);
+        return new StoreHealth("test", 0, new StoreHealth.Failures(failed, 0, 0), StoreHealth.Cluster.NONE);
+    }
+
+    /** The figures of a leasing store that granted {@code grants} from slices and holds {@code held} permits. */
+    private static StoreHealth.Cluster leasing(long grants, long held) {
+        return new StoreHealth.Cluster(0, 0, new StoreHealth.Leasing(grants, held), StoreHealth.Synchronised.NONE);
+    }
+
+    /** The health of a store a cluster shares, with no failure. */
+    private static StoreHealth shared(String mode, int members, StoreHealth.Cluster figures) {
+        return new StoreHealth(mode, members, StoreHealth.Failures.NONE, figures);
     }
 
     private List<String> storeGauges() {

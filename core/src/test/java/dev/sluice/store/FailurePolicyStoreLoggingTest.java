@@ -128,13 +128,14 @@ class FailurePolicyStoreLoggingTest {
         time.advance(Duration.ofSeconds(30));
         store.execute(KEY, Command.decide(POLICY, 1, 0));
 
-        assertThat(store.services().health()).isEqualTo(new StoreHealth("local", 0, 5, 0, 0));
-        assertThat(store.services().health().decidedByFailurePolicyLastMinute()).isEqualTo(5);
-        assertThat(shedding.services().health().shedLastMinute()).isEqualTo(3);
+        assertThat(store.services().health()).isEqualTo(new StoreHealth("local", 0, new StoreHealth.Failures(5, 0, 0),
+                StoreHealth.Cluster.NONE));
+        assertThat(store.services().health().lastMinute().total()).isEqualTo(5);
+        assertThat(shedding.services().health().lastMinute().shed()).isEqualTo(3);
         time.advance(Duration.ofSeconds(31));
-        assertThat(store.services().health().failedLastMinute()).isEqualTo(1);
+        assertThat(store.services().health().lastMinute().failed()).isEqualTo(1);
         time.advance(Duration.ofSeconds(30));
-        assertThat(store.services().health().failedLastMinute()).isZero();
+        assertThat(store.services().health().lastMinute().failed()).isZero();
         assertThat(store.failures()).isEqualTo(5);
     }
 

@@ -199,11 +199,16 @@ class FailurePolicyStoreTest {
     @Test
     void health_remoteFoundIncompatibleMembers_keepsTheirCountBesideTheFailures() {
         FailurePolicyStore store = FailurePolicyStore.rejecting(
-                new DownStore(new StoreHealth("cluster refused: incompatible members", 2, 0, 0, 0, 0, 0, 1)), TIMEOUT);
+                new DownStore(refused(StoreHealth.Failures.NONE)), TIMEOUT);
 
         assertThat(store.execute("k", Command.decide(POLICY, 1, 0)).storeUnavailable()).isTrue();
 
-        assertThat(store.services().health()).isEqualTo(
-                new StoreHealth("cluster refused: incompatible members", 2, 1, 0, 0, 0, 0, 1));
+        assertThat(store.services().health()).isEqualTo(refused(new StoreHealth.Failures(1, 0, 0)));
+    }
+
+    /** The health of a remote store that found one incompatible member, with {@code failures} in the last minute. */
+    private static StoreHealth refused(StoreHealth.Failures failures) {
+        return new StoreHealth("cluster refused: incompatible members", 2, failures,
+                new StoreHealth.Cluster(1, 0, StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
     }
 }

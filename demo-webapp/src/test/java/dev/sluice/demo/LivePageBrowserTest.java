@@ -57,7 +57,8 @@ class LivePageBrowserTest {
         assertThat(card.group(3)).isEqualTo("3");
         assertThat(dom).contains("<rect class=\"bar allowed\"", "<rect class=\"bar rejected\"");
         assertThat(dom).doesNotContain("198.51.100.30");
-        assertThat(dom).contains("<p id=\"store\" data-mode=\"hazelcast-member\" data-members=\"1\"");
+        assertThat(dom).contains(
+                "<p id=\"store\" data-mode=\"hazelcast-member\" data-members=\"1\" data-failing=\"0\"");
         // The limiter service's limits beside the rules: two of partner-api's ten per minute used (a minute is longer
         // than the page takes to load), and the per-key limit listed without counts.
         assertThat(dom).contains("<tr data-id=\"partner-api\"><td>partner-api</td><td>10 per 60 s</td>"

@@ -143,7 +143,7 @@ class ClusteredFilterTest {
             assertThat(alone.statusCode()).isEqualTo(200);
             assertThat(alone.headers().firstValue("X-RateLimit-Remaining")).hasValue(String.valueOf(expected));
         }
-        assertThat(health(first).leasedGrants()).isPositive();
+        assertThat(health(first).cluster().leasing().grants()).isPositive();
 
         AtomicInteger admitted = new AtomicInteger(100);
         ExecutorService threads = Executors.newFixedThreadPool(8);

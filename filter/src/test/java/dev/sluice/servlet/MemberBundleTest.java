@@ -114,7 +114,7 @@ class MemberBundleTest {
             StoreHealth health = health(application);
             assertThat(health.mode()).isEqualTo("hazelcast-client");
             assertThat(health.membersSeen()).isEqualTo(1);
-            assertThat(health.incompatibleMembersSeen()).isZero();
+            assertThat(health.cluster().incompatibleMembersSeen()).isZero();
         }
     }
 

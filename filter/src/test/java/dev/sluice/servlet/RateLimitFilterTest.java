@@ -393,7 +393,7 @@ class RateLimitFilterTest {
             assertThat(refused.body()).contains("limiter-unavailable");
         }
         assertThat(down.calls).hasValue(5);
-        assertThat(filter.health().decidedByFailurePolicyLastMinute()).isEqualTo(5);
+        assertThat(filter.health().lastMinute().total()).isEqualTo(5);
     }
 
     @Test
@@ -414,7 +414,7 @@ class RateLimitFilterTest {
                 .failurePolicy(FailurePolicyStore.OnFailure.REJECT));
 
         assertThat(server.get("/api/items").statusCode()).isEqualTo(503);
-        assertThat(filter.health().decidedByFailurePolicyLastMinute()).isEqualTo(1);
+        assertThat(filter.health().lastMinute().total()).isEqualTo(1);
     }
 
     @Test
@@ -427,7 +427,8 @@ class RateLimitFilterTest {
 
     @Test
     void filter_givenRemoteStoreAlone_boundByTheFiltersDefaultsAndTheStatusSaysSo() throws Exception {
-        DownStore down = new DownStore(new StoreHealth("test-remote", 2, 0, 0, 0));
+        DownStore down = new DownStore(new StoreHealth("test-remote", 2, StoreHealth.Failures.NONE,
+                StoreHealth.Cluster.NONE));
         JettyServer server = start(PER_IP, s -> s.store(down));
 
         for (int i = 0; i < 3; i++) {
@@ -438,7 +439,7 @@ class RateLimitFilterTest {
         assertThat(filter.store()).isInstanceOf(FailurePolicyStore.class);
         assertThat(filter.status().startLine()).contains("store test-remote (2 members)",
                 "failure policy local, timeout 100ms");
-        assertThat(filter.health().failedLastMinute()).isEqualTo(4);
+        assertThat(filter.health().lastMinute().failed()).isEqualTo(4);
     }
 
     @Test
@@ -532,8 +533,8 @@ class RateLimitFilterTest {
         @SuppressWarnings("unchecked")
         Supplier<StoreHealth> health = (Supplier<StoreHealth>) context.getServletContext()
                 .getAttribute(RateLimitFilter.HEALTH_ATTRIBUTE);
-        assertThat(health.get().failedLastMinute()).isEqualTo(1);
-        assertThat(filter.health().decidedByFailurePolicyLastMinute()).isEqualTo(1);
+        assertThat(health.get().lastMinute().failed()).isEqualTo(1);
+        assertThat(filter.health().lastMinute().total()).isEqualTo(1);
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".failed").tag("mode", "local").gauge().value())
                 .isEqualTo(1);
     }

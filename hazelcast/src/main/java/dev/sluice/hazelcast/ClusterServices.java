@@ -79,9 +79,10 @@ final class ClusterServices implements StoreServices {
         }
         Slices slices = processors.slices();
         SyncedKeys syncs = processors.syncs();
-        return new StoreHealth(mode.get(), members, 0, 0, 0, slices.grantedFromSlices(), slices.heldPermits(),
-                deciders.incompatibleSeen(), syncs.hitsWaiting(), syncs.lagNanos(), permits.freedFromGoneNodes(),
-                byRule(syncs.overAdmitted()));
+        return new StoreHealth(mode.get(), members, StoreHealth.Failures.NONE, new StoreHealth.Cluster(
+                deciders.incompatibleSeen(), permits.freedFromGoneNodes(),
+                new StoreHealth.Leasing(slices.grantedFromSlices(), slices.heldPermits()),
+                new StoreHealth.Synchronised(syncs.hitsWaiting(), syncs.lagNanos(), byRule(syncs.overAdmitted()))));
     }
 
     /** Figures per counter-key scope ({@code <rule id>@<fingerprint>}) summed per rule id. */

@@ -184,9 +184,9 @@ class LeasingClusterTest {
             long held = leaving.leases().heldPermits();
             assertThat(held).isPositive();
             assertThat(cluster.get(0).execute(key, Command.peek(policy, 0)).remaining()).isEqualTo(300 - 20 - held);
-            assertThat(leaving.services().health().leasedPermitsHeld()).isEqualTo(held);
-            assertThat(leaving.services().health().leasedGrants()).isEqualTo(leaving.leases().grantedFromSlices())
-                .isPositive();
+            assertThat(leaving.services().health().cluster().leasing().permitsHeld()).isEqualTo(held);
+            assertThat(leaving.services().health().cluster().leasing().grants())
+                    .isEqualTo(leaving.leases().grantedFromSlices()).isPositive();
 
             leaving.close();
 

@@ -59,8 +59,8 @@ class PermitClusterTest {
                 + members.get(1).permitsFreedFromGoneNodes() == 2, Duration.ofSeconds(60),
                 "the permits of the member that left to be freed");
         assertThat(members.get(0).permitsHeld()).isZero();
-        assertThat(members.get(0).services().health().permitsFreed() + members.get(1).services().health(
-                ).permitsFreed()).isEqualTo(2);
+        assertThat(members.get(0).services().health().cluster().permitsFreed()
+                + members.get(1).services().health().cluster().permitsFreed()).isEqualTo(2);
         assertThat(acquire(members.get(0), "k", two).decision().allowed()).isTrue();
         assertThat(acquire(members.get(1), "k", two).decision().allowed()).isTrue();
     }

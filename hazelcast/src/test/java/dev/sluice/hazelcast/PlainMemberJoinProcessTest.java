@@ -92,7 +92,7 @@ class PlainMemberJoinProcessTest {
         StoreHealth health = client.services().health();
         assertThat(health.mode()).isEqualTo("hazelcast-client refused: incompatible members");
         assertThat(health.membersSeen()).isEqualTo(2);
-        assertThat(health.incompatibleMembersSeen()).isEqualTo(1);
+        assertThat(health.cluster().incompatibleMembersSeen()).isEqualTo(1);
         int refused = 0;
         for (int i = 0; i < 10; i++) {
             try {
@@ -107,7 +107,8 @@ class PlainMemberJoinProcessTest {
         leavePlainMember(client);
 
         assertThat(client.services().health().mode()).isEqualTo("hazelcast-client");
-        assertThat(client.services().health().incompatibleMembersSeen()).as("seen since the start").isEqualTo(1);
+        assertThat(client.services().health().cluster().incompatibleMembersSeen()).as("seen since the start")
+                .isEqualTo(1);
         assertThat(admitted(client, "after", 5)).as("exact again, on the processors").isEqualTo(3);
     }
 
@@ -122,7 +123,7 @@ class PlainMemberJoinProcessTest {
                 .contains("member [" + ClusterSupport.LOOPBACK + "]:" + plainPort + ", uuid ")
                 .contains("Deciding with compare-and-set writes in map '");
         assertThat(client.services().health().mode()).isEqualTo("hazelcast-client compare-and-set");
-        assertThat(client.services().health().incompatibleMembersSeen()).isEqualTo(1);
+        assertThat(client.services().health().cluster().incompatibleMembersSeen()).isEqualTo(1);
         assertThat(admitted(client, "during", 5)).as("exact, with compare-and-set writes").isEqualTo(3);
 
         leavePlainMember(client);
@@ -141,7 +142,7 @@ class PlainMemberJoinProcessTest {
         HazelcastCounterStore client = HazelcastCounterStore.connectClient(ClusterSupport.client(clusterName,
                 ClusterSupport.address(member)).store(options).build());
         stores.add(client);
-        assertThat(client.services().health().incompatibleMembersSeen()).isZero();
+        assertThat(client.services().health().cluster().incompatibleMembersSeen()).isZero();
         assertThat(errors).isEmpty();
         return client;
     }
@@ -154,8 +155,8 @@ class PlainMemberJoinProcessTest {
         plain = PlainMembers.start(dir, member.instance().getConfig().getClusterName(), port, List.of(memberPort),
                 PlainMembers.hazelcastJarOnly());
         HazelcastCounterStore client = stores.get(1);
-        ClusterSupport.await(() -> client.services().health().incompatibleMembersSeen() == 1
-                        && member.services().health().incompatibleMembersSeen() == 1, JOIN_WAIT,
+        ClusterSupport.await(() -> client.services().health().cluster().incompatibleMembersSeen() == 1
+                        && member.services().health().cluster().incompatibleMembersSeen() == 1, JOIN_WAIT,
                 "both stores to find the plain member incompatible");
         // One ERROR from each store: keep the client's.
         assertThat(errors).hasSize(2);

@@ -219,7 +219,7 @@ class SyncClusterTest {
                 assertThat(client.execute(key, Command.decide(policy, 1, 0)).allowed()).isTrue();
             }
             assertThat(client.syncs().hitsWaiting()).isEqualTo(7);
-            assertThat(client.services().health().syncHitsWaiting()).isEqualTo(7);
+            assertThat(client.services().health().cluster().synchronised().hitsWaiting()).isEqualTo(7);
         } finally {
             client.close();
         }

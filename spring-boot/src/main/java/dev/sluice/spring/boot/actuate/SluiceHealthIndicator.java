@@ -35,15 +35,15 @@ public final class SluiceHealthIndicator implements HealthIndicator {
         StoreHealth store = filter.health();
         LimiterStatus status = filter.status();
         boolean remote = !store.mode().equals(StoreHealth.LOCAL.mode());
-        boolean failing = store.decidedByFailurePolicyLastMinute() > 0 || remote && store.membersSeen() == 0;
+        boolean failing = store.lastMinute().total() > 0 || remote && store.membersSeen() == 0;
         Health.Builder health = !failing ? Health.up()
                 : status.failurePolicy().equals("reject") ? Health.down() : Health.status(DEGRADED);
         return health.withDetail("store", store.mode())
                 .withDetail("membersSeen", store.membersSeen())
-                .withDetail("failedLastMinute", store.failedLastMinute())
-                .withDetail("timedOutLastMinute", store.timedOutLastMinute())
-                .withDetail("shedLastMinute", store.shedLastMinute())
-                .withDetail("incompatibleMembersSeen", store.incompatibleMembersSeen())
+                .withDetail("failedLastMinute", store.lastMinute().failed())
+                .withDetail("timedOutLastMinute", store.lastMinute().timedOut())
+                .withDetail("shedLastMinute", store.lastMinute().shed())
+                .withDetail("incompatibleMembersSeen", store.cluster().incompatibleMembersSeen())
                 .withDetail("failurePolicy", status.failurePolicy())
                 .withDetail("storeTimeout", status.storeTimeout())
                 .withDetail("rules", status.rules())
