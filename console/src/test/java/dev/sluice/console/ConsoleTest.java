@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -185,7 +186,7 @@ class ConsoleTest {
 
     /** The health of a two-member store whose owners found rule {@code hello}'s hits {@code permits} past its limit. */
     private static StoreHealth overAdmitted(long permits) {
-        return new StoreHealth("cluster", 2, StoreHealth.Failures.NONE, new StoreHealth.Cluster(0, 0,
+        return new StoreHealth("cluster", 2, StoreHealth.Failures.NONE, new StoreHealth.Cluster(0, 0, List.of(),
                 StoreHealth.Leasing.NONE, new StoreHealth.Synchronised(0, 0, Map.of("hello", permits))));
     }
 }

@@ -301,6 +301,8 @@ public final class MicrometerDecisionMetrics implements DecisionMetrics {
                         .description("Cluster members found unable to run the store's code since it started")
                         .tag("mode", mode)
                         .register(registry),
+                gauge("map.warnings", "Warnings about how the cluster keeps the store's maps (their texts in health)",
+                        health, now -> now.cluster().mapWarnings().size(), mode),
                 FunctionCounter.builder(replacing("permits.freed", mode), health,
                                 supplier -> supplier.get().cluster().permitsFreed())
                         .description("Concurrency permits this node freed because the node holding them was gone")

@@ -1,5 +1,6 @@
 package dev.sluice.store;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -64,17 +65,21 @@ public record StoreHealth(String mode, int membersSeen, Failures lastMinute, Clu
      *     (a member without Sluice's jars, for one)
      * @param permitsFreed concurrency permits this node freed because the node holding them was gone (a member that
      *     left, a client disconnected too long)
+     * @param mapWarnings what the cluster does otherwise than the store configures its maps, and what it costs, one
+     *     warning for each map and way (another in-memory format, a configuration of the cluster's own standing); empty
+     *     while every map is kept as the store configures it
      * @param leasing this node's leased slices
      * @param synchronised this node's synchronised keys
      */
-    public record Cluster(long incompatibleMembersSeen, long permitsFreed, Leasing leasing,
+    public record Cluster(long incompatibleMembersSeen, long permitsFreed, List<String> mapWarnings, Leasing leasing,
                           Synchronised synchronised) {
 
         /** The figures of a store no cluster shares. */
-        public static final Cluster NONE = new Cluster(0, 0, Leasing.NONE, Synchronised.NONE);
+        public static final Cluster NONE = new Cluster(0, 0, List.of(), Leasing.NONE, Synchronised.NONE);
 
-        /** Checks that no count is negative. */
+        /** Checks that no count is negative; copies the warnings. */
         public Cluster {
+            mapWarnings = List.copyOf(mapWarnings);
             if (incompatibleMembersSeen < 0 || permitsFreed < 0) {
                 throw new IllegalArgumentException("negative cluster figures: " + incompatibleMembersSeen
                         + " incompatible members seen, " + permitsFreed + " permits freed");

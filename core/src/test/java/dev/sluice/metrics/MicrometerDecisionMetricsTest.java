@@ -80,7 +80,7 @@ class MicrometerDecisionMetricsTest {
     @Test
     void watch_closed_removesItsGaugesOnce() {
         DecisionMetrics.Watch watch = metrics.watch(() -> health(3));
-        assertThat(storeGauges()).hasSize(10);
+        assertThat(storeGauges()).hasSize(11);
 
         watch.close();
         watch.close();
@@ -95,7 +95,7 @@ class MicrometerDecisionMetricsTest {
 
         earlier.close();
 
-        assertThat(storeGauges()).hasSize(10);
+        assertThat(storeGauges()).hasSize(11);
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".failed").tag("mode", "test").gauge().value())
                 .isEqualTo(2);
         later.close();
@@ -119,7 +119,7 @@ class MicrometerDecisionMetricsTest {
     void watch_storeWithSynchronisedHitsWaiting_publishesThemAndTheLag() {
         StoreHealth[] now = {shared("cluster", 2, StoreHealth.Cluster.NONE)};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
-        now[0] = shared("cluster", 2, new StoreHealth.Cluster(0, 0, StoreHealth.Leasing.NONE,
+        now[0] = shared("cluster", 2, new StoreHealth.Cluster(0, 0, List.of(), StoreHealth.Leasing.NONE,
                 new StoreHealth.Synchronised(42, 30_000_000, Map.of())));
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".sync.waiting").tag("mode", "cluster").gauge()
@@ -135,7 +135,7 @@ class MicrometerDecisionMetricsTest {
         StoreHealth[] now = {shared("cluster", 2, StoreHealth.Cluster.NONE)};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
         now[0] = shared("cluster", 3,
-                new StoreHealth.Cluster(1, 0, StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
+                new StoreHealth.Cluster(1, 0, List.of(), StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".incompatible.members").tag("mode", "cluster")
                 .functionCounter().count()).isEqualTo(1);
@@ -148,10 +148,26 @@ class MicrometerDecisionMetricsTest {
         StoreHealth[] now = {shared("cluster", 3, StoreHealth.Cluster.NONE)};
         DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
         now[0] = shared("cluster", 2,
-                new StoreHealth.Cluster(0, 4, StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
+                new StoreHealth.Cluster(0, 4, List.of(), StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
 
         assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".permits.freed").tag("mode", "cluster")
                 .functionCounter().count()).isEqualTo(4);
+        watch.close();
+        assertThat(storeGauges()).isEmpty();
+    }
+
+    @Test
+    void watch_storeWarningOfItsMapsConfiguration_publishesHowManyWarnings() {
+        StoreHealth[] now = {shared("cluster", 2, StoreHealth.Cluster.NONE)};
+        DecisionMetrics.Watch watch = metrics.watch(() -> now[0]);
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".map.warnings").tag("mode", "cluster").gauge()
+                .value()).isZero();
+
+        now[0] = shared("cluster", 2, new StoreHealth.Cluster(0, 0, List.of("map 'a' in BINARY", "map 'b' in BINARY"),
+                StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
+
+        assertThat(registry.get(MicrometerDecisionMetrics.STORE + ".map.warnings").tag("mode", "cluster").gauge()
+                .value()).isEqualTo(2);
         watch.close();
         assertThat(storeGauges()).isEmpty();
     }
@@ -169,7 +185,7 @@ class MicrometerDecisionMetricsTest {
         assertThat(registry.get(MicrometerDecisionMetrics.SYNC_OVER_ADMITTED).tag("rule", "per-ip")
                 .functionCounter().count()).isZero();
 
-        now[0] = shared("cluster", 2, new StoreHealth.Cluster(0, 0, StoreHealth.Leasing.NONE,
+        now[0] = shared("cluster", 2, new StoreHealth.Cluster(0, 0, List.of(), StoreHealth.Leasing.NONE,
                 new StoreHealth.Synchronised(0, 0, Map.of("per-ip", 7L))));
 
         assertThat(registry.get(MicrometerDecisionMetrics.SYNC_OVER_ADMITTED).tag("rule", "per-ip")
@@ -215,7 +231,8 @@ class MicrometerDecisionMetricsTest {
 
     /** The figures of a leasing store that granted {@code grants} from slices and holds {@code held} permits. */
     private static StoreHealth.Cluster leasing(long grants, long held) {
-        return new StoreHealth.Cluster(0, 0, new StoreHealth.Leasing(grants, held), StoreHealth.Synchronised.NONE);
+        return new StoreHealth.Cluster(0, 0, List.of(), new StoreHealth.Leasing(grants, held),
+                StoreHealth.Synchronised.NONE);
     }
 
     /** The health of a store a cluster shares, with no failure. */

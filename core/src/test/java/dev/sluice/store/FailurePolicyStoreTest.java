@@ -209,6 +209,6 @@ class FailurePolicyStoreTest {
     /** The health of a remote store that found one incompatible member, with {@code failures} in the last minute. */
     private static StoreHealth refused(StoreHealth.Failures failures) {
         return new StoreHealth("cluster refused: incompatible members", 2, failures,
-                new StoreHealth.Cluster(1, 0, StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
+                new StoreHealth.Cluster(1, 0, List.of(), StoreHealth.Leasing.NONE, StoreHealth.Synchronised.NONE));
     }
 }

@@ -547,7 +547,7 @@ class RateLimitFilterTest {
         ServletContextHandler firstContext = context("/", PER_IP, s -> s.store(firstStore).metrics(metrics));
         try (JettyServer first = JettyServer.start(50, firstContext)) {
             first.get("/api/items");
-            assertThat(storeGauges(registry)).hasSize(10);
+            assertThat(storeGauges(registry)).hasSize(11);
             assertThat(failedGauge(registry)).isEqualTo(1);
         }
 
@@ -556,7 +556,7 @@ class RateLimitFilterTest {
         // Redeployed: same registry and store mode, a fresh store that has failed nothing.
         start(PER_IP, s -> s.store(FailurePolicyStore.rejecting(new DownStore(), Duration.ofMillis(50)))
                 .metrics(metrics));
-        assertThat(storeGauges(registry)).hasSize(10);
+        assertThat(storeGauges(registry)).hasSize(11);
         assertThat(failedGauge(registry)).as("the new store's, not the old one's").isZero();
     }
 

@@ -31,9 +31,11 @@ final class ClusterServices implements StoreServices {
     private final ProcessorDecider processors;
     private final PermitCalls permits;
     private final DeciderChoice deciders;
+    private final MapWarnings mapWarnings;
 
     ClusterServices(HazelcastInstance instance, String mapName, KeySecret keys, ClusterOverrides overrides,
-                    Supplier<String> mode, ProcessorDecider processors, PermitCalls permits, DeciderChoice deciders) {
+                    Supplier<String> mode, ProcessorDecider processors, PermitCalls permits, DeciderChoice deciders,
+                    MapWarnings mapWarnings) {
         this.instance = instance;
         this.mapName = mapName;
         this.keys = keys;
@@ -42,6 +44,7 @@ final class ClusterServices implements StoreServices {
         this.processors = processors;
         this.permits = permits;
         this.deciders = deciders;
+        this.mapWarnings = mapWarnings;
     }
 
     /**
@@ -65,7 +68,8 @@ final class ClusterServices implements StoreServices {
 
     /**
      * The store's mode and the members its instance sees now: 0 once the instance has shut down, and for a client that
-     * lost its cluster. Failure counts are kept by a {@link dev.sluice.store.FailurePolicyStore} in front of it.
+     * lost its cluster; the warnings about its maps' configuration. Failure counts are kept by a
+     * {@link dev.sluice.store.FailurePolicyStore} in front of it.
      */
     @Override
     public StoreHealth health() {
@@ -80,7 +84,7 @@ final class ClusterServices implements StoreServices {
         Slices slices = processors.slices();
         SyncedKeys syncs = processors.syncs();
         return new StoreHealth(mode.get(), members, StoreHealth.Failures.NONE, new StoreHealth.Cluster(
-                deciders.incompatibleSeen(), permits.freedFromGoneNodes(),
+                deciders.incompatibleSeen(), permits.freedFromGoneNodes(), mapWarnings.now(),
                 new StoreHealth.Leasing(slices.grantedFromSlices(), slices.heldPermits()),
                 new StoreHealth.Synchronised(syncs.hitsWaiting(), syncs.lagNanos(), byRule(syncs.overAdmitted()))));
     }

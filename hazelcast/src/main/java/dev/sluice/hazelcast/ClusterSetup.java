@@ -61,13 +61,13 @@ final class ClusterSetup {
      * members create it with Hazelcast's defaults; {@code connected} whether the client is connected now.
      */
     static HazelcastInstance startClient(ClientOptions options, AtomicBoolean mapConfigured, AtomicBoolean connected,
-                                         AtomicReference<@Nullable Runnable> afterConnection) {
+                                         AtomicReference<@Nullable Runnable> afterConnection, MapWarnings warnings) {
         ClientConfig config = clientConfig(options);
         StoreOptions store = options.store();
         AtomicReference<@Nullable HazelcastInstance> started = new AtomicReference<>();
         CountDownLatch firstConnection = new CountDownLatch(1);
         LifecycleListener connections = followConnections(started::get, store, mapConfigured, connected,
-                afterConnection);
+                afterConnection, warnings);
         config.addListenerConfig(new ListenerConfig((LifecycleListener) event -> {
             if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
                 firstConnection.countDown();
@@ -78,7 +78,7 @@ final class ClusterSetup {
         started.set(client);
         try {
             if (firstConnection.await(options.startWait().toNanos(), TimeUnit.NANOSECONDS)
-                    && addMapConfigWhileConnected(client, store)) {
+                    && addMapConfigWhileConnected(client, store, warnings)) {
                 mapConfigured.set(true);
             } else if (firstConnection.getCount() > 0) {
                 LOG.log(System.Logger.Level.WARNING, "Hazelcast client not connected to cluster \"{0}\" at {1} "
@@ -102,7 +102,8 @@ final class ClusterSetup {
      */
     static LifecycleListener followConnections(Supplier<@Nullable HazelcastInstance> client, StoreOptions store,
                                                AtomicBoolean mapConfigured, AtomicBoolean clientConnected,
-                                               AtomicReference<@Nullable Runnable> afterConnection) {
+                                               AtomicReference<@Nullable Runnable> afterConnection,
+                                               MapWarnings warnings) {
         AtomicLong changes = new AtomicLong();
         return event -> {
             if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
@@ -120,7 +121,7 @@ final class ClusterSetup {
             }
             long connection = changes.incrementAndGet();
             inBackground("sluice-connected", () -> {
-                if (addMapConfigWhileConnected(connected, store) && changes.get() == connection) {
+                if (addMapConfigWhileConnected(connected, store, warnings) && changes.get() == connection) {
                     mapConfigured.set(true);
                     Runnable after = afterConnection.get();
                     if (after != null) {
@@ -148,11 +149,12 @@ final class ClusterSetup {
      * that could not add it gets it on its next connection, and its calls fail to the failure policy until then.
      * Whether it was added.
      */
-    private static boolean addMapConfigWhileConnected(HazelcastInstance client, StoreOptions store) {
+    private static boolean addMapConfigWhileConnected(HazelcastInstance client, StoreOptions store,
+                                                      MapWarnings warnings) {
         long deadline = System.nanoTime() + MAP_CONFIG_RETRY.toNanos();
         while (client.getLifecycleService().isRunning()) {
             try {
-                addMapConfig(client, store);
+                addMapConfig(client, store, warnings);
                 return true;
             } catch (RuntimeException notYet) {
                 if (System.nanoTime() > deadline) {
@@ -203,40 +205,39 @@ final class ClusterSetup {
 
     /**
      * Adds the store's maps' configurations to the running cluster (Hazelcast's dynamic configuration), unless the
-     * cluster already has its own for a name.
+     * cluster already has its own for a name, which {@code warnings} is told.
      */
-    static void addMapConfig(HazelcastInstance instance, StoreOptions store) {
+    static void addMapConfig(HazelcastInstance instance, StoreOptions store, MapWarnings warnings) {
         for (MapConfig map : store.toMapConfigs()) {
             try {
                 instance.getConfig().addMapConfig(map);
             } catch (InvalidConfigurationException e) {
                 // The cluster already has its own configuration for this map (static, or added by another node with
                 // other settings): that one stands, and the operator is told what it costs.
-                LOG.log(System.Logger.Level.WARNING, "Sluice: the cluster has its own configuration of map ''{0}'',"
-                        + " which stands instead of Sluice''s (in-memory format OBJECT, {1} synchronous backup(s),"
-                        + " no asynchronous ones); with another in-memory format every call deserializes the entry"
-                        + " it changes, and a synchronised keys'' shard is serialized whole on every call and backup"
-                        + " (docs/cluster.md: The counters map). Hazelcast: {2}", map.getName(),
-                        map.getBackupCount(), e.getMessage());
+                warnings.found("Sluice: the cluster has its own configuration of map '" + map.getName() + "', which"
+                        + " stands instead of Sluice's (in-memory format OBJECT, " + map.getBackupCount()
+                        + " synchronous backup(s), no asynchronous ones); with another in-memory format every call"
+                        + " deserializes the entry it changes, and a synchronised keys' shard is serialized whole on"
+                        + " every call and backup (docs/cluster.md: The counters map). Hazelcast: " + e.getMessage());
             }
         }
     }
 
     /**
-     * Warns when this member keeps one of the store's maps in another in-memory format than Sluice's
+     * Tells {@code warnings} when this member keeps one of the store's maps in another in-memory format than Sluice's
      * ({@link com.hazelcast.config.InMemoryFormat#OBJECT}): a configuration file or a wildcard of its own that matches
      * the name. A client cannot read its cluster's configuration; {@link #addMapConfig} warns for it.
      */
-    static void checkMapFormats(HazelcastInstance member, StoreOptions store) {
+    static void checkMapFormats(HazelcastInstance member, StoreOptions store, MapWarnings warnings) {
         for (MapConfig wanted : store.toMapConfigs()) {
             MapConfig kept = member.getConfig().findMapConfig(wanted.getName());
             if (kept.getInMemoryFormat() != wanted.getInMemoryFormat()) {
-                LOG.log(System.Logger.Level.WARNING, "Sluice: this member keeps map ''{0}'' in in-memory format {1}"
-                        + " (its configuration ''{2}''), not {3}: every call deserializes the entry it changes, and a"
-                        + " synchronised keys'' shard is serialized whole on every call and backup. Configure the map"
-                        + " with in-memory format {3}, or leave it to Sluice (docs/cluster.md: The counters"
-                        + " map).", wanted.getName(), kept.getInMemoryFormat(), kept.getName(),
-                        wanted.getInMemoryFormat());
+                warnings.found("Sluice: this member keeps map '" + wanted.getName() + "' in in-memory format "
+                        + kept.getInMemoryFormat() + " (its configuration '" + kept.getName() + "'), not "
+                        + wanted.getInMemoryFormat() + ": every call deserializes the entry it changes, and a"
+                        + " synchronised keys' shard is serialized whole on every call and backup. Configure the map"
+                        + " with in-memory format " + wanted.getInMemoryFormat() + ", or leave it to Sluice"
+                        + " (docs/cluster.md: The counters map).");
             }
         }
     }

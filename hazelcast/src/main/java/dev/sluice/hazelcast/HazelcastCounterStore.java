@@ -107,7 +107,8 @@ public final class HazelcastCounterStore implements CounterStore {
     private final ClusterServices services;
 
     private HazelcastCounterStore(HazelcastInstance instance, StoreOptions options, boolean ownsInstance,
-                                  String connection, AtomicBoolean mapConfigured, AtomicBoolean connected) {
+                                  String connection, AtomicBoolean mapConfigured, AtomicBoolean connected,
+                                  MapWarnings mapWarnings) {
         this.instance = instance;
         this.options = options;
         this.ownsInstance = ownsInstance;
@@ -130,9 +131,9 @@ public final class HazelcastCounterStore implements CounterStore {
         this.keysAgree = new KeySecretCheck(instance, options.mapName(), keys, LOG);
         this.overrides = new ClusterOverrides(instance, options.mapName() + OVERRIDES_MAP_SUFFIX, time, keys);
         this.services = new ClusterServices(instance, options.mapName(), keys, overrides, this::mode, processors,
-                permits, deciders);
+                permits, deciders, mapWarnings);
         if (instance.getLocalEndpoint() instanceof Member) {
-            ClusterSetup.checkMapFormats(instance, options);
+            ClusterSetup.checkMapFormats(instance, options, mapWarnings);
         }
     }
 
@@ -216,7 +217,7 @@ public final class HazelcastCounterStore implements CounterStore {
     public static HazelcastCounterStore startMember(MemberOptions options) {
         HazelcastInstance member = Hazelcast.newHazelcastInstance(options.toConfig());
         return new HazelcastCounterStore(member, options.store(), true, "hazelcast-member", new AtomicBoolean(true),
-                new AtomicBoolean(true)).checkingMembers();
+                new AtomicBoolean(true), new MapWarnings()).checkingMembers();
     }
 
     /**
@@ -229,9 +230,10 @@ public final class HazelcastCounterStore implements CounterStore {
         AtomicBoolean mapConfigured = new AtomicBoolean();
         AtomicBoolean connected = new AtomicBoolean();
         AtomicReference<@Nullable Runnable> afterConnection = new AtomicReference<>();
+        MapWarnings mapWarnings = new MapWarnings();
         HazelcastCounterStore store = new HazelcastCounterStore(
-                ClusterSetup.startClient(options, mapConfigured, connected, afterConnection), options.store(), true,
-                "hazelcast-client", mapConfigured, connected);
+                ClusterSetup.startClient(options, mapConfigured, connected, afterConnection, mapWarnings),
+                options.store(), true, "hazelcast-client", mapConfigured, connected, mapWarnings);
         afterConnection.set(store::reconnected);
         // Not connected yet: the first connection probes, once the map's configuration is there.
         return mapConfigured.get() ? store.checkingMembers() : store.watchingMembers();
@@ -244,18 +246,19 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     public static HazelcastCounterStore using(HazelcastInstance instance, StoreOptions options) {
         Objects.requireNonNull(instance, "instance");
-        ClusterSetup.addMapConfig(instance, options);
+        MapWarnings mapWarnings = new MapWarnings();
+        ClusterSetup.addMapConfig(instance, options, mapWarnings);
         AtomicBoolean mapConfigured = new AtomicBoolean(true);
         AtomicBoolean connected = new AtomicBoolean(true);
         HazelcastCounterStore store = new HazelcastCounterStore(instance, options, false, "hazelcast-instance",
-                mapConfigured, connected);
+                mapConfigured, connected, mapWarnings);
         if (!(instance.getLocalEndpoint() instanceof Member)) {
             // A client reconnecting may reach a cluster that forgot the map's configuration, or other members.
             AtomicReference<@Nullable Runnable> afterConnection =
                     new AtomicReference<>(store::reconnected);
             store.connectionListener = instance.getLifecycleService().addLifecycleListener(
                     ClusterSetup.followConnections(() -> instance, options, mapConfigured, connected,
-                            afterConnection));
+                            afterConnection, mapWarnings));
         }
         return store.checkingMembers();
     }

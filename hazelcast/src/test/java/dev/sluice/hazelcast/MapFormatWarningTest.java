@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.TimeSource;
 import java.util.List;
 import java.util.Queue;
@@ -21,8 +23,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A member whose own configuration keeps one of Sluice's maps in another in-memory format than {@code OBJECT} (here a
- * wildcard for the synchronised keys' shards in {@code BINARY}): its store starts, and says at WARNING which map, in
- * which format, by which configuration; a member with Sluice's configuration says nothing of the kind.
+ * wildcard for the synchronised keys' shards in {@code BINARY}): its store starts, and says at WARNING and in its
+ * health which map, in which format, by which configuration; a member with Sluice's configuration says nothing of the
+ * kind; a store on an instance whose own configuration of the counters map stands says so too.
  */
 @Tag("cluster")
 class MapFormatWarningTest {
@@ -58,7 +61,7 @@ class MapFormatWarningTest {
     }
 
     @Test
-    void startMember_shardsMapKeptInBinaryByAWildcard_warnsNamingTheMapFormatAndConfiguration() {
+    void startMember_shardsMapKeptInBinaryByAWildcard_warnsInLogAndHealthNamingTheMapFormatAndConfiguration() {
         int port = ClusterSupport.freePort();
         Config config = ClusterSupport.member(ClusterSupport.newClusterName(), port, List.of(port)).build().toConfig();
         config.getMapConfigs().remove("synced-" + StoreOptions.DEFAULT_MAP_NAME);
@@ -70,8 +73,30 @@ class MapFormatWarningTest {
             assertThat(warnings).filteredOn(warning -> warning.contains("in-memory format")).singleElement()
                     .asString().contains("'synced-sluice-counters'", "BINARY", "'synced-*'", "OBJECT")
                     .doesNotContain("'sluice-counters'");
+            assertThat(member.services().health().cluster().mapWarnings()).singleElement().asString()
+                    .contains("'synced-sluice-counters'", "BINARY", "'synced-*'", "OBJECT");
         } finally {
             member.close();
+        }
+    }
+
+    @Test
+    void using_memberWithItsOwnCountersMapConfiguration_warnsInLogAndHealthThatItStandsAndOfItsFormat() {
+        int port = ClusterSupport.freePort();
+        Config config = ClusterSupport.member(ClusterSupport.newClusterName(), port, List.of(port)).build().toConfig();
+        config.getMapConfigs().remove(StoreOptions.DEFAULT_MAP_NAME);
+        config.addMapConfig(new MapConfig(StoreOptions.DEFAULT_MAP_NAME).setInMemoryFormat(InMemoryFormat.BINARY));
+        HazelcastInstance instance = Hazelcast.newHazelcastInstance(config);
+        try (HazelcastCounterStore store = HazelcastCounterStore.using(instance)) {
+            List<String> inHealth = store.services().health().cluster().mapWarnings();
+
+            assertThat(inHealth).hasSize(2).anySatisfy(warning -> assertThat(warning)
+                    .contains("own configuration of map 'sluice-counters'", "stands instead of Sluice's"))
+                    .anySatisfy(warning -> assertThat(warning)
+                            .contains("map 'sluice-counters' in in-memory format BINARY", "not OBJECT"));
+            assertThat(warnings).containsAll(inHealth);
+        } finally {
+            instance.shutdown();
         }
     }
 
@@ -80,6 +105,8 @@ class MapFormatWarningTest {
         List<HazelcastCounterStore> members = ClusterSupport.startCluster(1, TimeSource.system());
         try {
             assertThat(warnings).noneMatch(warning -> warning.contains("in-memory format"));
+            assertThat(members).allSatisfy(member -> assertThat(member.services().health().cluster().mapWarnings())
+                    .isEmpty());
         } finally {
             ClusterSupport.closeAll(members);
         }

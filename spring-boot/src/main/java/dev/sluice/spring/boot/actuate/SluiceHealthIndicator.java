@@ -12,8 +12,8 @@ import org.springframework.boot.health.contributor.Status;
  * The health of Sluice's store: {@code UP} while it answers; while it fails, is slower than its timeout or (for a
  * cluster) sees no member, {@code DOWN} under the failure policy {@code reject} (every limited request is refused) and
  * {@link #DEGRADED} under {@code local} or {@code allow}, where requests are still served. The details: the store's
- * mode and members, its failures, time-outs and shed calls in the last minute, the failure policy and timeout, the
- * rules in force. Thread-safe.
+ * mode and members, its failures, time-outs and shed calls in the last minute, the warnings about how its cluster keeps
+ * its maps, the failure policy and timeout, the rules in force. Thread-safe.
  */
 public final class SluiceHealthIndicator implements HealthIndicator {
 
@@ -44,6 +44,7 @@ public final class SluiceHealthIndicator implements HealthIndicator {
                 .withDetail("timedOutLastMinute", store.lastMinute().timedOut())
                 .withDetail("shedLastMinute", store.lastMinute().shed())
                 .withDetail("incompatibleMembersSeen", store.cluster().incompatibleMembersSeen())
+                .withDetail("mapWarnings", store.cluster().mapWarnings())
                 .withDetail("failurePolicy", status.failurePolicy())
                 .withDetail("storeTimeout", status.storeTimeout())
                 .withDetail("rules", status.rules())
