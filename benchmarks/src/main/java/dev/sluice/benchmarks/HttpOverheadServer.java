@@ -55,7 +55,7 @@ public final class HttpOverheadServer {
 
     /** {@link #RULES} synchronised. */
     static final String SYNCED_RULES = changed(RULES, RULES.replace("\"key\": {\"type\": \"ip\"},",
-            "\"key\": {\"type\": \"ip\"}, \"sync\": \"periodic\","));
+            "\"key\": {\"type\": \"ip\"}, \"sync\": \"synchronised\","));
 
     /** The name of the Hazelcast cluster of the {@code hazelcast} server and the member it joins. */
     static final String CLUSTER_NAME = "sluice-http-bench";

@@ -93,13 +93,13 @@ public @interface RateLimited {
     boolean lease() default false;
 
     /**
-     * How this rule's counters are kept in step across nodes; {@link Sync#EXACT} by default. {@link Sync#PERIODIC}
+     * How this rule's counters are kept in step across nodes; {@link Sync#EXACT} by default. {@link Sync#SYNCHRONISED}
      * only without {@link #lease()}, nor with {@link #rule()} (the rules file says).
      */
     Sync sync() default Sync.EXACT;
 
     /**
-     * With {@link Sync#PERIODIC}, the most permits of a key one node admits before the key's owner has counted them
+     * With {@link Sync#SYNCHRONISED}, the most permits of a key one node admits before the key's owner has counted them
      * (0: every decision on the owner); -1 (the default) for the store's. See {@code docs/design/synchronised.md}.
      */
     long syncBudget() default -1;

@@ -8,9 +8,10 @@ public enum Sync {
     /** Every decision on the key's owner (batched or leased as the store and rule say): never over the limit. */
     EXACT,
     /**
-     * Each node decides from its own view of the key and sends the hits it admitted to the owner at a short interval,
-     * adopting the owner's merged state in return: no cluster call per decision, over-admission bounded per algorithm
-     * by the number of nodes, the interval and the rate (docs/design/synchronised.md). Window algorithms only.
+     * Synchronised: each node decides from its own view of the key, within a budget of permits the key's owner has not
+     * yet counted, and sends the hits it admitted to the owner at a short interval, adopting the owner's merged state
+     * in return: no cluster call per decision, at most {@code (nodes - 1) * budget} over the limit per window
+     * (docs/design/synchronised.md). Every algorithm; not with leasing.
      */
-    PERIODIC
+    SYNCHRONISED
 }

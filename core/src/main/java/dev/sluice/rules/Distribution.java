@@ -21,15 +21,16 @@ public record Distribution(boolean lease, Sync sync, OptionalLong syncBudget) {
     public static final Distribution EXACT = new Distribution(false, Sync.EXACT, OptionalLong.empty());
 
     /**
-     * @throws IllegalArgumentException for a negative budget, or a budget without {@link Sync#PERIODIC}
+     * @throws IllegalArgumentException for a negative budget, or a budget without {@link Sync#SYNCHRONISED}
      */
     public Distribution {
         Objects.requireNonNull(sync, "sync");
         if (syncBudget.isPresent() && syncBudget.getAsLong() < 0) {
             throw new IllegalArgumentException("syncBudget must be 0 or more permits, got " + syncBudget.getAsLong());
         }
-        if (syncBudget.isPresent() && sync != Sync.PERIODIC) {
-            throw new InvalidValueException("syncBudget", "none, as only a rule with \"sync\": \"periodic\" has one",
+        if (syncBudget.isPresent() && sync != Sync.SYNCHRONISED) {
+            throw new InvalidValueException("syncBudget",
+                    "none, as only a rule with \"sync\": \"synchronised\" has one",
                     Long.toString(syncBudget.getAsLong()));
         }
     }

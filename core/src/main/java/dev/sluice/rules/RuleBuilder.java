@@ -310,7 +310,7 @@ public final class RuleBuilder {
     /**
      * A synchronised rule's budget: at most {@code permits} of a key admitted on one node and not yet counted by
      * the key's owner ({@link Policy#synchronised(long)}); the store's by default. Checked by {@link #build()}:
-     * only with {@link Sync#PERIODIC}.
+     * only with {@link Sync#SYNCHRONISED}.
      *
      * @throws IllegalArgumentException when {@code permits} is negative (checked by {@link #build()})
      */

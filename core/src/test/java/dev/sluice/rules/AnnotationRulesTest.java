@@ -112,11 +112,11 @@ class AnnotationRulesTest {
 
     public static class Synced {
         @RateLimited(id = "cold", permits = 100, period = "1s", key = "header:X-Api-Key",
-                algorithm = Algorithm.SLIDING_WINDOW_COUNTER, sync = Sync.PERIODIC)
+                algorithm = Algorithm.SLIDING_WINDOW_COUNTER, sync = Sync.SYNCHRONISED)
         public void cold() {
         }
 
-        @RateLimited(id = "bucket", permits = 100, period = "1s", sync = Sync.PERIODIC, syncBudget = 2)
+        @RateLimited(id = "bucket", permits = 100, period = "1s", sync = Sync.SYNCHRONISED, syncBudget = 2)
         public void bucket() {
         }
 
@@ -125,7 +125,7 @@ class AnnotationRulesTest {
         }
 
         @RateLimited(id = "both", permits = 100, period = "1s", algorithm = Algorithm.FIXED_WINDOW, lease = true,
-                sync = Sync.PERIODIC)
+                sync = Sync.SYNCHRONISED)
         public void both() {
         }
     }
@@ -262,9 +262,9 @@ class AnnotationRulesTest {
     }
 
     @Test
-    void forMethod_syncPeriodic_synchronisesTheRulesPolicy() throws Exception {
+    void forMethod_syncSynchronised_synchronisesTheRulesPolicy() throws Exception {
         Rule rule = AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("cold")).get(0);
-        assertThat(rule.distribution().sync()).isEqualTo(Sync.PERIODIC);
+        assertThat(rule.distribution().sync()).isEqualTo(Sync.SYNCHRONISED);
         assertThat(rule.requestLimits().orElseThrow().defaults().synced()).isTrue();
         assertThat(rule.requestLimits().orElseThrow().defaults().leased()).isFalse();
     }
@@ -282,7 +282,7 @@ class AnnotationRulesTest {
         assertThatThrownBy(() -> AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("exactBudget")))
                 .isInstanceOf(RulesException.class)
                 .hasMessage("@RateLimited(id = \"exactBudget\") on " + Synced.class.getName() + "#exactBudget:"
-                        + " syncBudget: expected none, as only a rule with \"sync\": \"periodic\" has one, got 2");
+                        + " syncBudget: expected none, as only a rule with \"sync\": \"synchronised\" has one, got 2");
     }
 
     @Test
@@ -290,7 +290,8 @@ class AnnotationRulesTest {
         assertThatThrownBy(() -> AnnotationRules.forMethod(Synced.class, Synced.class.getMethod("both")))
                 .isInstanceOf(RulesException.class)
                 .hasMessage("@RateLimited(id = \"both\") on " + Synced.class.getName() + "#both: sync: expected"
-                        + " \"exact\", as a leased policy cannot also be synchronised: choose one, got \"periodic\"");
+                        + " \"exact\", as a leased policy cannot also be synchronised: choose one,"
+                        + " got \"synchronised\"");
     }
 
     @Test

@@ -288,7 +288,7 @@ public final class RulesFile {
             rule.lease(bool(fields.required("lease")));
         }
         if (fields.has("sync")) {
-            rule.sync(Sync.valueOf(choice(fields.required("sync"), List.of("exact", "periodic"))
+            rule.sync(Sync.valueOf(choice(fields.required("sync"), List.of("exact", "synchronised"))
                     .toUpperCase(Locale.ROOT)));
         }
         if (fields.has("syncBudget")) {

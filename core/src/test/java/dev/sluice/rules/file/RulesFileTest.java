@@ -138,21 +138,21 @@ class RulesFileTest {
     }
 
     @Test
-    void parse_syncPeriodic_synchronisesEveryPolicyAndExactStaysTheDefault() {
+    void parse_syncSynchronised_synchronisesEveryPolicyAndExactStaysTheDefault() {
         RulesFile file = RulesFile.parse("sync.json", """
                 {"rules": [
                   {"id": "cold", "match": {"paths": ["/**"]}, "key": {"type": "header", "name": "X-Api-Key"},
                    "algorithm": "sliding_window_counter", "limits": [{"permits": 100, "period": "1s"}],
                    "tiers": {"key": {"type": "header", "name": "X-Plan"},
                              "levels": {"gold": [{"permits": 1000, "period": "1s"}]}},
-                   "sync": "periodic", "syncBudget": 3},
+                   "sync": "synchronised", "syncBudget": 3},
                   {"id": "plain", "match": {"paths": ["/**"]}, "limits": [{"permits": 1, "period": "1s"}],
                    "sync": "exact"},
                   {"id": "unsaid", "match": {"paths": ["/**"]}, "limits": [{"permits": 1, "period": "1s"}]}
                 ]}""");
 
         Rule cold = file.rules().get(0);
-        assertThat(cold.distribution().sync()).isEqualTo(Sync.PERIODIC);
+        assertThat(cold.distribution().sync()).isEqualTo(Sync.SYNCHRONISED);
         assertThat(cold.requestLimits().orElseThrow().defaults().synced()).isTrue();
         assertThat(cold.requestLimits().orElseThrow().tiers().get("gold").synced()).isTrue();
         assertThat(cold.requestLimits().orElseThrow().defaults().syncBudget()).hasValue(3);
