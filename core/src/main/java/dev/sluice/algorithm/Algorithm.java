@@ -148,8 +148,18 @@ public enum Algorithm {
         if (cost < 0) {
             throw new IllegalArgumentException("cost must not be negative, got " + cost);
         }
+        return decided(state, state, now, cost, maxDelay, limits);
+    }
+
+    /**
+     * {@link #apply} on {@code after}, as a transition from {@code before}: {@code after} is {@code before} itself, or
+     * what a settle or an undo made of it, which a look of cost 0 then answers for. A cost of 0 only evaluates: it
+     * keeps {@code after} as it is.
+     */
+    private Transition decided(long @Nullable [][] before, long @Nullable [][] after, long now, long cost,
+                               long maxDelay, List<Limit> limits) {
         int count = limits.size();
-        long @Nullable [][] current = state != null && state.length == count ? state : null;
+        long @Nullable [][] current = after != null && after.length == count ? after : null;
         long[][] next = new long[count][];
         @Nullable Decision verdict = null;
         long idleAfter = 0;
@@ -162,8 +172,8 @@ public enum Algorithm {
             changed |= next[i] != limitState;
         }
         Decision decided = Objects.requireNonNull(verdict, "a policy has at least one limit");
-        if (!decided.allowed() || !changed) {
-            return new Transition(state, decided, false, idleAfter);
+        if (!decided.allowed() || !changed || cost == 0) {
+            return new Transition(after, decided, after != before, idleAfter);
         }
         return new Transition(next, decided, true, idleAfter);
     }
@@ -261,8 +271,7 @@ public enum Algorithm {
             there = now - countedAt < strategy.sliceValidity(countedAt, limits.get(i), 0);
         }
         if (!there || state == null) {
-            Transition look = apply(state, now, 0, 0, limits);
-            return new Transition(state, look.decision(), false, look.idleAfterNanos());
+            return apply(state, now, 0, 0, limits);
         }
         long[][] next = new long[count][];
         boolean changed = false;
@@ -270,8 +279,7 @@ public enum Algorithm {
             next[i] = strategy.takeBack(state[i], countedAt, permits, limits.get(i));
             changed |= next[i] != state[i];
         }
-        Transition look = apply(changed ? next : state, now, 0, 0, limits);
-        return new Transition(changed ? next : state, look.decision(), changed, look.idleAfterNanos());
+        return decided(state, changed ? next : state, now, 0, 0, limits);
     }
 
     /**
@@ -309,15 +317,12 @@ public enum Algorithm {
                     + " more, got estimate " + reserved + " and actual cost " + actual);
         }
         if (actual > reserved) {
-            long @Nullable [][] charged = recorded(state, now, now, actual - reserved, limits);
-            Transition look = apply(charged, now, 0, Long.MAX_VALUE, limits);
-            return new Transition(charged, look.decision(), charged != state, look.idleAfterNanos());
+            return decided(state, recorded(state, now, now, actual - reserved, limits), now, 0, Long.MAX_VALUE, limits);
         }
         if (actual < reserved) {
             return undoPart(state, now, reserved - actual, actual, countedAt, limits);
         }
-        Transition look = apply(state, now, 0, Long.MAX_VALUE, limits);
-        return new Transition(state, look.decision(), false, look.idleAfterNanos());
+        return apply(state, now, 0, Long.MAX_VALUE, limits);
     }
 
     /** {@link #undo} of {@code cost} of a request that keeps {@code kept} more. */
@@ -334,8 +339,7 @@ public enum Algorithm {
             }
             after = changed ? next : state;
         }
-        Transition look = apply(after, now, 0, Long.MAX_VALUE, limits);
-        return new Transition(after, look.decision(), after != state, look.idleAfterNanos());
+        return decided(state, after, now, 0, Long.MAX_VALUE, limits);
     }
 
     /**

@@ -43,7 +43,7 @@ final class FixedWindow implements Strategy {
                     .resetIn(untilEnd).build();
         }
         count = Durations.saturatedAdd(count, cost);
-        next[index] = new long[] {window, count};
+        next[index] = Strategy.holding(state, window, count);
         long reset = count > 0 ? untilEnd : 0;
         return Decision.granted(permits, limit.name()).remaining(Math.max(0, permits - count)).nextPermitIn(reset)
                 .resetIn(reset).build();

@@ -63,7 +63,7 @@ final class SlidingWindowCounter implements Strategy {
                     .resetIn(reset).build();
         }
         current = Durations.saturatedAdd(current, cost);
-        next[index] = new long[] {window, current, previous};
+        next[index] = Strategy.holding(state, window, current, previous);
         reset = current > 0 ? windowStart + 2 * period - now : reset;
         remaining = Math.max(0, remaining - cost);
         return Decision.granted(permits, limit.name()).remaining(remaining)

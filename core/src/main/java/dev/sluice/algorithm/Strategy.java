@@ -99,6 +99,20 @@ interface Strategy {
         return less;
     }
 
+    /**
+     * {@code state} itself when it already holds {@code [a, b]}, else a new state of them: a decision of cost 0 that
+     * changes nothing makes no state to write.
+     */
+    static long[] holding(long @Nullable [] state, long a, long b) {
+        return state != null && state.length == 2 && state[0] == a && state[1] == b ? state : new long[] {a, b};
+    }
+
+    /** {@link #holding(long[], long, long)} for a state of three longs. */
+    static long[] holding(long @Nullable [] state, long a, long b, long c) {
+        return state != null && state.length == 3 && state[0] == a && state[1] == b && state[2] == c ? state
+                : new long[] {a, b, c};
+    }
+
     /** The decision for a cost above the capacity: rejected, never retryable, nothing changed. */
     static Decision never(Limit limit, long remaining, long nextPermit, long resetAfter) {
         return Decision.rejected(limit.capacity(), limit.name(), Decision.NEVER).remaining(remaining)

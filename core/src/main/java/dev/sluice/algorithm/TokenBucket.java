@@ -55,7 +55,7 @@ final class TokenBucket implements Strategy {
                     .resetIn(refillTime(capacity - tokens, carry, limit)).build();
         }
         tokens -= cost;
-        next[index] = new long[] {tokens, last, carry};
+        next[index] = Strategy.holding(state, tokens, last, carry);
         return Decision.granted(capacity, limit.name()).remaining(Math.max(0, tokens))
                 .nextPermitIn(nextToken(tokens, carry, limit)).resetIn(refillTime(capacity - tokens, carry, limit))
                 .build();

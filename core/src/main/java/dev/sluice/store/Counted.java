@@ -26,33 +26,50 @@ import java.util.function.UnaryOperator;
  */
 public final class Counted {
 
-    /** The id of what is not a permit or a reservation: never asked for ({@link #permit()} answers empty). */
-    private static final Supplier<String> NO_ID = () -> {
-        throw new IllegalStateException("a count has no permit or reservation id");
+    /** What a rejection, an answer that counted nothing and a store of another library hold: nothing to take back. */
+    private static final Held KEPT = new Held() {
+        @Override
+        public CompletionStage<Decision> giveBack(Decision decision) {
+            return CompletableFuture.completedFuture(decision);
+        }
     };
 
     private final Decision decision;
-    private final Supplier<CompletionStage<Decision>> giveBack;
-    /** {@link #NO_ID} for what is not a permit. */
-    private final Supplier<String> permitId;
-    /** What settles a reservation at its actual cost; for anything else, the decision as it is. */
-    private final LongFunction<CompletionStage<Decision>> settle;
-    /** {@link #NO_ID} for what is not a reservation settled by id. */
-    private final Supplier<String> reservationId;
+    private final Held held;
 
-    private Counted(Decision decision, Supplier<CompletionStage<Decision>> giveBack, Supplier<String> permitId,
-                    LongFunction<CompletionStage<Decision>> settle, Supplier<String> reservationId) {
+    Counted(Decision decision, Held held) {
         this.decision = Objects.requireNonNull(decision, "decision");
-        this.giveBack = giveBack;
-        this.permitId = permitId;
-        this.settle = settle;
-        this.reservationId = reservationId;
+        this.held = held;
+    }
+
+    /**
+     * What a store holds of one count, to take it back or settle it: one object per count, so that a store's own
+     * count can be it (the local store's are). Anything but a reservation settles to the decision as it is; anything
+     * but a permit or a reservation has no id.
+     */
+    interface Held {
+        /** Takes the count back; {@code decision} is the count's. */
+        CompletionStage<Decision> giveBack(Decision decision);
+
+        /** Settles a reservation at {@code actual}, 0 or more; {@code decision} is the reservation's. */
+        default CompletionStage<Decision> settle(Decision decision, long actual) {
+            return CompletableFuture.completedFuture(decision);
+        }
+
+        /** The permit's id, made when asked for; empty for what is not a permit. */
+        default Optional<String> permit() {
+            return Optional.empty();
+        }
+
+        /** The reservation's id, made when asked for; empty for what is not a reservation settled by id. */
+        default Optional<String> reservation() {
+            return Optional.empty();
+        }
     }
 
     /** A decision with nothing to take back: a rejection, an answer that counted nothing, or a store that cannot. */
     public static Counted kept(Decision decision) {
-        CompletionStage<Decision> same = CompletableFuture.completedFuture(decision);
-        return new Counted(decision, () -> same, NO_ID, actual -> same, NO_ID);
+        return new Counted(decision, KEPT);
     }
 
     /**
@@ -60,8 +77,8 @@ public final class Counted {
      * {@link Command.Peek peek} of cost 0 answers).
      */
     public static Counted undoable(Decision decision, Supplier<CompletionStage<Decision>> giveBack) {
-        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), NO_ID, nothingToSettle(decision),
-                NO_ID);
+        Objects.requireNonNull(giveBack, "giveBack");
+        return new Counted(decision, counted -> giveBack.get());
     }
 
     /**
@@ -71,7 +88,18 @@ public final class Counted {
      */
     public static Counted permit(Decision decision, Supplier<String> id, Supplier<CompletionStage<Decision>> release) {
         Objects.requireNonNull(id, "id");
-        return new Counted(decision, Objects.requireNonNull(release, "release"), id, nothingToSettle(decision), NO_ID);
+        Objects.requireNonNull(release, "release");
+        return new Counted(decision, new Held() {
+            @Override
+            public CompletionStage<Decision> giveBack(Decision counted) {
+                return release.get();
+            }
+
+            @Override
+            public Optional<String> permit() {
+                return Optional.of(made(id));
+            }
+        });
     }
 
     /**
@@ -81,8 +109,13 @@ public final class Counted {
      */
     public static Counted reservation(Decision decision, Supplier<CompletionStage<Decision>> giveBack,
                                       LongFunction<CompletionStage<Decision>> settle, Supplier<String> id) {
-        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), NO_ID,
-                Objects.requireNonNull(settle, "settle"), Objects.requireNonNull(id, "id"));
+        Objects.requireNonNull(id, "id");
+        return new Counted(decision, new Settled(giveBack, settle) {
+            @Override
+            public Optional<String> reservation() {
+                return Optional.of(made(id));
+            }
+        });
     }
 
     /**
@@ -91,13 +124,37 @@ public final class Counted {
      */
     public static Counted reservation(Decision decision, Supplier<CompletionStage<Decision>> giveBack,
                                       LongFunction<CompletionStage<Decision>> settle) {
-        return new Counted(decision, Objects.requireNonNull(giveBack, "giveBack"), NO_ID,
-                Objects.requireNonNull(settle, "settle"), NO_ID);
+        return new Counted(decision, new Settled(giveBack, settle));
     }
 
-    private static LongFunction<CompletionStage<Decision>> nothingToSettle(Decision decision) {
-        CompletionStage<Decision> same = CompletableFuture.completedFuture(decision);
-        return actual -> same;
+    /** A reservation's give-back and settle as functions. */
+    private static class Settled implements Held {
+        private final Supplier<CompletionStage<Decision>> giveBack;
+        private final LongFunction<CompletionStage<Decision>> settle;
+
+        Settled(Supplier<CompletionStage<Decision>> giveBack, LongFunction<CompletionStage<Decision>> settle) {
+            this.giveBack = Objects.requireNonNull(giveBack, "giveBack");
+            this.settle = Objects.requireNonNull(settle, "settle");
+        }
+
+        @Override
+        public CompletionStage<Decision> giveBack(Decision decision) {
+            return giveBack.get();
+        }
+
+        @Override
+        public CompletionStage<Decision> settle(Decision decision, long actual) {
+            return settle.apply(actual);
+        }
+    }
+
+    /** An id a store made, checked: never empty. */
+    private static String made(Supplier<String> id) {
+        String made = id.get();
+        if (made.isEmpty()) {
+            throw new IllegalStateException("a store made an empty permit or reservation id");
+        }
+        return made;
     }
 
     /**
@@ -105,7 +162,7 @@ public final class Counted {
      * for a count, a rejection, and a permit a failure policy granted without a counter (nothing to release).
      */
     public Optional<String> permit() {
-        return id(permitId);
+        return held.permit();
     }
 
     /**
@@ -114,18 +171,7 @@ public final class Counted {
      * settles only where it counted.
      */
     public Optional<String> reservation() {
-        return id(reservationId);
-    }
-
-    private static Optional<String> id(Supplier<String> made) {
-        if (made == NO_ID) {
-            return Optional.empty();
-        }
-        String id = made.get();
-        if (id.isEmpty()) {
-            throw new IllegalStateException("a store made an empty permit or reservation id");
-        }
-        return Optional.of(id);
+        return held.reservation();
     }
 
     /** The store's decision on the request. */
@@ -139,7 +185,7 @@ public final class Counted {
      * count stays (the key then holds a request that did not pass: fewer requests pass, never more).
      */
     public CompletionStage<Decision> giveBack() {
-        return giveBack.get();
+        return held.giveBack(decision);
     }
 
     /**
@@ -154,20 +200,57 @@ public final class Counted {
         if (actual < 0) {
             throw new IllegalArgumentException("an actual cost is 0 or more, got " + actual);
         }
-        return settle.apply(actual);
+        return held.settle(decision, actual);
     }
 
     /** This count, its give-back's and settle's answers or failures passed through {@code guard}. */
     Counted guarded(UnaryOperator<CompletionStage<Decision>> guard) {
-        return new Counted(decision, () -> guard.apply(giveBack.get()), permitId,
-                actual -> guard.apply(settle.apply(actual)), reservationId);
+        return held == KEPT ? this : new Counted(decision, new Held() {
+            @Override
+            public CompletionStage<Decision> giveBack(Decision counted) {
+                return guard.apply(held.giveBack(counted));
+            }
+
+            @Override
+            public CompletionStage<Decision> settle(Decision counted, long actual) {
+                return guard.apply(held.settle(counted, actual));
+            }
+
+            @Override
+            public Optional<String> permit() {
+                return held.permit();
+            }
+
+            @Override
+            public Optional<String> reservation() {
+                return held.reservation();
+            }
+        });
     }
 
-    /** This count, its permit's or reservation's id (if any) passed through {@code rename}. */
+    /** This count, its permit's or reservation's id (if any) passed through {@code rename} when asked for. */
     Counted withIds(UnaryOperator<String> rename) {
-        return permitId == NO_ID && reservationId == NO_ID ? this : new Counted(decision, giveBack,
-                permitId == NO_ID ? NO_ID : () -> rename.apply(permitId.get()), settle,
-                reservationId == NO_ID ? NO_ID : () -> rename.apply(reservationId.get()));
+        return held == KEPT ? this : new Counted(decision, new Held() {
+            @Override
+            public CompletionStage<Decision> giveBack(Decision counted) {
+                return held.giveBack(counted);
+            }
+
+            @Override
+            public CompletionStage<Decision> settle(Decision counted, long actual) {
+                return held.settle(counted, actual);
+            }
+
+            @Override
+            public Optional<String> permit() {
+                return held.permit().map(rename);
+            }
+
+            @Override
+            public Optional<String> reservation() {
+                return held.reservation().map(rename);
+            }
+        });
     }
 
     @Override

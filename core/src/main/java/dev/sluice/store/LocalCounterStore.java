@@ -7,6 +7,7 @@ import dev.sluice.algorithm.Policy;
 import dev.sluice.internal.Durations;
 import dev.sluice.internal.state.Transition;
 import java.util.Iterator;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -15,8 +16,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongFunction;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -154,8 +153,28 @@ public final class LocalCounterStore implements CounterStore {
         if (!decision.allowed() || cost == 0) {
             return Counted.kept(decision);
         }
-        return Counted.undoable(decision, () -> CompletableFuture.completedFuture(
-                decide(key, time.nanos(), (state, now) -> policy.undo(state, now, cost, countedAt))));
+        return new Counted(decision, new Undoable(key, policy, cost, countedAt));
+    }
+
+    /** A granted count, taken back as of the instant it was counted. */
+    private class Undoable implements Counted.Held {
+        final String key;
+        final Policy policy;
+        final long cost;
+        final long countedAt;
+
+        Undoable(String key, Policy policy, long cost, long countedAt) {
+            this.key = key;
+            this.policy = policy;
+            this.cost = cost;
+            this.countedAt = countedAt;
+        }
+
+        @Override
+        public CompletionStage<Decision> giveBack(Decision decision) {
+            return CompletableFuture.completedFuture(decide(key, (state, now) -> policy.undo(state, now, cost,
+                    countedAt)));
+        }
     }
 
     /**
@@ -168,40 +187,36 @@ public final class LocalCounterStore implements CounterStore {
         if (!decision.allowed()) {
             return Counted.kept(decision);
         }
-        Reserved reserved = new Reserved(key, policy, estimate, countedAt);
-        return Counted.reservation(decision, reserved, reserved, reserved::id);
+        return new Counted(decision, new Reserved(key, policy, estimate, countedAt));
     }
 
-    /** A granted reservation: its give-back, its settle and its id, in one object (a reservation is made per call). */
-    private final class Reserved
-            implements Supplier<CompletionStage<Decision>>, LongFunction<CompletionStage<Decision>> {
-        private final String key;
-        private final Policy policy;
-        private final long estimate;
-        private final long countedAt;
+    /**
+     * A granted reservation: taken back whole as a count is, or settled at its actual cost (the step it then runs on
+     * the key's state), by its id from anywhere that shares this store.
+     */
+    private final class Reserved extends Undoable implements Step {
+        /** Set by the settle before its step runs: a reservation is settled at most once ({@link Counted#settle}). */
+        private long actual;
 
         Reserved(String key, Policy policy, long estimate, long countedAt) {
-            this.key = key;
-            this.policy = policy;
-            this.estimate = estimate;
-            this.countedAt = countedAt;
+            super(key, policy, estimate, countedAt);
         }
 
-        /** Gives the whole estimate back. */
         @Override
-        public CompletionStage<Decision> get() {
-            return CompletableFuture.completedFuture(decide(key, time.nanos(),
-                    (state, now) -> policy.undo(state, now, estimate, countedAt)));
+        public CompletionStage<Decision> settle(Decision decision, long actual) {
+            this.actual = actual;
+            return CompletableFuture.completedFuture(decide(key, this));
         }
 
-        /** Settles at {@code actual}. */
+        /** Settles at the actual cost. */
         @Override
-        public CompletionStage<Decision> apply(long actual) {
-            return CompletableFuture.completedFuture(settle(key, policy, estimate, actual, countedAt));
+        public Transition on(long @Nullable [][] state, long now) {
+            return policy.settle(state, now, cost, actual, countedAt);
         }
 
-        String id() {
-            return storeId + ":" + countedAt;
+        @Override
+        public Optional<String> reservation() {
+            return Optional.of(storeId + ":" + countedAt);
         }
     }
 

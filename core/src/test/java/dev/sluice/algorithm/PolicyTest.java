@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Limit;
+import dev.sluice.internal.state.Transition;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -34,6 +35,19 @@ class PolicyTest {
     void of_theMaximumNumberOfLimits_isAccepted() {
         assertThat(Policy.of(Algorithm.TOKEN_BUCKET, Collections.nCopies(Policy.MAX_LIMITS, TEN_PER_SECOND)).limits())
                 .hasSize(Policy.MAX_LIMITS);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void apply_costZeroLaterInTheWindow_onlyEvaluatesKeepingTheStateItself(Algorithm algorithm) {
+        Policy policy = Policy.of(algorithm, TEN_PER_SECOND, Limit.of(100, Duration.ofMinutes(1)));
+        long[][] counted = policy.apply(null, Timeline.START, 3, Long.MAX_VALUE).state();
+
+        Transition look = policy.apply(counted, Timeline.START + 300_000_000L, 0, Long.MAX_VALUE);
+
+        assertThat(look.changed()).isFalse();
+        assertThat(look.state()).isSameAs(counted);
+        assertThat(look.decision().allowed()).isTrue();
     }
 
     @Test
