@@ -40,6 +40,9 @@ public final class ConsoleResource {
     /** The longest override body read; an override's texts have at most {@value LimitOverride#MAX_TEXT_LENGTH}. */
     static final int MAX_BODY_BYTES = 16 * 1024;
 
+    /** The most of a refused body read and dropped so that its refusal reaches the client ({@link #closing}). */
+    static final int DRAINED_BYTES = 1024 * 1024;
+
     private final Console console;
     private final OperationsGuard guard;
 
@@ -106,7 +109,7 @@ public final class ConsoleResource {
      * naming what is wrong. Set by the authenticated user, or else by the body's {@code setBy}. The caller's access is
      * checked before the body is read; then a body that is not JSON by its {@code Content-Type} is a 415 (a page of
      * another site cannot have a browser send a JSON body without asking, and the console never says yes), and one of
-     * more than {@value #MAX_BODY_BYTES} bytes a 413, read no further.
+     * more than {@value #MAX_BODY_BYTES} bytes a 413, kept no further (the rest dropped, {@link #closing}).
      */
     @POST
     @Path("overrides")
@@ -114,21 +117,21 @@ public final class ConsoleResource {
         try {
             check(headers, security);
         } catch (WebApplicationException refused) {
-            throw new WebApplicationException(closing(refused.getResponse()));
+            throw new WebApplicationException(closing(refused.getResponse(), body));
         }
         @Nullable MediaType type = headers.getMediaType();
         if (type == null || !type.getType().equalsIgnoreCase("application")
                 || !type.getSubtype().equalsIgnoreCase("json")) {
             return closing(problem(415, "Unsupported Media Type", "an override is a JSON body: send it with"
-                    + " Content-Type: " + MediaType.APPLICATION_JSON));
+                    + " Content-Type: " + MediaType.APPLICATION_JSON), body);
         }
         if (headers.getLength() > MAX_BODY_BYTES) {
-            return tooLarge();
+            return tooLarge(body);
         }
         try {
             byte[] read = body.readNBytes(MAX_BODY_BYTES + 1);
             if (read.length > MAX_BODY_BYTES) {
-                return tooLarge();
+                return tooLarge(body);
             }
             OverrideRequest request = JSON.readValue(read, OverrideRequest.class);
             @Nullable String who = security.getUserPrincipal() != null ? security.getUserPrincipal().getName()
@@ -205,17 +208,27 @@ public final class ConsoleResource {
         }
     }
 
-    /** The 413 of a body too long: its body unread, so it closes the connection ({@link #closing}). */
-    private static Response tooLarge() {
+    /** The 413 of a body too long ({@link #closing}). */
+    private static Response tooLarge(InputStream body) {
         return closing(problem(413, "Content Too Large", "an override's body has at most " + MAX_BODY_BYTES
-                + " bytes"));
+                + " bytes"), body);
     }
 
     /**
-     * {@code refusal}, closing the connection: the body is left unread, so the connection cannot carry a next request
-     * (a client that sent one on it would see it end unanswered).
+     * {@code refusal}, closing the connection, once the rest of the {@code body} has been read and dropped (up to
+     * {@value #DRAINED_BYTES} bytes): a connection closed while a body is still arriving is reset, and the client may
+     * then never read the refusal. A longer body is left unread.
      */
-    private static Response closing(Response refusal) {
+    private static Response closing(Response refusal, InputStream body) {
+        byte[] dropped = new byte[8192];
+        try {
+            int read = 0;
+            for (long left = DRAINED_BYTES; left > 0 && read >= 0; left -= read) {
+                read = body.read(dropped, 0, (int) Math.min(dropped.length, left));
+            }
+        } catch (IOException unread) {
+            // The connection closes all the same.
+        }
         return Response.fromResponse(refusal).header("Connection", "close").build();
     }
 

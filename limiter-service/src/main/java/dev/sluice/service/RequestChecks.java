@@ -40,6 +40,9 @@ final class RequestChecks implements ContainerRequestFilter {
     /** The longest body the service reads: a batch of {@value BatchRequest#MAX_REQUESTS} requests fits many times. */
     static final int MAX_BODY_BYTES = 64 * 1024;
 
+    /** The most of a refused body read and dropped so that its refusal reaches the client ({@link #drain}). */
+    static final int DRAINED_BYTES = 1024 * 1024;
+
     /** The header with which a client says it is not a page of another site; any value, such as its name. */
     static final String CLIENT_HEADER = "Sluice-Client";
 
@@ -64,9 +67,8 @@ final class RequestChecks implements ContainerRequestFilter {
     }
 
     /**
-     * Checks the request before anything reads it. A refusal of a request with a body closes the connection: the body
-     * is left unread, so the connection cannot carry a next request (a client that sent one on it would see it end
-     * unanswered).
+     * Checks the request before anything reads it. A refusal of a request with a body closes the connection, its body
+     * {@linkplain #drain dropped} (the connection cannot carry a next request: a body longer than that is left unread).
      */
     @Override
     public void filter(ContainerRequestContext request) {
@@ -76,6 +78,7 @@ final class RequestChecks implements ContainerRequestFilter {
             if (!request.hasEntity()) {
                 throw refused;
             }
+            drain(request.getEntityStream());
             throw new WebApplicationException(Response.fromResponse(refused.getResponse()).header("Connection", "close")
                     .build());
         }
@@ -118,18 +121,36 @@ final class RequestChecks implements ContainerRequestFilter {
     }
 
     /**
-     * The body, read to its end but never past {@value #MAX_BODY_BYTES} bytes: a 413 when it is longer (its
-     * {@code Content-Length}, when it had one, was checked before the endpoint ran).
+     * The body, read to its end but kept no further than {@value #MAX_BODY_BYTES} bytes: a 413 when it is longer, the
+     * rest {@linkplain #drain dropped} (its {@code Content-Length}, when it had one, was checked before the endpoint
+     * ran).
      */
     static byte[] readBody(InputStream body) {
         try {
             byte[] read = body.readNBytes(MAX_BODY_BYTES + 1);
             if (read.length > MAX_BODY_BYTES) {
+                drain(body);
                 throw tooLarge();
             }
             return read;
         } catch (IOException e) {
             throw Problems.invalid("body", "the body could not be read to its end");
+        }
+    }
+
+    /**
+     * Reads and drops the rest of a refused body, up to {@value #DRAINED_BYTES} bytes: a connection closed while a body
+     * is still arriving is reset, and the client may then never read the refusal. A longer body is left unread.
+     */
+    private static void drain(InputStream body) {
+        byte[] dropped = new byte[8192];
+        try {
+            int read = 0;
+            for (long left = DRAINED_BYTES; left > 0 && read >= 0; left -= read) {
+                read = body.read(dropped, 0, (int) Math.min(dropped.length, left));
+            }
+        } catch (IOException unread) {
+            // The connection closes all the same.
         }
     }
 
