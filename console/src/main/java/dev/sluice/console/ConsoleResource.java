@@ -3,6 +3,7 @@ package dev.sluice.console;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.http.OperationsGuard;
+import dev.sluice.http.RefusedBodies;
 import dev.sluice.store.LimitOverride;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -39,9 +40,6 @@ public final class ConsoleResource {
 
     /** The longest override body read; an override's texts have at most {@value LimitOverride#MAX_TEXT_LENGTH}. */
     static final int MAX_BODY_BYTES = 16 * 1024;
-
-    /** The most of a refused body read and dropped so that its refusal reaches the client ({@link #closing}). */
-    static final int DRAINED_BYTES = 1024 * 1024;
 
     private final Console console;
     private final OperationsGuard guard;
@@ -214,21 +212,9 @@ public final class ConsoleResource {
                 + " bytes"), body);
     }
 
-    /**
-     * {@code refusal}, closing the connection, once the rest of the {@code body} has been read and dropped (up to
-     * {@value #DRAINED_BYTES} bytes): a connection closed while a body is still arriving is reset, and the client may
-     * then never read the refusal. A longer body is left unread.
-     */
+    /** {@code refusal}, closing the connection, once the rest of {@code body} is dropped ({@link RefusedBodies}). */
     private static Response closing(Response refusal, InputStream body) {
-        byte[] dropped = new byte[8192];
-        try {
-            int read = 0;
-            for (long left = DRAINED_BYTES; left > 0 && read >= 0; left -= read) {
-                read = body.read(dropped, 0, (int) Math.min(dropped.length, left));
-            }
-        } catch (IOException unread) {
-            // The connection closes all the same.
-        }
+        RefusedBodies.drain(body);
         return Response.fromResponse(refusal).header("Connection", "close").build();
     }
 

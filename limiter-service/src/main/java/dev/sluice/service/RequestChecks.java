@@ -1,5 +1,6 @@
 package dev.sluice.service;
 
+import dev.sluice.http.RefusedBodies;
 import dev.sluice.internal.json.JsonObject;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.WebApplicationException;
@@ -40,9 +41,6 @@ final class RequestChecks implements ContainerRequestFilter {
     /** The longest body the service reads: a batch of {@value BatchRequest#MAX_REQUESTS} requests fits many times. */
     static final int MAX_BODY_BYTES = 64 * 1024;
 
-    /** The most of a refused body read and dropped so that its refusal reaches the client ({@link #drain}). */
-    static final int DRAINED_BYTES = 1024 * 1024;
-
     /** The header with which a client says it is not a page of another site; any value, such as its name. */
     static final String CLIENT_HEADER = "Sluice-Client";
 
@@ -67,8 +65,8 @@ final class RequestChecks implements ContainerRequestFilter {
     }
 
     /**
-     * Checks the request before anything reads it. A refusal of a request with a body closes the connection, its body
-     * {@linkplain #drain dropped} (the connection cannot carry a next request: a body longer than that is left unread).
+     * Checks the request before anything reads it. A refusal of a request with a body closes the connection, the rest
+     * of its body {@linkplain RefusedBodies dropped} (the connection cannot carry a next request).
      */
     @Override
     public void filter(ContainerRequestContext request) {
@@ -78,7 +76,7 @@ final class RequestChecks implements ContainerRequestFilter {
             if (!request.hasEntity()) {
                 throw refused;
             }
-            drain(request.getEntityStream());
+            RefusedBodies.drain(request.getEntityStream());
             throw new WebApplicationException(Response.fromResponse(refused.getResponse()).header("Connection", "close")
                     .build());
         }
@@ -122,35 +120,19 @@ final class RequestChecks implements ContainerRequestFilter {
 
     /**
      * The body, read to its end but kept no further than {@value #MAX_BODY_BYTES} bytes: a 413 when it is longer, the
-     * rest {@linkplain #drain dropped} (its {@code Content-Length}, when it had one, was checked before the endpoint
-     * ran).
+     * rest {@linkplain RefusedBodies dropped} (its {@code Content-Length}, when it had one, was checked before the
+     * endpoint ran).
      */
     static byte[] readBody(InputStream body) {
         try {
             byte[] read = body.readNBytes(MAX_BODY_BYTES + 1);
             if (read.length > MAX_BODY_BYTES) {
-                drain(body);
+                RefusedBodies.drain(body);
                 throw tooLarge();
             }
             return read;
         } catch (IOException e) {
             throw Problems.invalid("body", "the body could not be read to its end");
-        }
-    }
-
-    /**
-     * Reads and drops the rest of a refused body, up to {@value #DRAINED_BYTES} bytes: a connection closed while a body
-     * is still arriving is reset, and the client may then never read the refusal. A longer body is left unread.
-     */
-    private static void drain(InputStream body) {
-        byte[] dropped = new byte[8192];
-        try {
-            int read = 0;
-            for (long left = DRAINED_BYTES; left > 0 && read >= 0; left -= read) {
-                read = body.read(dropped, 0, (int) Math.min(dropped.length, left));
-            }
-        } catch (IOException unread) {
-            // The connection closes all the same.
         }
     }
 
