@@ -101,7 +101,7 @@ interface Strategy {
 
     /**
      * {@code state} itself when it already holds {@code [a, b]}, else a new state of them: a decision of cost 0 that
-     * changes nothing makes no state to write.
+     * changes nothing allocates no copy.
      */
     static long[] holding(long @Nullable [] state, long a, long b) {
         return state != null && state.length == 2 && state[0] == a && state[1] == b ? state : new long[] {a, b};

@@ -205,52 +205,61 @@ public final class Counted {
 
     /** This count, its give-back's and settle's answers or failures passed through {@code guard}. */
     Counted guarded(UnaryOperator<CompletionStage<Decision>> guard) {
-        return held == KEPT ? this : new Counted(decision, new Held() {
+        return held == KEPT ? this : new Counted(decision, new Forwarding(held) {
             @Override
             public CompletionStage<Decision> giveBack(Decision counted) {
-                return guard.apply(held.giveBack(counted));
+                return guard.apply(super.giveBack(counted));
             }
 
             @Override
             public CompletionStage<Decision> settle(Decision counted, long actual) {
-                return guard.apply(held.settle(counted, actual));
-            }
-
-            @Override
-            public Optional<String> permit() {
-                return held.permit();
-            }
-
-            @Override
-            public Optional<String> reservation() {
-                return held.reservation();
+                return guard.apply(super.settle(counted, actual));
             }
         });
     }
 
     /** This count, its permit's or reservation's id (if any) passed through {@code rename} when asked for. */
     Counted withIds(UnaryOperator<String> rename) {
-        return held == KEPT ? this : new Counted(decision, new Held() {
-            @Override
-            public CompletionStage<Decision> giveBack(Decision counted) {
-                return held.giveBack(counted);
-            }
-
-            @Override
-            public CompletionStage<Decision> settle(Decision counted, long actual) {
-                return held.settle(counted, actual);
-            }
-
+        return held == KEPT ? this : new Counted(decision, new Forwarding(held) {
             @Override
             public Optional<String> permit() {
-                return held.permit().map(rename);
+                return super.permit().map(rename);
             }
 
             @Override
             public Optional<String> reservation() {
-                return held.reservation().map(rename);
+                return super.reservation().map(rename);
             }
         });
+    }
+
+    /** A {@link Held} that does what another does; a decorator overrides what it changes. */
+    private static class Forwarding implements Held {
+        private final Held held;
+
+        Forwarding(Held held) {
+            this.held = held;
+        }
+
+        @Override
+        public CompletionStage<Decision> giveBack(Decision decision) {
+            return held.giveBack(decision);
+        }
+
+        @Override
+        public CompletionStage<Decision> settle(Decision decision, long actual) {
+            return held.settle(decision, actual);
+        }
+
+        @Override
+        public Optional<String> permit() {
+            return held.permit();
+        }
+
+        @Override
+        public Optional<String> reservation() {
+            return held.reservation();
+        }
     }
 
     @Override

@@ -217,7 +217,7 @@ public final class HazelcastCounterStore implements CounterStore {
     public static HazelcastCounterStore startMember(MemberOptions options) {
         HazelcastInstance member = Hazelcast.newHazelcastInstance(options.toConfig());
         return new HazelcastCounterStore(member, options.store(), true, "hazelcast-member", new AtomicBoolean(true),
-                new AtomicBoolean(true), new MapWarnings()).checkingMembers();
+                new AtomicBoolean(true), new MapWarnings(LOG)).checkingMembers();
     }
 
     /**
@@ -230,7 +230,7 @@ public final class HazelcastCounterStore implements CounterStore {
         AtomicBoolean mapConfigured = new AtomicBoolean();
         AtomicBoolean connected = new AtomicBoolean();
         AtomicReference<@Nullable Runnable> afterConnection = new AtomicReference<>();
-        MapWarnings mapWarnings = new MapWarnings();
+        MapWarnings mapWarnings = new MapWarnings(LOG);
         HazelcastCounterStore store = new HazelcastCounterStore(
                 ClusterSetup.startClient(options, mapConfigured, connected, afterConnection, mapWarnings),
                 options.store(), true, "hazelcast-client", mapConfigured, connected, mapWarnings);
@@ -246,7 +246,7 @@ public final class HazelcastCounterStore implements CounterStore {
      */
     public static HazelcastCounterStore using(HazelcastInstance instance, StoreOptions options) {
         Objects.requireNonNull(instance, "instance");
-        MapWarnings mapWarnings = new MapWarnings();
+        MapWarnings mapWarnings = new MapWarnings(LOG);
         ClusterSetup.addMapConfig(instance, options, mapWarnings);
         AtomicBoolean mapConfigured = new AtomicBoolean(true);
         AtomicBoolean connected = new AtomicBoolean(true);

@@ -11,10 +11,13 @@ import java.util.Set;
  */
 final class MapWarnings {
 
-    // Under the store's name, where its users look for its messages.
-    private static final System.Logger LOG = System.getLogger("dev.sluice.hazelcast.HazelcastCounterStore");
-
+    private final System.Logger log;
     private final Set<String> warnings = new LinkedHashSet<>();
+
+    /** Warnings said in {@code log}: the store's, where its users look for its messages. */
+    MapWarnings(System.Logger log) {
+        this.log = log;
+    }
 
     /** Logs {@code warning} unless it was found before, and keeps it. */
     void found(String warning) {
@@ -23,7 +26,7 @@ final class MapWarnings {
             first = warnings.add(warning);
         }
         if (first) {
-            LOG.log(System.Logger.Level.WARNING, warning);
+            log.log(System.Logger.Level.WARNING, warning);
         }
     }
 

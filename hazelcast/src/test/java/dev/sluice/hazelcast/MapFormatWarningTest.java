@@ -60,6 +60,19 @@ class MapFormatWarningTest {
         STORE_LOG.removeHandler(capture);
     }
 
+    /** A client finds the same again on each reconnection: said and kept once. */
+    @Test
+    void found_sameWarningTwice_isLoggedAndKeptOnce() {
+        MapWarnings found = new MapWarnings(System.getLogger(HazelcastCounterStore.class.getName()));
+
+        found.found("map 'a' in BINARY");
+        found.found("map 'b' in BINARY");
+        found.found("map 'a' in BINARY");
+
+        assertThat(warnings).containsExactly("map 'a' in BINARY", "map 'b' in BINARY");
+        assertThat(found.now()).containsExactly("map 'a' in BINARY", "map 'b' in BINARY");
+    }
+
     @Test
     void startMember_shardsMapKeptInBinaryByAWildcard_warnsInLogAndHealthNamingTheMapFormatAndConfiguration() {
         int port = ClusterSupport.freePort();
