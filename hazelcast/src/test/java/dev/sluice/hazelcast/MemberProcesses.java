@@ -16,11 +16,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * A cluster of {@link MemberProcess}es: real members in JVMs of their own on loopback, which a test can kill without
- * shutdown ({@code SIGKILL}), restart on the same port, or stop cleanly. Each member's output lines are collected;
- * its errors go to a file in {@code logs}, quoted when it fails. {@link #close()} kills whatever is left.
+ * shutdown ({@code SIGKILL}), freeze ({@code SIGSTOP}), restart on the same port, or stop cleanly. Each member's
+ * output lines are collected; its errors go to a file in {@code logs}, quoted when it fails. {@link #close()} kills
+ * whatever is left.
  */
 final class MemberProcesses implements AutoCloseable {
 
@@ -94,6 +96,44 @@ final class MemberProcesses implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Stops member {@code i} where it stands ({@code SIGSTOP}): it keeps its connections open and answers nothing,
+     * as a member in a long pause does, until the others find it gone. Only {@link #kill} ends it then.
+     */
+    void freeze(int member) {
+        long pid = members.get(member).process.pid();
+        try {
+            Process stop = new ProcessBuilder("kill", "-STOP", String.valueOf(pid)).inheritIO().start();
+            if (!stop.waitFor(30, TimeUnit.SECONDS) || stop.exitValue() != 0) {
+                throw new AssertionError("kill -STOP " + pid + " failed");
+            }
+            Path threads = Path.of("/proc", String.valueOf(pid), "task");
+            ClusterSupport.await(() -> stopped(threads), Duration.ofSeconds(30), "member " + member + " stopped");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Whether every thread in {@code threads} (a process's {@code /proc/<pid>/task}) is stopped. */
+    private static boolean stopped(Path threads) {
+        try (Stream<Path> each = Files.list(threads)) {
+            return each.allMatch(thread -> {
+                try {
+                    String stat = Files.readString(thread.resolve("stat"));
+                    // The state follows the command name's closing parenthesis.
+                    return stat.charAt(stat.lastIndexOf(')') + 2) == 'T';
+                } catch (IOException gone) {
+                    return true;
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -1,9 +1,16 @@
 package dev.sluice.hazelcast.internal.calls;
 
+import com.hazelcast.core.IndeterminateOperationStateException;
+import com.hazelcast.core.MemberLeftException;
+import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
+import com.hazelcast.internal.util.ThreadUtil;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
+import com.hazelcast.map.impl.MapService;
+import com.hazelcast.map.impl.operation.MapOperation;
 import com.hazelcast.map.impl.proxy.MapProxyImpl;
+import com.hazelcast.spi.impl.NodeEngine;
 import dev.sluice.hazelcast.internal.wire.CallAnswer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -58,6 +65,33 @@ public final class ProcessorCalls<V> {
         } else {
             call = map.submitToKey(key, processor);
         }
+        return CallAnswer.of(call);
+    }
+
+    /**
+     * As {@link #submit}, for a processor that must not run twice: one that gives permits back. A member's call whose
+     * owner leaves before answering fails ({@link MemberLeftException}, {@link IndeterminateOperationStateException})
+     * instead of being sent again to the next owner, whose backup may hold its effect already; so a give-back is
+     * lost (fewer pass) rather than made twice (more pass). A client does not send an entry processor again (a
+     * member relaying its call may: {@code docs/design/all-or-nothing.md}).
+     */
+    public <R> CompletableFuture<R> submitOnce(String key, EntryProcessor<String, V, R> processor) {
+        if (member == null || serialization == null) {
+            return submit(key, processor);
+        }
+        SerializationService deserializer = serialization;
+        NodeEngine engine = member.getNodeEngine();
+        Data keyData = deserializer.toData(key, member.getPartitionStrategy());
+        MapOperation operation = member.getOperationProvider().createEntryOperation(member.getName(), keyData,
+                processor);
+        operation.setThreadId(ThreadUtil.getThreadId());
+        CompletionStage<R> call = engine.getOperationService()
+                .createInvocationBuilder(MapService.SERVICE_NAME, operation,
+                        engine.getPartitionService().getPartitionId(keyData))
+                .setResultDeserialized(false)
+                .setFailOnIndeterminateOperationState(true)
+                .<Data>invoke()
+                .thenApplyAsync(result -> deserializer.<R>toObject(result), Runnable::run);
         return CallAnswer.of(call);
     }
 }

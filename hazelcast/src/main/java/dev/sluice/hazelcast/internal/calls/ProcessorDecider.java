@@ -289,7 +289,7 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return calls().submit(key, CounterCommand.count(policy, cost, maxDelayNanos)).thenApply(answer ->
                 !answer.decision().allowed() ? Counted.kept(answer.decision())
                         : Counted.undoable(answer.decision(), () -> calls()
-                                .submit(key, CounterCommand.undo(policy, cost, answer.countedAtNanos()))
+                                .submitOnce(key, CounterCommand.undo(policy, cost, answer.countedAtNanos()))
                                 .thenApply(DecisionResult::decision)));
     }
 
@@ -300,10 +300,15 @@ public final class ProcessorDecider implements CounterStore, Slices.OwnerCalls {
         return syncs(policy) ? syncs.takeSlice(key, policy, take) : calls().submit(key, take);
     }
 
+    /** Sent once ({@link ProcessorCalls#submitOnce}): to a synchronised key's shard, else to its counters. */
     @Override
     public CompletableFuture<?> giveBack(String key, Policy policy, long permits, long countedAtNanos) {
         CounterCommand<DecisionResult> giveBack = CounterCommand.giveBack(policy, permits, countedAtNanos);
-        return syncs(policy) ? syncs.onOwner(key, giveBack, DecisionResult.class) : calls().submit(key, giveBack);
+        if (!syncs(policy)) {
+            return calls().submitOnce(key, giveBack);
+        }
+        return shardCalls().submitOnce(ShardCall.shardKey(ShardCall.shardOf(key)),
+                new ShardCall(List.of(key), List.of(giveBack)));
     }
 
     /** A synchronised key's peek is its view's, when this node has one (its hits not yet counted included). */

@@ -42,7 +42,7 @@ public final class Reservations {
                 return Counted.kept(decision);
             }
             long countedAt = answer.countedAtNanos();
-            return Counted.reservation(decision, () -> calls().submit(key, CounterCommand.undo(policy, estimate,
+            return Counted.reservation(decision, () -> calls().submitOnce(key, CounterCommand.undo(policy, estimate,
                             countedAt)).thenApply(DecisionResult::decision),
                     actual -> settle(key, policy, estimate, actual, countedAt), () -> Long.toString(countedAt));
         });
@@ -74,7 +74,9 @@ public final class Reservations {
         if (actual == estimate) {
             return calls().submit(key, new PeekProcessor(policy, 0)).thenApply(DecisionResult::decision);
         }
-        return calls().submit(key, CounterCommand.settle(policy, estimate, actual, countedAt))
+        CounterCommand<DecisionResult> settle = CounterCommand.settle(policy, estimate, actual, countedAt);
+        // Sent again, a settle that gives back would give twice; one that charges more would only charge twice.
+        return (actual < estimate ? calls().submitOnce(key, settle) : calls().submit(key, settle))
                 .thenApply(DecisionResult::decision);
     }
 
