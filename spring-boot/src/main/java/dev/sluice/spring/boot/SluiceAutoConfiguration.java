@@ -19,17 +19,21 @@ import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.io.ResourceLoader;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.web.servlet.DispatcherServlet;
 
 /*
@@ -180,13 +184,28 @@ public final class SluiceAutoConfiguration {
     @ConditionalOnClass({HazelcastInstance.class, HazelcastCounterStore.class})
     @ConditionalOnSingleCandidate(HazelcastInstance.class)
     @ConditionalOnMissingBean(CounterStore.class)
-    @ConditionalOnExpression("'${sluice.store:auto}' == 'auto' or '${sluice.store:auto}' == 'hazelcast-instance'")
+    @Conditional(StoreIsTheInstance.class)
     static class HazelcastStoreConfiguration {
 
         /** The store on the instance, with the store's defaults; closed before Spring shuts the instance down. */
         @Bean(destroyMethod = "close")
         HazelcastCounterStore sluiceHazelcastStore(HazelcastInstance instance) {
             return HazelcastCounterStore.using(instance);
+        }
+    }
+
+    /**
+     * Matches while {@code sluice.store} is unset, {@code auto} or {@code hazelcast-instance}: a condition of its own,
+     * not an expression, so that no application starts Spring's expression language for it.
+     */
+    static final class StoreIsTheInstance extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            String store = context.getEnvironment().getProperty(SluicePropertyNames.PREFIX + ".store", "auto");
+            String said = SluicePropertyNames.PREFIX + ".store is " + store;
+            return store.equals("auto") || store.equals("hazelcast-instance")
+                    ? ConditionOutcome.match(said) : ConditionOutcome.noMatch(said);
         }
     }
 

@@ -14,6 +14,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -61,6 +63,18 @@ class HazelcastStoreConditionsTest {
             assertThat(filter.store()).isInstanceOf(FailurePolicyStore.class);
         });
         assertThat(member.getLifecycleService().isRunning()).as("the application's instance, left running").isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"auto", "hazelcast-instance"})
+    void storeAutoOrInstance_hazelcastInstanceBeanCountsTheLimits(String store) {
+        HazelcastInstance member = member();
+        web.withBean(HazelcastInstance.class, () -> member).withPropertyValues("sluice.store=" + store)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(HazelcastCounterStore.class);
+                    assertThat(context.getBean(RateLimitFilter.class).status().store())
+                            .isEqualTo("hazelcast-instance");
+                });
     }
 
     @Test

@@ -12,9 +12,15 @@ import org.glassfish.jersey.servlet.ServletContainer;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Mounts the cluster's console when {@code sluice-console} and Jersey's servlet container are on the class path and
@@ -24,11 +30,27 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
 @ConditionalOnClass({ConsoleFeature.class, ServletContainer.class, RateLimitFilter.class})
-@ConditionalOnExpression("'${sluice.enabled:true}' == 'true'"
-        + " and ('${sluice.console.token:}' != '' or '${sluice.console.role:}' != '')")
+@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@Conditional(SluiceConsoleAutoConfiguration.Opened.class)
 public final class SluiceConsoleAutoConfiguration {
 
     SluiceConsoleAutoConfiguration() {
+    }
+
+    /**
+     * Matches when {@code sluice.console.token} or {@code sluice.console.role} is set and not empty: a condition of
+     * its own, not an expression, so that no application starts Spring's expression language for it.
+     */
+    static final class Opened extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Environment environment = context.getEnvironment();
+            boolean token = !environment.getProperty("sluice.console.token", "").isEmpty();
+            boolean role = !environment.getProperty("sluice.console.role", "").isEmpty();
+            return token || role ? ConditionOutcome.match("sluice.console.token or role is set")
+                    : ConditionOutcome.noMatch("neither sluice.console.token nor role is set");
+        }
     }
 
     /** Records this instance's decisions; the filter reports to it as to its other metrics. */
