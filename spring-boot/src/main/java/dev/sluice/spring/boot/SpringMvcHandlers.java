@@ -3,8 +3,11 @@ package dev.sluice.spring.boot;
 import dev.sluice.rules.AnnotationRules;
 import dev.sluice.rules.Rule;
 import dev.sluice.servlet.RequestRoutes;
+import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.MappingMatch;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -90,10 +93,13 @@ final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
 
     @Override
     public Optional<Route> route(HttpServletRequest request) {
-        LookupRequest view = new LookupRequest(request);
         try {
-            ServletRequestPathUtils.parseAndCache(view);
             Lookup known = lookup();
+            if (!known.mayMatchPath(request)) {
+                return Optional.empty();
+            }
+            LookupRequest view = new LookupRequest(request);
+            ServletRequestPathUtils.parseAndCache(view);
             if (!known.mayServeAnnotated(view)) {
                 return Optional.empty();
             }
@@ -143,12 +149,15 @@ final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
 
     /**
      * The handler mappings in {@code DispatcherServlet}'s order, and the request mappings of the annotated handlers
-     * that screen a request before they are asked ({@code screened} false: every request is looked up).
+     * that screen a request before they are asked ({@code screened} false: every request is looked up), first by the
+     * literal starts of their path patterns ({@code prefixes}).
      */
-    private record Lookup(List<HandlerMapping> mappings, List<RequestMappingInfo> annotated, boolean screened) {
+    private record Lookup(List<HandlerMapping> mappings, List<RequestMappingInfo> annotated, List<String> prefixes,
+                          boolean screened) {
 
         static Lookup of(List<HandlerMapping> mappings, Set<Method> annotatedMethods) {
             List<RequestMappingInfo> annotated = new ArrayList<>();
+            Set<String> prefixes = new LinkedHashSet<>();
             boolean screened = true;
             for (HandlerMapping mapping : mappings) {
                 if (mapping instanceof AbstractHandlerMethodMapping<?> methods) {
@@ -159,6 +168,7 @@ final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
                             if (entry.getKey() instanceof RequestMappingInfo info
                                     && info.getPathPatternsCondition() != null) {
                                 annotated.add(info);
+                                info.getPatternValues().forEach(pattern -> prefixes.add(literalStart(pattern)));
                             } else {
                                 screened = false;
                             }
@@ -166,7 +176,46 @@ final class SpringMvcHandlers implements AnnotatedHandlers, RequestRoutes {
                     }
                 }
             }
-            return new Lookup(List.copyOf(mappings), List.copyOf(annotated), screened);
+            return new Lookup(List.copyOf(mappings), List.copyOf(annotated), List.copyOf(prefixes), screened);
+        }
+
+        /** What every path {@code pattern} matches starts with: the pattern up to its first variable or wildcard. */
+        private static String literalStart(String pattern) {
+            int end = 0;
+            while (end < pattern.length() && "{*?".indexOf(pattern.charAt(end)) < 0) {
+                end++;
+            }
+            return pattern.substring(0, end);
+        }
+
+        /**
+         * Whether the request's path may match an annotated handler's pattern: it starts with one's literal start
+         * (ignoring case, as a case-insensitive parser would), or it is one only Spring's own parse can read (encoded,
+         * with path parameters, empty or dot segments, behind a servlet path, included). A screen cheaper than that
+         * parse, and never narrower: docs/design/adapters.md.
+         */
+        boolean mayMatchPath(HttpServletRequest request) {
+            HttpServletMapping mapping = request.getHttpServletMapping();
+            if (!screened || request.getAttribute(RequestDispatcher.INCLUDE_REQUEST_URI) != null || mapping == null
+                    || mapping.getMappingMatch() == MappingMatch.PATH) {
+                return true;
+            }
+            String uri = request.getRequestURI();
+            String context = request.getContextPath();
+            if (!uri.startsWith(context)) {
+                return true;
+            }
+            String path = uri.substring(context.length());
+            if (path.isEmpty() || path.indexOf('%') >= 0 || path.indexOf(';') >= 0 || path.contains("//")
+                    || path.contains("/.")) {
+                return true;
+            }
+            for (String prefix : prefixes) {
+                if (path.regionMatches(true, 0, prefix, 0, prefix.length())) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** Whether an annotated handler's mapping matches {@code request}, its path parsed and cached in it. */

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.spring.boot.testapp.LimitedApplication;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -40,6 +44,23 @@ class AnnotatedRouteLookupTest {
 
         assertThat(lookups.of("/api/annotated")).as("the filter's and the dispatcher's")
                 .isEqualTo(lookups.of("/api/hello") + 1);
+    }
+
+    /**
+     * A path the screen cannot read as Spring reads it (an encoded letter) still reaches the lookup, and the
+     * annotated handler's limit (2 a minute) holds.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"/api/%61nnotated", "/api/annotat%65d"})
+    void requestToAnAnnotatedHandlerEncoded_isLookedUpAndLimited(String path) {
+        String client = "203.0.113." + (201 + Math.abs(path.hashCode() % 50));
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            statuses.add(new Http(port).get(path, client).statusCode());
+        }
+
+        assertThat(statuses).containsExactly(200, 200, 429);
+        assertThat(lookups.of(path)).as("the filter's and the dispatcher's, for each").isEqualTo(2 + 2 + 1);
     }
 
     @TestConfiguration(proxyBeanMethods = false)
