@@ -393,8 +393,9 @@ final class CompiledRule {
             CompletableFuture<Decision> after = new CompletableFuture<>();
             counted = Counted.undoable(decision, () -> {
                 if (released.compareAndSet(false, true)) {
-                    events.released(id);
+                    // Told once the store answers the release, however it answers: until then the store counts it.
                     held.giveBack().whenComplete((state, failure) -> {
+                        events.released(id);
                         if (failure != null) {
                             after.completeExceptionally(failure);
                         } else {

@@ -19,7 +19,7 @@ public interface PermitEvents {
     default void taken(String ruleId) {
     }
 
-    /** A permit of rule {@code ruleId} taken on this node was released. */
+    /** A permit of rule {@code ruleId} taken on this node was released: the store has answered its release. */
     default void released(String ruleId) {
     }
 
